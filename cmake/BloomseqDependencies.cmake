@@ -1,0 +1,10 @@
+# All dependencies come from Debian packages; nothing is downloaded at configure time.
+find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTSLIB REQUIRED IMPORTED_TARGET htslib)
+find_package(cxxopts REQUIRED)
+if(BLOOMSEQ_TESTS)
+  find_package(Catch2 2 REQUIRED)
+  include(Catch)
+endif()

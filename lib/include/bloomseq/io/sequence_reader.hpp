@@ -1,0 +1,50 @@
+// Sequence input through htslib: FASTA and FASTQ, plain, gzip or bgzip, a path or "-" for stdin.
+// Records come in batches sized in bases so memory stays bounded whatever the file size.
+// Every error names the file and the record number (1-based) and, where known, the line.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bloomseq {
+
+struct SequenceRecord {
+  std::string name;     // up to the first whitespace
+  std::string comment;  // the rest of the header line, if any
+  std::string seq;      // as in the file (case kept, no line breaks, no '\r')
+  std::string qual;     // empty for FASTA
+};
+
+class SequenceReader {
+ public:
+  // Opens `path` ("-" = stdin). Throws NoInputError if it cannot be opened (missing, a directory, unreadable).
+  explicit SequenceReader(const std::string& path);
+  ~SequenceReader();
+  SequenceReader(const SequenceReader&) = delete;
+  SequenceReader& operator=(const SequenceReader&) = delete;
+
+  // Reads the next record into `rec`; false at a clean end of input. Throws DataError on malformed input
+  // (e.g. quality length != sequence length, missing '+', not FASTA/FASTQ) and IoError on a truncated or
+  // corrupt gzip stream.
+  bool next(SequenceRecord& rec);
+
+  // Appends records to `batch` until it holds at least `max_bases` bases or the input ends; returns the number
+  // of records appended (0 at the end). `batch` is cleared first; its strings' capacity is reused.
+  size_t next_batch(std::vector<SequenceRecord>& batch, uint64_t max_bases);
+
+  const std::string& path() const { return path_; }
+  uint64_t records_read() const { return records_; }
+  bool is_fastq() const;  // meaningful after the first record
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+  uint64_t records_ = 0;
+};
+
+// Reads a whole file (convenience for queries and references, which fit in memory).
+std::vector<SequenceRecord> read_all_sequences(const std::string& path);
+
+}  // namespace bloomseq

@@ -1,0 +1,42 @@
+// UCSC .2bit files (https://genome.ucsc.edu/FAQ/FAQformat.html#format7): the database encoded once.
+// N blocks and soft-mask (lower-case) blocks are preserved, so FASTA -> .2bit -> FASTA is exact.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomseq/io/sequence_reader.hpp"
+
+namespace bloomseq {
+
+// True if the file starts with the .2bit signature (either byte order).
+bool is_twobit_file(const std::string& path);
+
+class TwoBitReader {
+ public:
+  // Opens and validates the header and index (signature, version, record count, offsets within the file).
+  // Throws NoInputError / DataError naming the file and, where relevant, the record.
+  explicit TwoBitReader(const std::string& path);
+  ~TwoBitReader();
+  TwoBitReader(const TwoBitReader&) = delete;
+  TwoBitReader& operator=(const TwoBitReader&) = delete;
+
+  size_t size() const;
+  const std::string& name(size_t i) const;
+  uint64_t length(size_t i) const;  // reads the record's header on first use
+  // The record as text: ACGT, N in N blocks, lower case in mask blocks.
+  std::string sequence(size_t i);
+  SequenceRecord record(size_t i);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes records as .2bit through a temporary file renamed on success. Names must be unique and <= 255 bytes.
+// Bases other than ACGTN (any case) are stored as N, as UCSC's faToTwoBit does; throws DataError naming the
+// record if that would lose information and `allow_lossy` is false.
+void write_twobit(const std::string& path, const std::vector<SequenceRecord>& records, bool allow_lossy = false);
+
+}  // namespace bloomseq

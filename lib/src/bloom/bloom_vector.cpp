@@ -1,0 +1,46 @@
+#include "bloomseq/bloom/bloom_vector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+
+namespace bloomseq {
+
+BloomVector::BloomVector(uint64_t m_bits) : m_bits_(m_bits) {
+  if (m_bits == 0 || m_bits > kMaxBloomBits)
+    throw UsageError("Bloom vector size must be 1..2^32 bits, got " + std::to_string(m_bits));
+  words_.assign(bloom_words(m_bits), 0);
+}
+
+uint64_t BloomVector::popcount() const {
+  uint64_t n = 0;
+  for (uint32_t w : words_) n += uint64_t(__builtin_popcount(w));
+  return n;
+}
+
+double expected_fpr(uint64_t n, uint64_t m_bits, int k) {
+  if (m_bits == 0) return 1.0;
+  // (1 - 1/m)^(kn) computed in log space so that large m does not lose precision.
+  const double empty = std::exp(double(k) * double(n) * std::log1p(-1.0 / double(m_bits)));
+  return std::pow(1.0 - empty, double(k));
+}
+
+double fpr_from_fill(double fill, int k) { return std::pow(fill, double(k)); }
+
+int optimal_hashes(uint64_t n, uint64_t m_bits) {
+  if (n == 0) return 1;
+  const double k = std::round(double(m_bits) / double(n) * std::log(2.0));
+  return int(std::clamp(k, 1.0, double(kMaxHashes)));
+}
+
+uint64_t bits_for_fpr(uint64_t n, double p) {
+  if (!(p > 0.0 && p < 1.0)) throw UsageError("target false-positive rate must be in (0, 1), got " + std::to_string(p));
+  const double ln2 = std::log(2.0);
+  const double m = std::ceil(-double(n) * std::log(p) / (ln2 * ln2));
+  return std::max<uint64_t>(64, uint64_t(m));
+}
+
+}  // namespace bloomseq
