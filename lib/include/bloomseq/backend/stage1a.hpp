@@ -1,0 +1,45 @@
+// The stage-1a problem (Mercury BLAST): test every database w-mer against every sub-query Bloom vector.
+// Plain data shared by every backend (CPU layouts, CUDA kernels, the emulator); nothing here owns memory.
+//
+// The database is streamed as chunks of 2-bit codes (kInvalidBase for N/IUPAC and between records, so no w-mer
+// spans two records). A chunk reports the w-mers that START in its first `n_starts` bases; it carries w-1 extra
+// bases so the last of them are complete. Hits are (db_pos, subquery) pairs with db_pos in the coordinates of the
+// concatenated database stream; every backend returns them sorted by (db_pos, subquery).
+#pragma once
+#include <cstdint>
+
+#include "bloomseq/hd.hpp"
+#include "bloomseq/hash/h3.hpp"
+
+namespace bloomseq {
+
+// V sub-query vectors of m bits each, stored one after another (vector v starts at words + v * words_per_vector).
+// All share the k H3 functions (hash a w-mer once, probe many vectors). Keys are canonical w-mers.
+struct SubqueryVectors {
+  const uint32_t* words = nullptr;
+  uint32_t count = 0;
+  uint64_t m_bits = 0;
+  uint64_t words_per_vector = 0;
+  int k = 0;
+  H3ByteView hash;  // byte tables of the shared H3 family
+};
+
+struct DbChunk {
+  const uint8_t* codes = nullptr;  // n bases of 2-bit codes (kInvalidBase breaks windows)
+  uint64_t n = 0;
+  uint64_t n_starts = 0;  // w-mers starting at codes[0 .. n_starts) belong to this chunk (n >= n_starts + w - 1)
+  uint64_t first_pos = 0;  // stream coordinate of codes[0]
+  int w = 0;
+};
+
+struct Stage1aHit {
+  uint64_t db_pos;    // stream coordinate of the w-mer's first base
+  uint32_t subquery;  // index of the vector that answered "maybe"
+
+  BLOOMSEQ_HD bool operator<(const Stage1aHit& o) const {
+    return db_pos < o.db_pos || (db_pos == o.db_pos && subquery < o.subquery);
+  }
+  BLOOMSEQ_HD bool operator==(const Stage1aHit& o) const { return db_pos == o.db_pos && subquery == o.subquery; }
+};
+
+}  // namespace bloomseq
