@@ -12,7 +12,25 @@
 using namespace bloomseq;
 using namespace bloomseq::model;
 
+namespace {
+// Library exceptions become one line on stderr and a sysexits code (the tools' shared run_app does the same plus
+// signal clean-up; these programs write no partial outputs that would need it).
+template <class F>
+int guarded(const char* prog, F&& body) {
+  try {
+    return body();
+  } catch (const bloomseq::Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    return int(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal error: %s\n", prog, e.what());
+    return int(bloomseq::ExitCode::internal);
+  }
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  return guarded("bloomseq-calibrate", [&]() -> int {
   try {
     cxxopts::Options opts("bloomseq-calibrate",
                           "Measure this CPU for the performance model (P-chase latency sweep, random-read hashing "
@@ -78,13 +96,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wrote %s (%.1f s)\n", out.c_str(), R.seconds);
     return 0;
   } catch (const cxxopts::exceptions::exception& e) {
-    std::fprintf(stderr, "bloomseq-calibrate: %s\n", e.what());
-    return int(ExitCode::usage);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "bloomseq-calibrate: %s\n", e.what());
-    return int(e.code());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bloomseq-calibrate: internal error: %s\n", e.what());
-    return int(ExitCode::internal);
+    throw UsageError(e.what());
   }
+  });
 }
