@@ -216,6 +216,8 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
       nl[i].random_ns = std::max(nl[i].random_ns, nl[i - 1].random_ns);
     }
     d.caches = nl;
+    d.cache_bytes = d.cache_size(1);
+    if (d.cache_size(2)) d.shared_per_mp = d.cache_size(2);  // the private cache that holds the vectors ("S")
   }
   Calibration& cal = R.calibration;
   cal.G = d.caches.back().random_ns / std::max(1e-3, d.caches.front().random_ns);
@@ -243,7 +245,7 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
   log("stage-1a kernel grid (a1, a0)...");
   {
     const int w = 11;
-    const uint64_t nkeys = q ? 20000 : 100000;
+    const uint64_t nkeys = q ? 20000 : 200000;
     SplitMix64 rng(7);
     std::vector<uint64_t> keys(nkeys);
     const uint64_t mask = (uint64_t(1) << (2 * w)) - 1;
@@ -275,7 +277,7 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
           pt.keys = nkeys;
           pt.units = int(V);
           pt.f_app = double(k) * V * nkeys;
-          pt.f_cache = f_cache_levels(cpu_vector_working_set(m, k, w), d.caches);
+          pt.f_cache = cpu_paper_vector_fcache(m, k, w, d);
           pt.f_sched = f_sched_cpu(int(V), P);
           pt.measured_s = t;
           R.stage1a.push_back(pt);

@@ -28,6 +28,12 @@ double cpu_vector_working_set(uint64_t m_bits, int k, int w) {
   return double(m_bits) / 8.0 + double(k) * double((2 * w + 7) / 8) * 256.0 * 4.0;
 }
 
+double cpu_paper_vector_fcache(uint64_t m_bits, int k, int w, const DeviceProfile& d) {
+  double ws = cpu_vector_working_set(m_bits, k, w);
+  if (indicator_ac(ws, double(d.shared_per_mp))) return 1.0;
+  return f_cache_levels(ws, d.caches);
+}
+
 namespace {
 // Expected exact matches between random sequences: both strands (canonical keys) of D_w x Q_w pairs at 4^-w.
 double random_true_hits(double dw, double qw, int w) { return 2.0 * dw * qw * std::pow(0.25, std::min(w, 32)); }
@@ -96,7 +102,7 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
       case Layout::PaperVector: {
         // Eq. 7 with the CPU mapping: Time = a1 (f_app / P) f_cache f_sched + a0; a1 per core.
         r.f_app = double(c.k) * V * Dw;
-        r.f_cache = f_cache_levels(cpu_vector_working_set(c.m_bits, c.k, c.w), d.caches);
+        r.f_cache = cpu_paper_vector_fcache(c.m_bits, c.k, c.w, d);
         r.stage1a_s = model_time(cal.a1, cal.a0, r.f_app / P, r.f_cache, r.f_sched);
         break;
       }

@@ -56,6 +56,11 @@ struct Prediction {
 // Working set of one CPU vector-layout test: the vector (m/8 bytes) plus the H3 byte tables (k x ceil(2w/8) x 1 KiB).
 double cpu_vector_working_set(uint64_t m_bits, int k, int w);
 
+// f_cache of the paper-vector kernel on a CPU (eq. 6 and 11 with the CPU mapping): the private caches play the
+// role of shared memory, so A_C = working set < S (S = the private L2, DeviceProfile::shared_per_mp) gives 1;
+// beyond it the multi-level factor (c) applies.
+double cpu_paper_vector_fcache(uint64_t m_bits, int k, int w, const DeviceProfile& cpu);
+
 Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& dev, const Calibration& cal);
 
 // FACS classification: `reads` reads of `read_len` bases, k-mers of length w, one filter of m bits with k hashes.
