@@ -142,3 +142,16 @@ TEST_CASE("active_blocks handles impossible blocks", "[occupancy]") {
   CHECK(active_blocks(h, 56 * 1024, 32, 256).blocks == 4);
   CHECK(active_blocks(h, 57 * 1024, 32, 256).blocks == 3);
 }
+
+TEST_CASE("f_sched_split: floor-split slices of indivisible items", "[extension]") {
+  // Divisible: the same as f_sched.
+  for (int U : {1, 2, 3, 4, 6, 12})
+    for (int P : {1, 2, 3, 4}) CHECK(f_sched_split(12, U, P) == Approx(f_sched_cpu(U, P)));
+  // 5 vectors in 2 units on 2 cores: slices 2 and 3 -> 2 x 3 / 5.
+  CHECK(f_sched_split(5, 2, 2) == Approx(6.0 / 5));
+  // 5 vectors in 3 units: slices 1, 2, 2; core 0 gets 1 + 2 -> 2 x 3 / 5.
+  CHECK(f_sched_split(5, 3, 2) == Approx(6.0 / 5));
+  // 17 in 3: 5, 6, 6 -> core 0: 11 -> 22/17.
+  CHECK(f_sched_split(17, 3, 2) == Approx(22.0 / 17));
+  CHECK(f_sched_split(0, 3, 2) == 0.0);
+}

@@ -10,7 +10,9 @@
 #include <fstream>
 
 #include "bloomseq/error.hpp"
+#include "bloomseq/model/calibrate.hpp"
 #include "bloomseq/model/cost_model.hpp"
+#include "bloomseq/model/fit.hpp"
 #include "bloomseq/model/equations.hpp"
 #include "bloomseq/model/planner.hpp"
 #include "bloomseq/model/profile_io.hpp"
@@ -295,4 +297,65 @@ TEST_CASE("FACS plan: m and k from the target FPR", "[planner]") {
   DeviceProfile cpu = detect_cpu_profile("/nonexistent", 2);
   FacsPlan fc = plan_facs(5000000, 5e-4, 100000, 100, 25, cpu, default_calibration(cpu));
   CHECK(fc.feasible);
+}
+
+TEST_CASE("fit_paper_vector recovers a1, a0 and G_l1 from model-generated times", "[calibration]") {
+  DeviceProfile cpu = detect_cpu_profile("/nonexistent", 2);  // generic: L1 32 KiB, L2 256 KiB
+  Calibration truth;
+  truth.a1 = 5e-9;
+  truth.a0 = 2e-3;
+  truth.G_l1 = 1.4;
+  std::vector<Stage1aPoint> pts;
+  for (int k : {4, 6, 8, 10})
+    for (uint32_t V : {5u, 9u, 17u, 33u})
+      for (uint64_t m : {65536ull, 131072ull, 262144ull})
+        for (int units : {2, 3}) {
+          Stage1aPoint p;
+          p.k = k;
+          p.vectors = V;
+          p.m_bits = m;
+          p.keys = 200000;
+          p.units = units;
+          pts.push_back(p);
+        }
+  score_paper_vector(pts, cpu, 11, 2, truth);  // fills predicted_s from the true constants
+  for (auto& p : pts) p.measured_s = p.predicted_s;
+  Stage1aFit f = fit_paper_vector(pts, cpu, 11, 2);
+  REQUIRE(f.ok);
+  CHECK(f.a1 == Approx(truth.a1).epsilon(0.01));
+  CHECK(f.a0 == Approx(truth.a0).epsilon(0.01).margin(1e-5));
+  CHECK(f.G_l1 == Approx(truth.G_l1).margin(0.011));
+  CHECK(f.r2 > 0.99999);
+}
+
+TEST_CASE("least squares and linear fit", "[calibration]") {
+  LinearFit f = fit_linear({1, 2, 3, 4}, {3, 5, 7, 9});
+  CHECK(f.a1 == Approx(2));
+  CHECK(f.a0 == Approx(1));
+  CHECK(f.r2 == Approx(1));
+  auto c = least_squares({{1, 0}, {0, 1}, {1, 1}}, {1, 2, 3});
+  REQUIRE(c.size() == 2);
+  CHECK(c[0] == Approx(1));
+  CHECK(c[1] == Approx(2));
+  // Non-negative: the negative coefficient is dropped and the rest refitted.
+  auto n = least_squares({{1, 1}, {1, 2}, {1, 3}}, {3, 2, 1}, true);
+  REQUIRE(n.size() == 2);
+  CHECK(n[1] == 0.0);
+  CHECK(n[0] == Approx(2));
+  // P-chase step model: capacities found where the latency jumps.
+  std::vector<SweepPoint> pts;
+  for (double s = 4096; s <= 64e6; s *= 1.41421356) {
+    double lat = s <= 32768 ? 1.0 : s <= 524288 ? 4.0 : s <= 4e6 ? 15.0 : 100.0;
+    pts.push_back({s, lat, 0});
+  }
+  double r2 = 0;
+  auto caps = fit_cache_sizes(pts, 3, &r2);
+  REQUIRE(caps.size() == 3);
+  CHECK(caps[0] <= 32768);
+  CHECK(caps[0] > 32768 / 1.5);
+  CHECK(caps[1] <= 524288);
+  CHECK(caps[1] > 524288 / 1.5);
+  CHECK(caps[2] <= 4000000);
+  CHECK(caps[2] > 4000000 / 1.5);
+  CHECK(r2 > 0.999);
 }

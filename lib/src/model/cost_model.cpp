@@ -28,10 +28,13 @@ double cpu_vector_working_set(uint64_t m_bits, int k, int w) {
   return double(m_bits) / 8.0 + double(k) * double((2 * w + 7) / 8) * 256.0 * 4.0;
 }
 
-double cpu_paper_vector_fcache(uint64_t m_bits, int k, int w, const DeviceProfile& d) {
+double cpu_paper_vector_fcache(uint64_t m_bits, int k, int w, const DeviceProfile& d, double G_l1) {
   double ws = cpu_vector_working_set(m_bits, k, w);
-  if (indicator_ac(ws, double(d.shared_per_mp))) return 1.0;
-  return f_cache_levels(ws, d.caches);
+  double l1 = double(d.cache_size(1));
+  if (l1 <= 0 || indicator_ac(ws, l1)) return 1.0;
+  if (d.shared_per_mp == 0 || indicator_ac(ws, double(d.shared_per_mp))) return f_cache(ws, l1, G_l1);
+  // Beyond L2: the multi-level factor relative to L2, on top of the L1->L2 step.
+  return G_l1 * std::max(1.0, f_cache_levels(ws, d.caches) / std::max(1.0, f_cache_levels(double(d.shared_per_mp) * 0.99, d.caches)));
 }
 
 namespace {
@@ -97,12 +100,13 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
   } else {
     double P = cpu_cores_used(c, d);
     int U = c.work_units > 0 ? c.work_units : int(P);
-    r.f_sched = f_sched_cpu(U, int(P), 1);
+    // Vector layouts cut the V vectors into U slices; the bit-sliced layout cuts the database (fine-grained).
+    r.f_sched = c.layout == Layout::BitSliced ? f_sched_cpu(U, int(P), 1) : f_sched_split(uint64_t(V), U, int(P));
     switch (c.layout) {
       case Layout::PaperVector: {
         // Eq. 7 with the CPU mapping: Time = a1 (f_app / P) f_cache f_sched + a0; a1 per core.
         r.f_app = double(c.k) * V * Dw;
-        r.f_cache = cpu_paper_vector_fcache(c.m_bits, c.k, c.w, d);
+        r.f_cache = cpu_paper_vector_fcache(c.m_bits, c.k, c.w, d, cal.G_l1);
         r.stage1a_s = model_time(cal.a1, cal.a0, r.f_app / P, r.f_cache, r.f_sched);
         break;
       }

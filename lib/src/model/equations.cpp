@@ -99,6 +99,15 @@ double f_sched(int br, int ba, int mp) {
   return double(waves * wave) / double(br);
 }
 
+double f_sched_split(uint64_t items, int units, int cores) {
+  if (items == 0 || units <= 0 || cores <= 0) return 0.0;
+  std::vector<uint64_t> load(size_t(cores), 0);
+  for (int u = 0; u < units; ++u)
+    load[size_t(u % cores)] += items * uint64_t(u + 1) / uint64_t(units) - items * uint64_t(u) / uint64_t(units);
+  uint64_t mx = *std::max_element(load.begin(), load.end());
+  return double(cores) * double(mx) / double(items);
+}
+
 double f_app_blast(int k, double q, double n_sub, double d) { return n_sub > 0 ? double(k) * (q / n_sub) * d : 0.0; }
 
 double f_app_facs(int k, double reads, int ba, int mp) { return ba > 0 && mp > 0 ? double(k) * reads / (double(ba) * mp) : 0.0; }

@@ -95,6 +95,7 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
   n("a1", c.a1);
   n("a0", c.a0);
   n("G", c.G);
+  n("G_l1", c.G_l1);
   n("hash_ns", c.hash_ns);
   n("probe_ns", c.probe_ns);
   n("row_byte_ns", c.row_byte_ns);
@@ -211,6 +212,7 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
   c.a1 = num("a1", c.a1);
   c.a0 = num("a0", c.a0);
   c.G = num("G", c.G);
+  c.G_l1 = num("G_l1", c.G_l1);
   c.hash_ns = num("hash_ns", c.hash_ns);
   c.probe_ns = num("probe_ns", c.probe_ns);
   c.row_byte_ns = num("row_byte_ns", c.row_byte_ns);

@@ -50,6 +50,18 @@ struct CalibrationReport {
   double seconds = 0;                   // wall time of the calibration
 };
 
+// Least-squares fit of Time = a1 (f_app / P) f_cache f_sched + a0 over measured points of the paper-vector kernel,
+// with eq. 11's G_l1 determined empirically (1-D search, the papers' practice for G). Fills each point's f_cache,
+// f_sched (f_sched_split over the vectors) and predicted_s.
+struct Stage1aFit {
+  double a1 = 0, a0 = 0, G_l1 = 1, r2 = 0;
+  bool ok = false;
+};
+Stage1aFit fit_paper_vector(std::vector<Stage1aPoint>& pts, const DeviceProfile& cpu, int w, int threads);
+// R^2 of the points' measured times against the model with given constants (out-of-sample check); fills predicted_s.
+double score_paper_vector(std::vector<Stage1aPoint>& pts, const DeviceProfile& cpu, int w, int threads,
+                          const Calibration& cal);
+
 CalibrationReport calibrate_cpu(const CalibrationOptions& opt = {});
 
 // Fits latencies per level for given capacities (ascending, last level = memory): least squares of

@@ -56,10 +56,10 @@ struct Prediction {
 // Working set of one CPU vector-layout test: the vector (m/8 bytes) plus the H3 byte tables (k x ceil(2w/8) x 1 KiB).
 double cpu_vector_working_set(uint64_t m_bits, int k, int w);
 
-// f_cache of the paper-vector kernel on a CPU (eq. 6 and 11 with the CPU mapping): the private caches play the
-// role of shared memory, so A_C = working set < S (S = the private L2, DeviceProfile::shared_per_mp) gives 1;
-// beyond it the multi-level factor (c) applies.
-double cpu_paper_vector_fcache(uint64_t m_bits, int k, int w, const DeviceProfile& cpu);
+// f_cache of the paper-vector kernel on a CPU: eq. 11 with C = L1 and the empirically determined G_l1 (the kernel
+// is part hashing, part probing, so a probe served by L2 slows a test by much less than the L2/L1 latency ratio);
+// working sets beyond the private L2 use the multi-level factor (c), scaled the same way.
+double cpu_paper_vector_fcache(uint64_t m_bits, int k, int w, const DeviceProfile& cpu, double G_l1);
 
 Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& dev, const Calibration& cal);
 

@@ -68,7 +68,8 @@ struct Calibration {
   std::string source = "built-in defaults (not calibrated)";
   double a1 = 1e-9;        // seconds per unit of f_app (per hash-and-probe for BLAST stage 1a)
   double a0 = 0;           // fixed seconds (launch, set-up)
-  double G = 4;            // miss slowdown of eq. 11 (global memory vs cache)
+  double G = 4;            // miss slowdown of eq. 11 (global memory vs cache; on a CPU: DRAM vs L1 random reads)
+  double G_l1 = 1.3;       // eq. 11's G for the CPU paper-vector kernel when vector + tables exceed L1 (fitted)
   // Extensions (CPU layouts and the pipeline view):
   double hash_ns = 0.4;        // one H3 function evaluated with the byte tables (per function, per w-mer)
   double probe_ns = 1.0;       // one Bloom probe that hits L1 (the model scales it with the cache factor)

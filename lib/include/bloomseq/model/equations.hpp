@@ -95,5 +95,9 @@ std::vector<double> level_fractions(double working_set_bytes, const std::vector<
 inline double f_sched_cpu(int work_units, int cores, int threads_per_core = 1) {
   return f_sched(work_units, threads_per_core, cores);
 }
+// f_sched when `items` indivisible items (sub-query vectors) are cut into `units` slices of floor-split sizes
+// (slice u = [items u / U, items (u+1) / U)) assigned round robin to `cores`: P x (largest load) / items. Equals
+// f_sched_cpu(units, cores) whenever units divides items; otherwise it accounts for the one-item differences.
+double f_sched_split(uint64_t items, int units, int cores);
 
 }  // namespace bloomseq::model
