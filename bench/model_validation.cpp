@@ -107,8 +107,8 @@ struct GridPoint {
   uint32_t V;
   int units;
   double f_app, f_cache, f_sched, fpr;
-  double cpu_s, wall_s;
-  double pred_fit = 0, pred_cal = 0;
+  double cpu_s, wall_s, norm_s = 0;
+  double pred_fit = 0, pred_cal = 0, pred_norm = 0;
 };
 
 }  // namespace
@@ -185,26 +185,43 @@ int main(int argc, char** argv) {
         for (int units : {P, P + 1})
           if (uint32_t(units) <= sets.back().vs.count) configs.push_back(Config{k, n, m, units, sets.size() - 1});
       }
-  const int passes = quick ? 2 : 4, reps = 2;
-  std::fprintf(stderr, "A: timing grid (%zu configurations x %d passes x %d repetitions)...\n", configs.size(), passes,
-               reps);
+  // Each timing is paired with a reference configuration timed just before it (k = 6, n_sub = 20000, m = 128 Kbit,
+  // units = P): the ratio cancels the machine's load drift. "normalised" time = median ratio x median reference time;
+  // "raw" time = the minimum over the passes. Both are fitted and reported.
+  const int passes = quick ? 3 : 5;
+  size_t ref = 0;
+  for (size_t ci = 0; ci < configs.size(); ++ci)
+    if (configs[ci].k == 6 && configs[ci].n == 20000 && configs[ci].m == 131072 && configs[ci].units == P) ref = ci;
+  std::fprintf(stderr, "A: timing grid (%zu configurations x %d passes, each paired with a reference run)...\n",
+               configs.size(), passes);
   std::vector<UnitTiming> fastest(configs.size(), UnitTiming{1e30, 1e30});
+  std::vector<std::vector<double>> ratios(configs.size());
+  std::vector<double> ref_times;
   std::vector<size_t> order(configs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   SplitMix64 shuf(99);
+  auto time_config = [&](size_t ci) {
+    const Config& c = configs[ci];
+    Set& st = sets[c.set];
+    SubqueryVectors sv{st.vs.words.data(), st.vs.count, st.m, st.vs.wpv, st.k, st.fam.byte_view()};
+    return time_paper_vector_stage1a(sv, dbkeys.data(), dbkeys.size(), c.units, P);
+  };
   for (int pass = 0; pass < passes; ++pass) {
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuf.next() % i]);
     for (size_t ci : order) {
-      const Config& c = configs[ci];
-      Set& st = sets[c.set];
-      SubqueryVectors sv{st.vs.words.data(), st.vs.count, st.m, st.vs.wpv, st.k, st.fam.byte_view()};
-      for (int rep = 0; rep < reps; ++rep) {
-        UnitTiming t = time_paper_vector_stage1a(sv, dbkeys.data(), dbkeys.size(), c.units, P);
-        fastest[ci].wall_s = std::min(fastest[ci].wall_s, t.wall_s);
-        fastest[ci].critical_cpu_s = std::min(fastest[ci].critical_cpu_s, t.critical_cpu_s);
-      }
+      UnitTiming r = time_config(ref);
+      UnitTiming t = time_config(ci);
+      ref_times.push_back(r.critical_cpu_s);
+      ratios[ci].push_back(t.critical_cpu_s / r.critical_cpu_s);
+      fastest[ci].wall_s = std::min(fastest[ci].wall_s, t.wall_s);
+      fastest[ci].critical_cpu_s = std::min(fastest[ci].critical_cpu_s, t.critical_cpu_s);
     }
   }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
+  const double ref_median = median(ref_times);
   for (size_t ci = 0; ci < configs.size(); ++ci) {
     const Config& c = configs[ci];
     const Set& st = sets[c.set];
@@ -220,10 +237,11 @@ int main(int argc, char** argv) {
     g.fpr = bloom_fpr(double(c.m), c.k, double(keys_per_subquery(c.n, w)));
     g.cpu_s = fastest[ci].critical_cpu_s;
     g.wall_s = fastest[ci].wall_s;
+    g.norm_s = median(ratios[ci]) * ref_median;
     grid.push_back(g);
   }
   // Fit (in sample, the papers' Fig. 17 method) and score with the independent calibration (out of sample).
-  std::vector<Stage1aPoint> pts, pts_wall, pts_cal;
+  std::vector<Stage1aPoint> pts, pts_wall, pts_cal, pts_norm;
   for (const auto& g : grid) {
     Stage1aPoint p;
     p.k = g.k;
@@ -235,16 +253,20 @@ int main(int argc, char** argv) {
     pts.push_back(p);
     p.measured_s = g.wall_s;
     pts_wall.push_back(p);
+    p.measured_s = g.norm_s;
+    pts_norm.push_back(p);
   }
   pts_cal = pts;
   Stage1aFit fit = fit_paper_vector(pts, dev, w, P);
   Stage1aFit fitw = fit_paper_vector(pts_wall, dev, w, P);
+  Stage1aFit fitn = fit_paper_vector(pts_norm, dev, w, P);
   double r2_cal = score_paper_vector(pts_cal, dev, w, P, cal);
   for (size_t i = 0; i < grid.size(); ++i) {
     grid[i].f_cache = pts[i].f_cache;
     grid[i].f_sched = pts[i].f_sched;
     grid[i].pred_fit = pts[i].predicted_s;
     grid[i].pred_cal = pts_cal[i].predicted_s;
+    grid[i].pred_norm = pts_norm[i].predicted_s;
   }
   // The papers' form without the CPU refinements (f_cache = 1, f_sched of equal units): what they add.
   std::vector<double> Xp, Y;
@@ -256,14 +278,17 @@ int main(int argc, char** argv) {
   {
     std::ofstream o(out + "/validation_grid.csv");
     o << "# k,n_sub,m_bits,subqueries,units,f_app,f_cache,f_sched,fpr,measured_cpu_s,measured_wall_s,predicted_fit_s,"
-         "predicted_calibration_s\n";
+         "predicted_calibration_s,normalised_s,predicted_normalised_s\n";
     for (const auto& g : grid)
       o << g.k << "," << g.n_sub << "," << g.m << "," << g.V << "," << g.units << "," << g.f_app << "," << g.f_cache << ","
-        << g.f_sched << "," << g.fpr << "," << g.cpu_s << "," << g.wall_s << "," << g.pred_fit << "," << g.pred_cal << "\n";
+        << g.f_sched << "," << g.fpr << "," << g.cpu_s << "," << g.wall_s << "," << g.pred_fit << "," << g.pred_cal << ","
+        << g.norm_s << "," << g.pred_norm << "\n";
   }
   std::printf("\n## A. stage-1a time: %zu configurations, P = %d\n", grid.size(), P);
   std::printf("fit (critical-path CPU time):  a1 = %.4g s, a0 = %.4g s, G_l1 = %.2f, R^2 = %.4f\n", fit.a1, fit.a0,
               fit.G_l1, fit.r2);
+  std::printf("fit (load-normalised CPU time): a1 = %.4g s, a0 = %.4g s, G_l1 = %.2f, R^2 = %.4f\n", fitn.a1, fitn.a0,
+              fitn.G_l1, fitn.r2);
   std::printf("fit (wall time):               a1 = %.4g s, a0 = %.4g s, G_l1 = %.2f, R^2 = %.4f\n", fitw.a1, fitw.a0,
               fitw.G_l1, fitw.r2);
   std::printf("papers' form (f_cache = 1, f_sched of equal units): R^2 = %.4f\n", fitp.r2);
@@ -274,23 +299,23 @@ int main(int argc, char** argv) {
     std::printf("no calibrated --profile given: out-of-sample check skipped\n");
 
   // ---------------- B. FPR on real DNA ----------------
-  {
+  for (int wb : {11, 16}) {
     const uint64_t qb = quick ? 200000 : 1000000, db_b = quick ? 200000 : 1000000, n_sub = 20000;
     const int k = 6;
     const uint64_t m = 262144;
     std::string q2 = qpath.empty() ? random_dna(qb, 3) : read_fasta(qpath, qb);
     std::string d2 = dpath.empty() ? random_dna(db_b, 4) : read_fasta(dpath, db_b);
-    std::vector<uint64_t> dk = canonical_wmers(d2, w);
-    H3Family fam(k, w, kDefaultH3Seed);
+    std::vector<uint64_t> dk = canonical_wmers(d2, wb);
+    H3Family fam(k, wb, kDefaultH3Seed);
     std::fprintf(stderr, "B: FPR per sub-query...\n");
-    Vectors vs = build_vectors(q2, n_sub, w, fam, m, true);
+    Vectors vs = build_vectors(q2, n_sub, wb, fam, m, true);
     SubqueryVectors sv{vs.words.data(), vs.count, m, vs.wpv, k, fam.byte_view()};
-    std::ofstream o(out + "/validation_fpr.csv");
+    std::ofstream o(out + (wb == 11 ? std::string("/validation_fpr.csv") : "/validation_fpr_w" + std::to_string(wb) + ".csv"));
     o << "# subquery,n_e,distinct,tp,fp,empirical_fpr,model_fpr_ne,model_fpr_distinct,fill_fpr,rel_err_ne,rel_err_distinct,"
          "rel_err_fill\n";
     std::vector<double> rel_ne, rel_d, rel_f;
     uint64_t fn = 0;
-    auto subs = split_subqueries({q2.size()}, n_sub, w);
+    auto subs = split_subqueries({q2.size()}, n_sub, wb);
     for (uint32_t v = 0; v < vs.count; ++v) {
       uint64_t hits = paper_vector_stage1a(sv, dk.data(), dk.size(), v, v + 1);
       uint64_t tp = 0;
@@ -303,7 +328,7 @@ int main(int argc, char** argv) {
           if (!bv.contains(h, k)) ++fn;
         }
       double emp = double(hits - tp) / double(dk.size() - tp);
-      double ne = double(keys_per_subquery(subs[v].length, w));
+      double ne = double(keys_per_subquery(subs[v].length, wb));
       double f_ne = bloom_fpr(double(m), k, ne), f_d = bloom_fpr(double(m), k, double(vs.keys[v].size()));
       // The same with the fill actually reached (rho^k): separates eq. 2's expected fill from hashing effects.
       uint64_t ones = 0;
@@ -320,8 +345,9 @@ int main(int argc, char** argv) {
       for (double x : r) c += std::fabs(x) <= 0.10;
       return r.empty() ? 0.0 : double(c) / r.size();
     };
-    std::printf("\n## B. FPR on %s: %u sub-queries of %llu bases, k = %d, m = %llu, %zu db w-mers, false negatives: %llu\n",
-                qpath.empty() ? "random DNA" : "real DNA", vs.count, (unsigned long long)n_sub, k,
+    std::printf("\n## B. FPR on %s, w = %d: %u sub-queries of %llu bases, k = %d, m = %llu, %zu db w-mers, false "
+                "negatives: %llu\n",
+                qpath.empty() ? "random DNA" : "real DNA", wb, vs.count, (unsigned long long)n_sub, k,
                 (unsigned long long)m, dk.size(), (unsigned long long)fn);
     std::printf("within 10%% of eq. 2 with n_e = n_sub - w + 1: %.1f%% of sub-queries; with n_e = distinct keys: %.1f%%; "
                 "of rho^k with the measured fill: %.1f%%\n",
@@ -343,12 +369,14 @@ int main(int argc, char** argv) {
   // ---------------- C. auto-tune vs the sweep ----------------
   {
     std::printf("\n## C. auto-tune vs the measured sweep (stage 1a, paper-vector layout, units = P)\n");
-    Calibration c2 = have_cal ? cal : Calibration{};
-    if (!have_cal) {
-      c2.a1 = fit.a1;
-      c2.a0 = fit.a0;
-      c2.G_l1 = fit.G_l1;
-    }
+    Calibration fitted;
+    fitted.a1 = fit.a1;
+    fitted.a0 = fit.a0;
+    fitted.G_l1 = fit.G_l1;
+    std::vector<std::pair<const char*, Calibration>> cals = {{"constants fitted on this sweep", fitted}};
+    if (have_cal) cals.insert(cals.begin(), {"calibration profile", cal});
+    for (auto& [cal_name, c2] : cals) {
+    std::printf("-- with the %s (a1 = %.4g, a0 = %.4g):\n", cal_name, c2.a1, c2.a0);
     c2.verify_ns = 0;  // the sweep measures stage 1a only
     PlanRequest r;
     r.query_bases = query.size();
@@ -401,6 +429,7 @@ int main(int argc, char** argv) {
                     target, mine->fpr, double(dbkeys.size()) / mine->cpu_s,
                     double(dbkeys.size()) / mine->cpu_s >= target * 0.9 ? "" : ", BELOW target", best->fpr,
                     mine->fpr / best->fpr);
+    }
     }
   }
   return 0;

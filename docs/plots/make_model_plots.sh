@@ -36,6 +36,6 @@ if [ $# -ge 2 ]; then
 fi
 if [ $# -ge 3 ]; then
   $plot fit "$here/validation_fit.png" "$3/validation_grid.csv"
-  $plot fpr "$here/validation_fpr.png" "$3/validation_fpr.csv"
+  $plot fpr "$here/validation_fpr.png" "$3/validation_fpr.csv" $(ls "$3"/validation_fpr_w16.csv 2>/dev/null || true)
 fi
 echo "plots written to $here"

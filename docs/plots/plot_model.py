@@ -108,28 +108,35 @@ def pchase(ax, paths):
 
 
 def fit(ax, paths):
+    series = (("predicted_fit_s", "measured_cpu_s", "critical-path CPU time (minimum)"),
+              ("predicted_normalised_s", "normalised_s", "load-normalised time"))
+    lo, hi = float("inf"), 0.0
     for p in paths:
         rows, _ = read(p)
-        x = [num(r, "predicted_fit_s") for r in rows]
-        y = [num(r, "measured_cpu_s") for r in rows]
-        n = len(y)
-        my = sum(y) / n
-        ss_res = sum((a - b) ** 2 for a, b in zip(y, x))
-        ss_tot = sum((a - my) ** 2 for a in y)
-        ax.scatter(x, y, s=10, label="%d configurations, R^2 = %.4f" % (n, 1 - ss_res / ss_tot))
-        lo, hi = min(x + y), max(x + y)
-        ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
+        for pk, mk, lab in series:
+            if pk not in rows[0]:
+                continue
+            x = [num(r, pk) for r in rows]
+            y = [num(r, mk) for r in rows]
+            n = len(y)
+            my = sum(y) / n
+            ss_res = sum((a - b) ** 2 for a, b in zip(y, x))
+            ss_tot = sum((a - my) ** 2 for a in y)
+            ax.scatter(x, y, s=10, label="%s: %d configurations, R^2 = %.4f" % (lab, n, 1 - ss_res / ss_tot))
+            lo, hi = min([lo] + x + y), max([hi] + x + y)
+    ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
     ax.set_xlabel("modeled time a1 f_app f_cache f_sched + a0 (s)")
     ax.set_ylabel("measured time (s)")
-    ax.set_title("Modeled vs measured stage-1a time")
+    ax.set_title("Modeled vs measured stage-1a time (CPU, paper-vector kernel)")
 
 
 def fpr(ax, paths):
     for p in paths:
         rows, _ = read(p)
+        tag = "w = 16" if "w16" in p else "w = 11"
         for col, lab in (("rel_err_ne", "n_e = n_sub - w + 1"), ("rel_err_distinct", "n_e = distinct w-mers")):
             v = [100 * num(r, col) for r in rows]
-            ax.hist(v, bins=30, alpha=0.6, label=lab)
+            ax.hist(v, bins=30, alpha=0.5, label="%s, %s" % (tag, lab))
     ax.axvline(-10, color="k", ls=":")
     ax.axvline(10, color="k", ls=":")
     ax.set_xlabel("relative error of the empirical FPR vs eq. 2 (%)")

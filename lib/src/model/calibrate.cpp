@@ -270,15 +270,22 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
   // ---- work units over the cores: f_sched on the CPU ----
   log("work units over " + std::to_string(P) + " cores (f_sched)...");
   {
-    const uint64_t total = q ? (uint64_t(4) << 20) : (uint64_t(24) << 20);
+    // Each U is timed in several passes in shuffled order, keeping its minimum (the machine's load drifts).
+    const uint64_t total = q ? (uint64_t(8) << 20) : (uint64_t(32) << 20);
+    const int maxU = 3 * P + 1, passes = q ? 2 : 5;
+    std::vector<double> best(size_t(maxU) + 1, 1e30);
+    std::vector<int> order;
+    for (int U = 1; U <= maxU; ++U) order.push_back(U);
+    SplitMix64 shuf(5);
+    for (int pass = 0; pass < passes; ++pass) {
+      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuf.next() % i]);
+      for (int U : order) best[size_t(U)] = std::min(best[size_t(U)], random_read_seconds(16 * 1024, total, U, P, 3).critical_cpu_s);
+    }
     std::vector<double> x, y;
-    for (int U = 1; U <= 3 * P + 1; ++U) {
-      double s = 1e30;
-      for (int rep = 0; rep < 3; ++rep)
-        s = std::min(s, random_read_seconds(16 * 1024, total, U, P, 3 + rep).critical_cpu_s);
-      R.work_units.push_back({double(U), s, 0});
+    for (int U = 1; U <= maxU; ++U) {
+      R.work_units.push_back({double(U), best[size_t(U)], 0});
       x.push_back(f_sched_cpu(U, P));
-      y.push_back(s);
+      y.push_back(best[size_t(U)]);
     }
     LinearFit f = fit_linear(x, y);
     for (size_t i = 0; i < R.work_units.size(); ++i) R.work_units[i].predicted = f.a1 * x[i] + f.a0;
