@@ -314,3 +314,45 @@ TEST_CASE("reader: real data in data/", "[io][reader]") {
   REQUIRE(reads.size() == 5000);
   for (auto& r : reads) REQUIRE(r.qual.size() == r.seq.size());
 }
+
+TEST_CASE("reader: the same records and errors with and without decompressing ahead", "[io][reader]") {
+  TempDir dir;
+  std::mt19937_64 rng(15);
+  auto recs = random_records(rng, 20000, true);  // several MiB: many prefetch chunks
+  std::string gz = bloomseq_test::gzip_bytes(to_text(recs, true, 100000));
+  auto f = dir.file("p.fq.gz");
+  write_bytes(f, gz);
+  for (bool ahead : {true, false}) {
+    SequenceReader r(f, ahead);
+    std::vector<SequenceRecord> batch;
+    size_t i = 0;
+    while (r.next_batch(batch, 100000))
+      for (auto& rec : batch) {
+        REQUIRE(i < recs.size());
+        CHECK(rec.seq == recs[i].seq);
+        CHECK(rec.qual == recs[i].qual);
+        ++i;
+      }
+    CHECK(i == recs.size());
+  }
+  write_bytes(f, gz.substr(0, gz.size() * 2 / 3));
+  for (bool ahead : {true, false}) {
+    SequenceReader r(f, ahead);
+    SequenceRecord rec;
+    try {
+      while (r.next(rec)) {
+      }
+      FAIL("no error");
+    } catch (const IoError& e) {
+      CHECK(std::string(e.what()).find("truncated") != std::string::npos);
+      CHECK(r.records_read() > 1000);  // the intact records before the damage were delivered
+    }
+  }
+  // Abandoning a reader in the middle must not hang or leak the decompression thread.
+  write_bytes(f, gz);
+  for (int i = 0; i < 20; ++i) {
+    SequenceReader r(f);
+    SequenceRecord rec;
+    REQUIRE(r.next(rec));
+  }
+}

@@ -14,9 +14,12 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <thread>
 
 #include "bloomseq/error.hpp"
 #include "io_common.hpp"
@@ -59,6 +62,87 @@ std::string describe_byte(unsigned char c) {
   return buf;
 }
 
+// Decompresses ahead on a second thread so that inflating and parsing overlap (inflate alone is slower than the
+// parser). Only used for compressed regular files: a blocked read on a pipe would make the destructor wait.
+class Prefetcher {
+ public:
+  static constexpr size_t kChunkBytes = size_t(1) << 20;
+  static constexpr size_t kQueued = 4;
+
+  explicit Prefetcher(BGZF* fp) : fp_(fp), thread_([this] { run(); }) {}
+  ~Prefetcher() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  // Like bgzf_read: bytes copied, 0 at the end, -1 on error (then error_code()/error_errno() say why).
+  ssize_t read(char* dst, size_t n) {
+    if (pos_ == cur_.size()) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+      if (queue_.empty()) return failed_ ? -1 : 0;
+      free_.push_back(std::move(cur_));
+      cur_ = std::move(queue_.front());
+      queue_.pop_front();
+      pos_ = 0;
+      lock.unlock();
+      cv_.notify_all();
+    }
+    size_t k = std::min(n, cur_.size() - pos_);
+    std::memcpy(dst, cur_.data() + pos_, k);
+    pos_ += k;
+    return ssize_t(k);
+  }
+  int error_code() const { return error_code_; }
+  int error_errno() const { return error_errno_; }
+
+ private:
+  void run() {
+    for (;;) {
+      std::vector<char> chunk;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return queue_.size() < kQueued || stop_; });
+        if (stop_) return;
+        if (!free_.empty()) {
+          chunk = std::move(free_.back());
+          free_.pop_back();
+        }
+      }
+      chunk.resize(kChunkBytes);
+      ssize_t got = bgzf_read(fp_, chunk.data(), chunk.size());
+      int err = errno;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (got <= 0) {
+        done_ = true;
+        failed_ = got < 0;
+        error_code_ = fp_->errcode;
+        error_errno_ = err;
+        cv_.notify_all();
+        return;
+      }
+      chunk.resize(size_t(got));
+      queue_.push_back(std::move(chunk));
+      cv_.notify_all();
+    }
+  }
+
+  BGZF* fp_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<char>> queue_;
+  std::vector<std::vector<char>> free_;
+  bool stop_ = false, done_ = false, failed_ = false;
+  int error_code_ = 0, error_errno_ = 0;
+  std::vector<char> cur_;  // consumer side only
+  size_t pos_ = 0;
+  std::thread thread_;  // last: starts after everything above is initialised
+};
+
 }  // namespace
 
 struct SequenceReader::Impl {
@@ -73,8 +157,10 @@ struct SequenceReader::Impl {
   uint64_t record_line = 0;
   std::string scratch;
   std::vector<SequenceRecord> pool;  // spare records so next_batch() reuses string capacity
+  std::unique_ptr<Prefetcher> prefetch;
 
   ~Impl() {
+    prefetch.reset();  // joins the thread before the stream goes away
     if (fp) bgzf_close(fp);
   }
 
@@ -91,10 +177,12 @@ struct SequenceReader::Impl {
       pos = 0;
     }
     if (end == buf.size()) buf.resize(buf.size() * 2);
-    ssize_t n = bgzf_read(fp, buf.data() + end, buf.size() - end);
+    ssize_t n = prefetch ? prefetch->read(buf.data() + end, buf.size() - end)
+                         : bgzf_read(fp, buf.data() + end, buf.size() - end);
     if (n < 0) {
-      // htslib reads ahead, so the damage is at or after the record being parsed.
-      const int ec = fp->errcode;
+      // Decompression runs ahead, so the damage is at or after the record being parsed.
+      const int ec = prefetch ? prefetch->error_code() : fp->errcode;
+      if (prefetch) errno = prefetch->error_errno();
       std::string why;
       if ((ec & BGZF_ERR_ZLIB) && (ec & BGZF_ERR_IO))
         why = "truncated compressed data (incomplete file?)";
@@ -273,7 +361,7 @@ struct SequenceReader::Impl {
   }
 };
 
-SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
+SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) : impl_(std::make_unique<Impl>()), path_(path) {
   io_detail::quiet_htslib();
   impl_->name = display_name(path);
   if (path != "-") {
@@ -289,6 +377,7 @@ SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique
     throw NoInputError(impl_->name + ": cannot open: " +
                        (err ? io_detail::errno_text(err) : std::string("unreadable or corrupt compressed header")));
   }
+  if (decompress_ahead && path != "-" && impl_->fp->is_compressed) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
 }
 
 SequenceReader::~SequenceReader() = default;
