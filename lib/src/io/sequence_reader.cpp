@@ -214,8 +214,12 @@ struct SequenceReader::Impl {
     for (const char* p = s; p < e; ++p) good &= ok[static_cast<unsigned char>(*p)];
     if (good) return;
     for (const char* p = s; p < e; ++p)
-      if (!ok[static_cast<unsigned char>(*p)])
-        data_error(describe_byte(static_cast<unsigned char>(*p)) + " is not allowed in a " + what, line + 1);
+      if (!ok[static_cast<unsigned char>(*p)]) {
+        std::string hint;
+        if ((*p == '>' || *p == '@') && &ok == &kClasses.seq)
+          hint = " (two records merged? e.g. files concatenated where one lacks its final newline)";
+        data_error(describe_byte(static_cast<unsigned char>(*p)) + " is not allowed in a " + what + hint, line + 1);
+      }
   }
 
   // Appends one line (without "\n" or "\r\n") to dst after checking its characters; false at end of input.
@@ -339,7 +343,7 @@ struct SequenceReader::Impl {
       read_line(rec.seq, kClasses.seq, "sequence");
       ++seq_lines;
     }
-    if (c < 0) data_error("truncated record: end of input before the '+' line", line + 1);
+    if (c < 0) data_error("no '+' line before the end of input (truncated record?)", line + 1);
     if (c != '+') data_error("missing '+' line after the sequence", line + 1);
     ++pos;
     scratch.clear();
