@@ -381,7 +381,12 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
     throw NoInputError(impl_->name + ": cannot open: " +
                        (err ? io_detail::errno_text(err) : std::string("unreadable or corrupt compressed header")));
   }
-  if (decompress_ahead && path != "-" && impl_->fp->is_compressed) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
+  // Not for stdin: a reader thread blocked on a pipe would make closing wait for input.
+  if (decompress_ahead && impl_->fp->is_compressed && path != "-") {
+    // BGZF blocks are independent: htslib's thread pool inflates several at once (and reads ahead itself).
+    // Plain gzip is one stream: a single thread inflates ahead of the parser.
+    if (impl_->fp->is_gzip || bgzf_mt(impl_->fp, 2, 64) != 0) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
+  }
 }
 
 SequenceReader::~SequenceReader() = default;
