@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "bloomseq/error.hpp"
+#include "bloomseq/io/twobit.hpp"
 #include "io_common.hpp"
 
 namespace bloomseq {
@@ -158,6 +159,8 @@ struct SequenceReader::Impl {
   std::string scratch;
   std::vector<SequenceRecord> pool;  // spare records so next_batch() reuses string capacity
   std::unique_ptr<Prefetcher> prefetch;
+  std::unique_ptr<TwoBitReader> twobit;  // a .2bit file is served record by record
+  size_t twobit_next = 0;
 
   ~Impl() {
     prefetch.reset();  // joins the thread before the stream goes away
@@ -301,6 +304,15 @@ struct SequenceReader::Impl {
   }
 
   bool next(SequenceRecord& rec) {
+    if (twobit) {
+      if (twobit_next == twobit->size()) return false;
+      rec.name = twobit->name(twobit_next);
+      rec.comment.clear();
+      rec.seq = twobit->sequence(twobit_next++);
+      rec.qual.clear();
+      ++record;
+      return true;
+    }
     int c;
     for (;;) {
       c = peek();
@@ -373,6 +385,11 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
     if (::stat(path.c_str(), &st) != 0)
       throw NoInputError(impl_->name + ": cannot open: " + io_detail::errno_text(errno));
     if (S_ISDIR(st.st_mode)) throw NoInputError(impl_->name + ": cannot open: is a directory");
+  }
+  if (path != "-" && is_twobit_file(path)) {
+    impl_->twobit = std::make_unique<TwoBitReader>(path);
+    impl_->format = '>';
+    return;
   }
   errno = 0;
   impl_->fp = bgzf_open(path.c_str(), "r");
