@@ -9,13 +9,14 @@
 //     (Fig. 6) and the share within 10%.
 //  C. Auto-tune: the planner's choice vs the best configuration of the measured sweep, for both target modes.
 //
-// Usage: model_validation [--query FASTA[.gz]] [--db FASTA[.gz]] [--profile FILE] [--out DIR] [--quick]
+// Usage: model_validation [--query FASTA[.gz]] [--db FASTA[.gz]] [--profile FILE] [--out DIR] [--threads P] [--quick]
 // Without --query/--db it uses random DNA. Prints tables; writes CSVs into --out (default: current directory).
 #include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -116,6 +117,7 @@ struct GridPoint {
 int main(int argc, char** argv) {
   std::string qpath, dpath, ppath, out = ".";
   bool quick = false;
+  int threads_opt = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -130,8 +132,10 @@ int main(int argc, char** argv) {
     else if (a == "--profile") ppath = next();
     else if (a == "--out") out = next();
     else if (a == "--quick") quick = true;
+    else if (a == "--threads") threads_opt = std::atoi(next().c_str());
     else {
-      std::fprintf(stderr, "usage: model_validation [--query FASTA] [--db FASTA] [--profile FILE] [--out DIR] [--quick]\n");
+      std::fprintf(stderr, "usage: model_validation [--query FASTA] [--db FASTA] [--profile FILE] [--out DIR] [--threads P] "
+                           "[--quick]\n");
       return a == "--help" || a == "-h" ? 0 : 64;
     }
   }
@@ -145,7 +149,7 @@ int main(int argc, char** argv) {
     cal = L.calibration;
     have_cal = L.calibration.calibrated;
   }
-  const int P = dev.parallel_units();
+  const int P = threads_opt > 0 ? std::min(threads_opt, dev.parallel_units()) : dev.parallel_units();
   std::printf("# model_validation on %s\n", describe(dev).c_str());
   std::printf("# measured code: bloomseq::model::paper_vector_stage1a (paper's vector-by-vector kernel on the core "
               "headers)\n");
@@ -386,6 +390,7 @@ int main(int argc, char** argv) {
     r.k_candidates = ks;
     r.m_candidates = ms;
     r.layouts = {Layout::PaperVector};
+    r.threads = P;
     std::vector<const GridPoint*> base;
     for (const auto& g : grid)
       if (g.units == P) base.push_back(&g);

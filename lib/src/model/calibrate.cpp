@@ -220,16 +220,20 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
   // The capacities for random probes: sysfs or the P-chase's, whichever explains the random-read sweep better (a
   // virtual machine's share of a shared L3 is often much smaller than the L3 sysfs reports).
   std::vector<double> rnd = fit_level_costs(R.random_read, caps, &R.random_r2);
-  if (R.fitted_sizes.size() == caps.size() && R.fitted_sizes != caps) {
+  // Only the last (shared) level is replaced: sysfs knows the private L1/L2 exactly, while the P-chase fit of small
+  // levels is the first victim of a noisy machine.
+  std::vector<uint64_t> alt_caps = caps;
+  if (!alt_caps.empty() && R.fitted_sizes.size() == caps.size()) alt_caps.back() = R.fitted_sizes.back();
+  if (alt_caps != caps) {
     double r2b = 0;
-    std::vector<double> alt = fit_level_costs(R.random_read, R.fitted_sizes, &r2b);
+    std::vector<double> alt = fit_level_costs(R.random_read, alt_caps, &r2b);
     if (!alt.empty() && r2b > R.random_r2) {
-      caps = R.fitted_sizes;
+      caps = alt_caps;
       rnd = alt;
       R.random_r2 = r2b;
       lat = fit_step_latencies(R.pchase, caps, &R.pchase_r2);
       for (auto& p : R.pchase) p.predicted = lat[step_segment(p.x, caps)];
-      log("  using the measured cache capacities (they explain the random-read sweep better than sysfs)");
+      log("  using the measured last-level capacity (it explains the random-read sweep better than sysfs)");
     }
   }
   auto lv = levels_for(caps);
@@ -288,8 +292,15 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
       y.push_back(best[size_t(U)]);
     }
     LinearFit f = fit_linear(x, y);
-    for (size_t i = 0; i < R.work_units.size(); ++i) R.work_units[i].predicted = f.a1 * x[i] + f.a0;
-    R.units_r2 = f.r2;
+    if (f.ok) {
+      for (size_t i = 0; i < R.work_units.size(); ++i) R.work_units[i].predicted = f.a1 * x[i] + f.a0;
+      R.units_r2 = f.r2;
+    } else {  // one core: f_sched is 1 for every U, nothing to fit
+      double mean = 0;
+      for (double v : y) mean += v / double(y.size());
+      for (auto& p : R.work_units) p.predicted = mean;
+      R.units_r2 = std::nan("");
+    }
   }
 
   // ---- 3. stage-1a kernel fit (eq. 7) ----
