@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bloomseq/app/run_app.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/model/calibrate.hpp"
 #include "bloomseq/model/profile_io.hpp"
@@ -12,25 +13,8 @@
 using namespace bloomseq;
 using namespace bloomseq::model;
 
-namespace {
-// Library exceptions become one line on stderr and a sysexits code (the tools' shared run_app does the same plus
-// signal clean-up; these programs write no partial outputs that would need it).
-template <class F>
-int guarded(const char* prog, F&& body) {
-  try {
-    return body();
-  } catch (const bloomseq::Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
-    return int(e.code());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: internal error: %s\n", prog, e.what());
-    return int(bloomseq::ExitCode::internal);
-  }
-}
-}  // namespace
-
 int main(int argc, char** argv) {
-  return guarded("bloomseq-calibrate", [&]() -> int {
+  return run_app("bloomseq-calibrate", [&]() -> int {
   try {
     cxxopts::Options opts("bloomseq-calibrate",
                           "Measure this CPU for the performance model (P-chase latency sweep, random-read hashing "

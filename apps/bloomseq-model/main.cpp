@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bloomseq/app/run_app.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/model/cost_model.hpp"
 #include "bloomseq/model/equations.hpp"
@@ -255,25 +256,8 @@ int cmd_profile(int argc, char** argv) {
 
 }  // namespace
 
-namespace {
-// Library exceptions become one line on stderr and a sysexits code (the tools' shared run_app does the same plus
-// signal clean-up; these programs write no partial outputs that would need it).
-template <class F>
-int guarded(const char* prog, F&& body) {
-  try {
-    return body();
-  } catch (const bloomseq::Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
-    return int(e.code());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: internal error: %s\n", prog, e.what());
-    return int(bloomseq::ExitCode::internal);
-  }
-}
-}  // namespace
-
 int main(int argc, char** argv) {
-  return guarded("bloomseq-model", [&]() -> int {
+  return run_app("bloomseq-model", [&]() -> int {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
       (argc < 2 ? std::cerr : std::cout) << kUsage;
       return argc < 2 ? int(ExitCode::usage) : 0;
