@@ -1,0 +1,58 @@
+// Stage 1b: exact verification of stage-1a hits against an index of the query's w-mers. A hit (db w-mer,
+// sub-query) is a true positive when the w-mer (either strand) occurs in that sub-query; each occurrence is a seed.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/split/subquery.hpp"
+
+namespace bloomseq {
+
+// An exact w-mer match. Positions are 0-based starts of the w-mer on the plus strands; strand 1 means the db
+// w-mer equals the reverse complement of the query w-mer.
+struct Seed {
+  uint32_t query;
+  uint32_t subject;    // global record index
+  uint64_t q_pos;
+  uint64_t s_pos;      // within the subject record
+  uint8_t strand;      // 0 plus, 1 minus
+
+  bool operator<(const Seed& o) const;
+  bool operator==(const Seed& o) const;
+};
+
+// Canonical w-mer -> query positions, as an open-addressing hash table over a key-sorted position array.
+class QueryIndex {
+ public:
+  QueryIndex() = default;
+  QueryIndex(const std::vector<std::vector<uint8_t>>& queries, int w);
+
+  struct Entry {
+    uint32_t query;
+    uint32_t pos;
+    bool fwd_is_canonical;  // the query's plus-strand w-mer is the canonical key itself
+  };
+  // Entries for `key` (possibly none), sorted by (query, pos).
+  const Entry* find(uint64_t key, size_t& count) const;
+  int w() const { return w_; }
+
+ private:
+  int w_ = 0;
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> slot_keys_;
+  std::vector<uint32_t> slot_begin_, slot_count_;
+  uint64_t mask_ = 0;
+};
+
+// Verifies the hits of one chunk (db codes of its batch given by `batch_codes`, stream coordinate of
+// batch_codes[0] = batch_first_pos); appends seeds and counts true/false positives per sub-query.
+// `locate(db_pos, subject, s_pos)` maps a stream coordinate to the record and offset.
+template <class Locate>
+void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes, uint64_t batch_first_pos, int w,
+                 const QueryIndex& index, const std::vector<SubQuery>& subqueries, Locate&& locate,
+                 std::vector<Seed>& seeds, std::vector<uint64_t>& tp, std::vector<uint64_t>& fp);
+
+}  // namespace bloomseq
+
+#include "bloomseq/blast/stage1b_impl.hpp"

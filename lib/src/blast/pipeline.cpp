@@ -1,0 +1,278 @@
+#include "bloomseq/blast/pipeline.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/blast/ungapped.hpp"
+#include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/encode/sequence.hpp"
+
+namespace bloomseq {
+
+void QuerySet::add(const std::string& name, const std::string& seq) {
+  names.push_back(name);
+  codes.push_back(encode_codes(seq));
+  std::vector<uint8_t> rc(codes.back().rbegin(), codes.back().rend());
+  for (auto& c : rc) c = complement_code(c);
+  rc_codes.push_back(std::move(rc));
+}
+
+void parallel_for(size_t n, int threads, const std::function<void(size_t)>& f) {
+  if (threads <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = n;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && size_t(t) < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals)
+    : queries_(std::move(queries)), params_(params), totals_(totals) {
+  params_.validate();
+  karlin_ = ungapped_karlin(params_.reward, params_.penalty);
+  xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint64_t> lengths;
+  for (const auto& q : queries_.codes) lengths.push_back(q.size());
+  const uint64_t V = split_subqueries(lengths, params_.n_sub, params_.w).size();
+  layout_ = resolve_layout(params_.layout, V);
+  filters_ = SubqueryFilters(queries_.codes, params_, layout_ == Stage1aLayout::bitsliced);
+  index_ = QueryIndex(queries_.codes, params_.w);
+  double largest_space = 1;
+  for (const auto& q : queries_.codes) {
+    search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
+    largest_space = std::max(largest_space, search_space_.back());
+  }
+  // The lowest raw score that can reach the E-value cutoff for any query (the rescan's cutoff; BLAST uses its
+  // word-level cutoff there, which only matters for HSPs that dip below zero, i.e. w-mers shorter than X).
+  min_score_ = 1;
+  while (evalue_of(karlin_, min_score_, largest_space) > params_.evalue) ++min_score_;
+  stats_.seconds_build = seconds_since(t0);
+  stats_.tp.assign(filters_.count(), 0);
+  stats_.fp.assign(filters_.count(), 0);
+  stats_.db_bases = totals_.bases;
+  stats_.db_records = totals_.records;
+}
+
+double BlastSearch::modeled_fpr(uint32_t v) const {
+  return expected_fpr(filters_.inserted(v), params_.m_bits, params_.k);
+}
+
+double BlastSearch::empirical_fpr(uint32_t v) const {
+  const double negatives = double(stats_.db_wmers) - double(stats_.tp[v]);
+  return negatives > 0 ? double(stats_.fp[v]) / negatives : 0.0;
+}
+
+void BlastSearch::search(const DbBatch& batch) {
+  for (const auto& n : batch.names) subject_names_.push_back(n);
+  const int w = params_.w;
+  const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, w);
+  const uint32_t V = filters_.count();
+
+  // Stage 1a: chunks over threads; each chunk's hits come back sorted, so concatenating in chunk order keeps
+  // the stream order whatever the thread count.
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<Stage1aHit>> hits(chunks.size());
+  std::vector<uint64_t> wmers(chunks.size(), 0);
+  if (V > 0) {
+    const SubqueryVectors vec = filters_.vectors();
+    const BitslicedMatrix mat = filters_.bitsliced();
+    parallel_for(chunks.size(), params_.threads, [&](size_t i) {
+      switch (layout_) {
+        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], hits[i]); break;
+        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], hits[i]); break;
+        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], hits[i]); break;
+      }
+    });
+  }
+  stats_.seconds_stage1a += seconds_since(t0);
+  uint64_t nhits = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    stats_.db_wmers += wmers[i];
+    nhits += hits[i].size();
+  }
+  stats_.membership_tests = stats_.db_wmers * V;
+  stats_.stage1a_hits += nhits;
+  if (on_stage1a) {
+    std::vector<Stage1aHit> all;
+    all.reserve(nhits);
+    for (const auto& h : hits) all.insert(all.end(), h.begin(), h.end());
+    on_stage1a(batch, all);
+  }
+
+  // Stage 1b: verification per chunk, per-thread TP/FP counters merged afterwards.
+  t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<Seed>> seeds(chunks.size());
+  std::vector<std::vector<uint64_t>> tp(chunks.size()), fp(chunks.size());
+  auto locate = [&](uint64_t pos, uint32_t& subject, uint64_t& s_pos) {
+    const uint64_t local = pos - batch.first_pos;
+    const size_t r = batch.record_at(local);
+    subject = batch.first_record + uint32_t(r);
+    s_pos = local - batch.local_starts[r];
+  };
+  parallel_for(chunks.size(), params_.threads, [&](size_t i) {
+    tp[i].assign(V, 0);
+    fp[i].assign(V, 0);
+    verify_hits(hits[i], batch.codes.data(), batch.first_pos, w, index_, filters_.subqueries(), locate, seeds[i],
+                tp[i], fp[i]);
+    std::vector<Stage1aHit>().swap(hits[i]);
+  });
+  std::vector<Seed> all_seeds;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    for (uint32_t v = 0; v < V; ++v) {
+      stats_.tp[v] += tp[i][v];
+      stats_.fp[v] += fp[i][v];
+      stats_.true_positives += tp[i][v];
+      stats_.false_positives += fp[i][v];
+    }
+    all_seeds.insert(all_seeds.end(), seeds[i].begin(), seeds[i].end());
+    std::vector<Seed>().swap(seeds[i]);
+  }
+  stats_.seconds_stage1b += seconds_since(t0);
+  stats_.seeds += all_seeds.size();
+  if (on_seeds) on_seeds(batch, all_seeds);
+  if (!run_stage2) return;
+
+  // Stage 2: group the seeds by (subject, query, strand); each group is independent.
+  t0 = std::chrono::steady_clock::now();
+  std::sort(all_seeds.begin(), all_seeds.end(), [](const Seed& a, const Seed& b) {
+    return std::tie(a.subject, a.query, a.strand) < std::tie(b.subject, b.query, b.strand);
+  });
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t i = 0; i < all_seeds.size();) {
+    size_t j = i;
+    while (j < all_seeds.size() && all_seeds[j].subject == all_seeds[i].subject &&
+           all_seeds[j].query == all_seeds[i].query && all_seeds[j].strand == all_seeds[i].strand)
+      ++j;
+    groups.push_back({i, j});
+    i = j;
+  }
+  const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_};
+  std::vector<std::vector<Hsp>> found(groups.size());
+  std::vector<uint64_t> extensions(groups.size(), 0);
+  parallel_for(groups.size(), params_.threads, [&](size_t g) {
+    const Seed& first = all_seeds[groups[g].first];
+    const bool minus = first.strand == 1;
+    const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[first.query] : queries_.codes[first.query];
+    const uint64_t q_len = qc.size();
+    const size_t r = first.subject - batch.first_record;
+    const uint8_t* s = batch.codes.data() + batch.local_starts[r];
+    const uint64_t s_len = batch.lengths[r];
+    std::vector<DiagonalSeed> ds;
+    ds.reserve(groups[g].second - groups[g].first);
+    for (size_t i = groups[g].first; i < groups[g].second; ++i) {
+      const Seed& x = all_seeds[i];
+      ds.push_back({minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos, x.s_pos});
+    }
+    extend_diagonals(ds, qc.data(), q_len, s, s_len, scoring, [&](UngappedExtension e) {
+      ++extensions[g];
+      if (e.score < min_score_ || !reevaluate_ungapped(qc.data(), s, scoring, min_score_, e)) return;
+      const double evalue = evalue_of(karlin_, e.score, search_space_[first.query]);
+      if (!(evalue <= params_.evalue)) return;
+      Hsp h;
+      h.query = first.query;
+      h.subject = first.subject;
+      h.strand = first.strand;
+      h.q_start = minus ? q_len - e.q_start - e.length : e.q_start;
+      h.q_end = h.q_start + e.length;
+      h.s_start = e.s_start;
+      h.s_end = e.s_start + e.length;
+      h.score = e.score;
+      for (uint64_t i = 0; i < e.length; ++i) h.identities += (qc[e.q_start + i] == s[e.s_start + i] && s[e.s_start + i] < 4);
+      h.evalue = evalue;
+      h.bits = bitscore_of(karlin_, e.score);
+      found[g].push_back(h);
+    });
+  });
+  for (size_t g = 0; g < groups.size(); ++g) {
+    stats_.extensions += extensions[g];
+    hsps_.insert(hsps_.end(), found[g].begin(), found[g].end());
+  }
+  stats_.seconds_stage2 += seconds_since(t0);
+}
+
+std::vector<Hsp> BlastSearch::finish() {
+  // Subjects of each query ranked by their best E-value (then best score), as BLAST reports them.
+  std::vector<Hsp> out = hsps_;
+  std::sort(out.begin(), out.end(), [](const Hsp& a, const Hsp& b) {
+    return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
+  });
+  struct Rank {
+    double evalue;
+    int64_t score;
+  };
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, Rank>> best;
+  for (const Hsp& h : out) {
+    if (best.empty() || best.back().first != std::make_pair(h.query, h.subject))
+      best.push_back({{h.query, h.subject}, {h.evalue, h.score}});
+    else if (h.score > best.back().second.score)
+      best.back().second = {h.evalue, h.score};
+  }
+  auto rank_of = [&](const Hsp& h) {
+    auto it = std::lower_bound(best.begin(), best.end(), std::make_pair(h.query, h.subject),
+                               [](const auto& x, const std::pair<uint32_t, uint32_t>& k) { return x.first < k; });
+    return it->second;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Hsp& a, const Hsp& b) {
+    if (a.query != b.query) return a.query < b.query;
+    if (a.subject != b.subject) {
+      const Rank ra = rank_of(a), rb = rank_of(b);
+      if (ra.evalue != rb.evalue) return ra.evalue < rb.evalue;
+      if (ra.score != rb.score) return ra.score > rb.score;
+      return a.subject < b.subject;
+    }
+    if (a.score != b.score) return a.score > b.score;
+    return std::tie(a.s_start, a.q_start, a.strand) < std::tie(b.s_start, b.q_start, b.strand);
+  });
+  stats_.hsps = out.size();
+  return out;
+}
+
+TabularHit BlastSearch::tabular(const Hsp& h) const {
+  TabularHit t;
+  t.query = queries_.names[h.query];
+  t.subject = subject_names_[h.subject];
+  t.length = h.q_end - h.q_start;
+  t.identities = h.identities;
+  t.q_start = h.q_start + 1;
+  t.q_end = h.q_end;
+  if (h.strand == 0) {
+    t.s_start = h.s_start + 1;
+    t.s_end = h.s_end;
+  } else {
+    t.s_start = h.s_end;
+    t.s_end = h.s_start + 1;
+  }
+  t.evalue = h.evalue;
+  t.bits = h.bits;
+  return t;
+}
+
+}  // namespace bloomseq
