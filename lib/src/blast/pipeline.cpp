@@ -63,7 +63,8 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   for (const auto& q : queries_.codes) lengths.push_back(q.size());
   const uint64_t V = split_subqueries(lengths, params_.n_sub, params_.w).size();
   layout_ = resolve_layout(params_.layout, V);
-  filters_ = SubqueryFilters(queries_.codes, params_, layout_ == Stage1aLayout::bitsliced);
+  filters_ = SubqueryFilters(queries_.codes, params_, layout_ != Stage1aLayout::bitsliced,
+                             layout_ == Stage1aLayout::bitsliced);
   index_ = QueryIndex(queries_.codes, params_.w);
   double largest_space = 1;
   for (const auto& q : queries_.codes) {
@@ -160,58 +161,59 @@ void BlastSearch::search(const DbBatch& batch) {
   if (on_seeds) on_seeds(batch, all_seeds);
   if (!run_stage2) return;
 
-  // Stage 2: group the seeds by (subject, query, strand); each group is independent.
+  // Stage 2: seeds arrive in stream order; split them (stably) by query strand, the independent work units.
   t0 = std::chrono::steady_clock::now();
-  std::sort(all_seeds.begin(), all_seeds.end(), [](const Seed& a, const Seed& b) {
-    return std::tie(a.subject, a.query, a.strand) < std::tie(b.subject, b.query, b.strand);
-  });
-  std::vector<std::pair<size_t, size_t>> groups;
-  for (size_t i = 0; i < all_seeds.size();) {
-    size_t j = i;
-    while (j < all_seeds.size() && all_seeds[j].subject == all_seeds[i].subject &&
-           all_seeds[j].query == all_seeds[i].query && all_seeds[j].strand == all_seeds[i].strand)
-      ++j;
-    groups.push_back({i, j});
-    i = j;
+  const size_t G = queries_.size() * 2;
+  std::vector<size_t> start(G + 1, 0);
+  for (const Seed& x : all_seeds) ++start[x.query * 2 + x.strand + 1];
+  for (size_t g = 0; g < G; ++g) start[g + 1] += start[g];
+  std::vector<Seed> grouped(all_seeds.size());
+  {
+    std::vector<size_t> fill(start.begin(), start.end() - 1);
+    for (const Seed& x : all_seeds) grouped[fill[x.query * 2 + x.strand]++] = x;
   }
+  std::vector<Seed>().swap(all_seeds);
+  if (diagonals_.size() != G) diagonals_.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_};
-  std::vector<std::vector<Hsp>> found(groups.size());
-  std::vector<uint64_t> extensions(groups.size(), 0);
-  parallel_for(groups.size(), params_.threads, [&](size_t g) {
-    const Seed& first = all_seeds[groups[g].first];
-    const bool minus = first.strand == 1;
-    const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[first.query] : queries_.codes[first.query];
+  std::vector<std::vector<Hsp>> found(G);
+  std::vector<uint64_t> extensions(G, 0);
+  parallel_for(G, params_.threads, [&](size_t g) {
+    if (start[g] == start[g + 1]) return;
+    const uint32_t query = uint32_t(g / 2);
+    const bool minus = g % 2 == 1;
+    const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
     const uint64_t q_len = qc.size();
-    const size_t r = first.subject - batch.first_record;
-    const uint8_t* s = batch.codes.data() + batch.local_starts[r];
-    const uint64_t s_len = batch.lengths[r];
-    std::vector<DiagonalSeed> ds;
-    ds.reserve(groups[g].second - groups[g].first);
-    for (size_t i = groups[g].first; i < groups[g].second; ++i) {
-      const Seed& x = all_seeds[i];
-      ds.push_back({minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos, x.s_pos});
-    }
-    extend_diagonals(ds, qc.data(), q_len, s, s_len, scoring, [&](UngappedExtension e) {
+    if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(q_len));
+    DiagonalTable& diag = *diagonals_[g];
+    for (size_t i = start[g]; i < start[g + 1]; ++i) {
+      const Seed& x = grouped[i];
+      const size_t r = x.subject - batch.first_record;
+      const uint64_t rec_stream = batch.first_pos + batch.local_starts[r];
+      const uint64_t q_pos = minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos;
+      if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) continue;  // already explored on this diagonal
+      const uint8_t* s = batch.codes.data() + batch.local_starts[r];
+      UngappedExtension e = extend_ungapped(qc.data(), q_len, s, batch.lengths[r], q_pos, x.s_pos, scoring);
+      diag.record(rec_stream + x.s_pos, q_pos, rec_stream + e.s_start + e.length);
       ++extensions[g];
-      if (e.score < min_score_ || !reevaluate_ungapped(qc.data(), s, scoring, min_score_, e)) return;
-      const double evalue = evalue_of(karlin_, e.score, search_space_[first.query]);
-      if (!(evalue <= params_.evalue)) return;
+      if (e.score < min_score_ || !reevaluate_ungapped(qc.data(), s, scoring, min_score_, e)) continue;
+      const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
+      if (!(evalue <= params_.evalue)) continue;
       Hsp h;
-      h.query = first.query;
-      h.subject = first.subject;
-      h.strand = first.strand;
+      h.query = query;
+      h.subject = x.subject;
+      h.strand = minus ? 1 : 0;
       h.q_start = minus ? q_len - e.q_start - e.length : e.q_start;
       h.q_end = h.q_start + e.length;
       h.s_start = e.s_start;
       h.s_end = e.s_start + e.length;
       h.score = e.score;
-      for (uint64_t i = 0; i < e.length; ++i) h.identities += (qc[e.q_start + i] == s[e.s_start + i] && s[e.s_start + i] < 4);
+      for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == s[e.s_start + k] && s[e.s_start + k] < 4);
       h.evalue = evalue;
       h.bits = bitscore_of(karlin_, e.score);
       found[g].push_back(h);
-    });
+    }
   });
-  for (size_t g = 0; g < groups.size(); ++g) {
+  for (size_t g = 0; g < G; ++g) {
     stats_.extensions += extensions[g];
     hsps_.insert(hsps_.end(), found[g].begin(), found[g].end());
   }

@@ -39,28 +39,28 @@ QueryIndex::QueryIndex(const std::vector<std::vector<uint8_t>>& queries, int w) 
   uint64_t slots = 16;
   while (slots < 2 * distinct) slots *= 2;
   mask_ = slots - 1;
-  slot_keys_.assign(slots, 0);
-  slot_begin_.assign(slots, 0);
-  slot_count_.assign(slots, 0);  // count 0 marks an empty slot
+  slots_.assign(slots, Slot{0, 0, 0});
   for (size_t i = 0; i < items.size();) {
     size_t j = i;
     while (j < items.size() && items[j].key == items[i].key) ++j;
     uint64_t s = mix(items[i].key) & mask_;
-    while (slot_count_[s]) s = (s + 1) & mask_;
-    slot_keys_[s] = items[i].key;
-    slot_begin_[s] = uint32_t(i);
-    slot_count_[s] = uint32_t(j - i);
+    while (slots_[s].count) s = (s + 1) & mask_;
+    slots_[s] = Slot{items[i].key, uint32_t(i), uint32_t(j - i)};
     i = j;
   }
 }
 
+void QueryIndex::prefetch(uint64_t key) const {
+  if (!slots_.empty()) __builtin_prefetch(&slots_[mix(key) & mask_]);
+}
+
 const QueryIndex::Entry* QueryIndex::find(uint64_t key, size_t& count) const {
   count = 0;
-  if (slot_keys_.empty()) return nullptr;
-  for (uint64_t s = mix(key) & mask_; slot_count_[s]; s = (s + 1) & mask_)
-    if (slot_keys_[s] == key) {
-      count = slot_count_[s];
-      return entries_.data() + slot_begin_[s];
+  if (slots_.empty()) return nullptr;
+  for (uint64_t s = mix(key) & mask_; slots_[s].count; s = (s + 1) & mask_)
+    if (slots_[s].key == key) {
+      count = slots_[s].count;
+      return entries_.data() + slots_[s].begin;
     }
   return nullptr;
 }

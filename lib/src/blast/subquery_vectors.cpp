@@ -8,7 +8,7 @@
 namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
-                                 bool with_bitsliced)
+                                 bool with_vectors, bool with_bitsliced)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
   std::vector<uint64_t> lengths;
@@ -16,7 +16,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   subqueries_ = split_subqueries(lengths, params.n_sub, params.w);
   const uint32_t V = uint32_t(subqueries_.size());
   words_per_vector_ = bloom_words(m_bits_);
-  words_.assign(size_t(V) * words_per_vector_, 0);
+  if (with_vectors) words_.assign(size_t(V) * words_per_vector_, 0);
   inserted_.assign(V, 0);
   if (with_bitsliced) {
     words_per_row_ = (uint64_t(V) + 511) / 512 * 8;
@@ -33,10 +33,10 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     inserted_[v] = keys.size();
-    BloomView view{words_.data() + size_t(v) * words_per_vector_, m_bits_};
+    BloomView view{with_vectors ? words_.data() + size_t(v) * words_per_vector_ : nullptr, m_bits_};
     for (uint64_t key : keys) {
       h.hash_all(key, hashes);
-      view.insert(hashes, params.k);
+      if (with_vectors) view.insert(hashes, params.k);
       if (with_bitsliced)
         for (int i = 0; i < params.k; ++i) {
           const uint64_t row = bloom_slot(hashes[i], m_bits_);

@@ -47,6 +47,13 @@ UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_
   return e;
 }
 
+DiagonalTable::DiagonalTable(uint64_t query_length) {
+  uint64_t n = 64;
+  while (n <= query_length) n *= 2;
+  last_end_.assign(n, 0);
+  mask_ = n - 1;
+}
+
 bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScoring& sc, int64_t cutoff,
                          UngappedExtension& ext) {
   const uint8_t* qs = q + ext.q_start;

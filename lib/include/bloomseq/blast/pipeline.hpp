@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "bloomseq/blast/stage1b.hpp"
 #include "bloomseq/blast/subquery_vectors.hpp"
 #include "bloomseq/blast/tabular.hpp"
+#include "bloomseq/blast/ungapped.hpp"
 
 namespace bloomseq {
 
@@ -87,6 +89,7 @@ class BlastSearch {
   std::vector<double> search_space_;  // per query
   std::vector<std::string> subject_names_;
   std::vector<Hsp> hsps_;
+  std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches
   BlastStats stats_;
 };
 

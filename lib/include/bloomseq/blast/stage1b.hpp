@@ -35,13 +35,19 @@ class QueryIndex {
   };
   // Entries for `key` (possibly none), sorted by (query, pos).
   const Entry* find(uint64_t key, size_t& count) const;
+  // Hint that `key` will be looked up soon (the table is far larger than the caches).
+  void prefetch(uint64_t key) const;
   int w() const { return w_; }
 
  private:
+  struct Slot {
+    uint64_t key;
+    uint32_t begin;
+    uint32_t count;  // 0: empty
+  };
   int w_ = 0;
   std::vector<Entry> entries_;
-  std::vector<uint64_t> slot_keys_;
-  std::vector<uint32_t> slot_begin_, slot_count_;
+  std::vector<Slot> slots_;
   uint64_t mask_ = 0;
 };
 

@@ -11,7 +11,19 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
   uint64_t last_pos = ~uint64_t(0), fwd = 0, rc = 0;
   uint32_t subject = 0;
   uint64_t s_pos = 0;
-  for (const Stage1aHit& h : hits) {
+  // Index look-ups miss the caches: prefetch the slot of the w-mer a few hits ahead.
+  constexpr size_t kAhead = 16;
+  auto key_at = [&](uint64_t pos) {
+    const uint8_t* c = batch_codes + (pos - batch_first_pos);
+    uint64_t f = 0;
+    for (int j = 0; j < w; ++j) f = (f << 2) | c[j];
+    return canonical_wmer(f, revcomp_wmer(f, w));
+  };
+  for (size_t hi_ = 0; hi_ < hits.size() && hi_ < kAhead; ++hi_) index.prefetch(key_at(hits[hi_].db_pos));
+  for (size_t hit_i = 0; hit_i < hits.size(); ++hit_i) {
+    const Stage1aHit& h = hits[hit_i];
+    if (hit_i + kAhead < hits.size() && hits[hit_i + kAhead].db_pos != hits[hit_i + kAhead - 1].db_pos)
+      index.prefetch(key_at(hits[hit_i + kAhead].db_pos));
     if (h.db_pos != last_pos) {  // hits come sorted by position: pack each db w-mer once
       last_pos = h.db_pos;
       const uint8_t* c = batch_codes + (h.db_pos - batch_first_pos);

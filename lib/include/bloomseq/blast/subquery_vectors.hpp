@@ -26,9 +26,10 @@ struct BitslicedMatrix {
 class SubqueryFilters {
  public:
   SubqueryFilters() = default;
-  // `queries`: 2-bit codes of every query record. Builds the per-sub-query vectors; the bit-sliced matrix
-  // only when `with_bitsliced`.
-  SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params, bool with_bitsliced);
+  // `queries`: 2-bit codes of every query record. Builds the per-sub-query vectors when `with_vectors` and the
+  // bit-sliced matrix when `with_bitsliced` (the same bits; each is hundreds of MB for a genome-sized query).
+  SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params, bool with_vectors,
+                  bool with_bitsliced);
 
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }
@@ -36,6 +37,7 @@ class SubqueryFilters {
   uint64_t inserted(uint32_t v) const { return inserted_[v]; }
   const H3Family& family() const { return family_; }
 
+  bool has_vectors() const { return !words_.empty(); }
   SubqueryVectors vectors() const;
   bool has_bitsliced() const { return !matrix_.empty(); }
   BitslicedMatrix bitsliced() const;

@@ -34,18 +34,20 @@ UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_
 bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScoring& scoring, int64_t cutoff,
                          UngappedExtension& ext);
 
-// A seed on one strand of one query against one subject record (positions of the w-mer's first base).
-struct DiagonalSeed {
-  uint64_t q_pos;  // in the strand's coordinates
-  uint64_t s_pos;
+// One extension per diagonal region (BLAST's diagonal table): seeds met in increasing subject position; a seed
+// whose start lies before the end of the last extension on its diagonal is not extended. Positions are stream
+// coordinates (increasing across subject records), so the table never needs clearing. Indexed by diagonal modulo a
+// power of two larger than the query: diagonals that share a slot are more than a query length apart and cannot
+// interfere when seeds arrive in subject order.
+class DiagonalTable {
+ public:
+  explicit DiagonalTable(uint64_t query_length);
+  bool should_extend(uint64_t s_stream, uint64_t q_pos) const { return s_stream >= last_end_[(s_stream - q_pos) & mask_]; }
+  void record(uint64_t s_stream, uint64_t q_pos, uint64_t end_stream) { last_end_[(s_stream - q_pos) & mask_] = end_stream; }
+
+ private:
+  std::vector<uint64_t> last_end_;
+  uint64_t mask_ = 0;
 };
 
-// Applies the one-extension-per-diagonal rule to seeds of one (query strand, subject) pair, in BLAST's order
-// (increasing subject position along each diagonal). `seeds` is reordered. Calls keep(ext) for every extension.
-template <class Keep>
-void extend_diagonals(std::vector<DiagonalSeed>& seeds, const uint8_t* q, uint64_t q_len, const uint8_t* s,
-                      uint64_t s_len, const UngappedScoring& scoring, Keep&& keep);
-
 }  // namespace bloomseq
-
-#include "bloomseq/blast/ungapped_impl.hpp"
