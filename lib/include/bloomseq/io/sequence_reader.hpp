@@ -19,7 +19,8 @@ struct SequenceRecord {
 class SequenceReader {
  public:
   // Opens `path` ("-" = stdin). Throws NoInputError if it cannot be opened (missing, a directory, unreadable).
-  explicit SequenceReader(const std::string& path);
+  // Compressed regular files are decompressed ahead on a second thread unless `decompress_ahead` is false.
+  explicit SequenceReader(const std::string& path, bool decompress_ahead = true);
   ~SequenceReader();
   SequenceReader(const SequenceReader&) = delete;
   SequenceReader& operator=(const SequenceReader&) = delete;
