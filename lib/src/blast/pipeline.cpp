@@ -53,7 +53,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals)
+BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals, bool force_vectors)
     : queries_(std::move(queries)), params_(params), totals_(totals) {
   params_.validate();
   karlin_ = ungapped_karlin(params_.reward, params_.penalty);
@@ -63,18 +63,14 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   for (const auto& q : queries_.codes) lengths.push_back(q.size());
   const uint64_t V = split_subqueries(lengths, params_.n_sub, params_.w).size();
   layout_ = resolve_layout(params_.layout, V);
-  filters_ = SubqueryFilters(queries_.codes, params_, layout_ != Stage1aLayout::bitsliced,
+  filters_ = SubqueryFilters(queries_.codes, params_, force_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced);
   index_ = QueryIndex(queries_.codes, params_.w);
-  double largest_space = 1;
+  const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
-    largest_space = std::max(largest_space, search_space_.back());
+    cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
   }
-  // The lowest raw score that can reach the E-value cutoff for any query (the rescan's cutoff; BLAST uses its
-  // word-level cutoff there, which only matters for HSPs that dip below zero, i.e. w-mers shorter than X).
-  min_score_ = 1;
-  while (evalue_of(karlin_, min_score_, largest_space) > params_.evalue) ++min_score_;
   stats_.seconds_build = seconds_since(t0);
   stats_.tp.assign(filters_.count(), 0);
   stats_.fp.assign(filters_.count(), 0);
@@ -102,7 +98,13 @@ void BlastSearch::search(const DbBatch& batch) {
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<Stage1aHit>> hits(chunks.size());
   std::vector<uint64_t> wmers(chunks.size(), 0);
-  if (V > 0) {
+  if (V > 0 && external_stage1a) {
+    if (!external_prepared_) {
+      external_stage1a->prepare(filters_.vectors());
+      external_prepared_ = true;
+    }
+    for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = external_stage1a->run_chunk(chunks[i], hits[i]);
+  } else if (V > 0) {
     const SubqueryVectors vec = filters_.vectors();
     const BitslicedMatrix mat = filters_.bitsliced();
     parallel_for(chunks.size(), params_.threads, [&](size_t i) {
@@ -192,10 +194,21 @@ void BlastSearch::search(const DbBatch& batch) {
       const uint64_t q_pos = minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos;
       if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) continue;  // already explored on this diagonal
       const uint8_t* s = batch.codes.data() + batch.local_starts[r];
-      UngappedExtension e = extend_ungapped(qc.data(), q_len, s, batch.lengths[r], q_pos, x.s_pos, scoring);
-      diag.record(rec_stream + x.s_pos, q_pos, rec_stream + e.s_start + e.length);
+      const uint64_t s_len = batch.lengths[r];
+      const ExtensionCutoffs& cut = cutoffs_[query];
       ++extensions[g];
-      if (e.score < min_score_ || !reevaluate_ungapped(qc.data(), s, scoring, min_score_, e)) continue;
+      // As blastn: a failed extension marks only the word itself as explored.
+      if (w >= 11 && approximate_ungapped_score(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring) < cut.reduced) {
+        diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
+        continue;
+      }
+      UngappedExtension e = extend_ungapped(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring);
+      if (e.score < cut.word) {
+        diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
+        continue;
+      }
+      diag.record(rec_stream + x.s_pos, q_pos, rec_stream + e.s_start + e.length);
+      if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) continue;
       const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
       if (!(evalue <= params_.evalue)) continue;
       Hsp h;

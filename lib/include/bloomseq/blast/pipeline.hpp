@@ -11,6 +11,7 @@
 #include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/blast/params.hpp"
+#include "bloomseq/blast/stage1a_backend.hpp"
 #include "bloomseq/blast/stage1b.hpp"
 #include "bloomseq/blast/subquery_vectors.hpp"
 #include "bloomseq/blast/tabular.hpp"
@@ -52,12 +53,17 @@ struct BlastStats {
 class BlastSearch {
  public:
   // `totals`: the whole database's size (for the E-values); batches must come in stream order.
-  BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals);
+  // `force_vectors` builds the per-sub-query vectors even when the bit-sliced layout is chosen (an external
+  // stage-1a backend reads them).
+  BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals, bool force_vectors = false);
 
   // Optional observers of the intermediate stages (called once per batch, hits/seeds in stream order).
   std::function<void(const DbBatch&, const std::vector<Stage1aHit>&)> on_stage1a;
   std::function<void(const DbBatch&, const std::vector<Seed>&)> on_seeds;
   bool run_stage2 = true;
+  // When set, stage 1a runs here instead of the CPU layouts (a GPU backend); it gets the vector layout and is
+  // called for one chunk at a time, in order.
+  Stage1aBackend* external_stage1a = nullptr;
 
   void search(const DbBatch& batch);
   // All HSPs with E <= cutoff, in BLAST's report order: queries in input order, subjects by best E-value,
@@ -85,7 +91,8 @@ class BlastSearch {
   QueryIndex index_;
   KarlinParams karlin_;
   int xdrop_ = 0;
-  int64_t min_score_ = 1;
+  std::vector<ExtensionCutoffs> cutoffs_;  // per query
+  bool external_prepared_ = false;
   std::vector<double> search_space_;  // per query
   std::vector<std::string> subject_names_;
   std::vector<Hsp> hsps_;

@@ -26,6 +26,26 @@ struct UngappedExtension {
 UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
                                   uint64_t s_pos, const UngappedScoring& scoring);
 
+// blastn's quick pre-screen (word size >= 11): the same X-drop extension, 4 bases at a time, starting at the first
+// multiple of 4 (in subject-record coordinates) at or after the seed start; bases beyond the last whole group of 4
+// on either side are not looked at. blastn extends base by base only when this score reaches 80% of the word-level
+// cutoff, so a few borderline HSPs are never reported by blastn; reproducing the screen keeps the outputs equal.
+int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
+                                   uint64_t s_pos, const UngappedScoring& scoring);
+
+// The cutoffs blastn applies while extending (BlastInitialWordParametersUpdate / BlastHitSavingParametersUpdate):
+// hit = smallest score with E <= evalue in the query's effective search space; word = min(hit, smallest score
+// with E <= 0.05 in a space of min(subject, 2 x query) x subject, subject = mean subject length);
+// reduced = (int)(0.8 * word).
+struct ExtensionCutoffs {
+  int64_t hit = 1;
+  int64_t word = 1;
+  int64_t reduced = 0;
+};
+struct KarlinParams;
+ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length, double search_space,
+                                   uint64_t mean_subject_length, double evalue);
+
 // BLAST+ re-scores every ungapped HSP once all are found (Blast_HSPReevaluateWithAmbiguitiesUngapped): a left-to-
 // right scan that restarts where the running sum turns negative (dropping the front part unless it already
 // reached `cutoff`) and ends at the FIRST position where the best score is reached. The X-drop right extension
