@@ -46,15 +46,52 @@ int64_t brute_length_adjustment(double lambda, double K, double H, double beta, 
   return ell;
 }
 
+// Smallest raw score S >= 1 with space * K * exp(-lambda S) <= e.
+int64_t smallest_score(double space, double K, double lambda, double e) {
+  int64_t S = 1;
+  while (space * K * std::exp(-lambda * double(S)) > e) ++S;
+  return S;
+}
+
+// blastn's 4-bases-at-a-time screen: groups aligned to multiples of 4 in the subject, X-drop at group granularity.
+int64_t screen_score(const std::string& Q, const std::string& S, uint64_t qp, uint64_t s, int reward, int penalty,
+                     int X) {
+  const uint64_t g = (s + 3) / 4 * 4, qg = qp + (g - s);
+  auto group = [&](uint64_t qa, uint64_t sa) {
+    int64_t t = 0;
+    for (uint64_t j = 0; j < 4; ++j) t += pair_score(Q[qa + j], S[sa + j], reward, penalty);
+    return t;
+  };
+  int64_t best_left = 0, run = 0;
+  for (uint64_t j = 1; 4 * j <= std::min(g, qg); ++j) {
+    run += group(qg - 4 * j, g - 4 * j);
+    best_left = std::max(best_left, run);
+    if (best_left - run > X) break;
+  }
+  int64_t best_right = 0;
+  run = 0;
+  for (uint64_t j = 0; qg + 4 * j + 4 <= Q.size() && g + 4 * j + 4 <= S.size(); ++j) {
+    run += group(qg + 4 * j, g + 4 * j);
+    best_right = std::max(best_right, run);
+    if (best_right - run > X) break;
+  }
+  return best_left + best_right;
+}
+
 std::vector<RefHsp> reference_search(const Records& q, const Records& db, int w, int reward, int penalty, int X,
                                      double lambda, double K, double H, double beta, double evalue_cutoff) {
   uint64_t n = 0;
   for (const auto& s : db.seqs) n += s.size();
+  const double mean_subject = double(n / db.seqs.size());
   std::vector<RefHsp> out;
   for (uint32_t qi = 0; qi < q.seqs.size(); ++qi) {
     const double m = double(q.seqs[qi].size());
     const int64_t ell = brute_length_adjustment(lambda, K, H, beta, m, double(n), double(db.seqs.size()));
     const double space = (m - double(ell)) * (double(n) - double(db.seqs.size()) * double(ell));
+    const int64_t hit_cutoff = smallest_score(space, K, lambda, evalue_cutoff);
+    const int64_t word_cutoff =
+        std::min(hit_cutoff, smallest_score(std::min(mean_subject, 2 * m) * mean_subject, K, lambda, 0.05));
+    const int64_t reduced = int64_t(0.8 * double(word_cutoff));
     for (int strand = 0; strand < 2; ++strand) {
       const std::string Q = strand == 0 ? q.seqs[qi] : revcomp(q.seqs[qi]);
       for (uint32_t di = 0; di < db.seqs.size(); ++di) {
@@ -68,6 +105,10 @@ std::vector<RefHsp> reference_search(const Records& q, const Records& db, int w,
             const int64_t d = int64_t(s) - int64_t(qp);
             auto it = last_end.find(d);
             if (it != last_end.end() && s < it->second) continue;
+            if (w >= 11 && screen_score(Q, S, qp, s, reward, penalty, X) < reduced) {
+              last_end[d] = s + uint64_t(w);  // only the word counts as explored
+              continue;
+            }
             // Left: best total over left ends, stop once the running total is more than X below the best.
             int64_t run = 0, best = 0;
             uint64_t left = 0;  // bases taken on the left
@@ -91,8 +132,11 @@ std::vector<RefHsp> reference_search(const Records& q, const Records& db, int w,
               }
               if (best - run > X) break;
             }
+            if (left_best + best < word_cutoff) {
+              last_end[d] = s + uint64_t(w);
+              continue;
+            }
             last_end[d] = s + right;
-            (void)left_best;
             // The rescan: first position of the maximum prefix score (prefix scores never go negative here).
             const uint64_t q0 = qp - left, s0 = s - left, len = left + right;
             int64_t pre = 0, top = 0;

@@ -65,7 +65,6 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   layout_ = resolve_layout(params_.layout, V);
   filters_ = SubqueryFilters(queries_.codes, params_, force_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced);
-  index_ = QueryIndex(queries_.codes, params_.w);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
@@ -143,7 +142,7 @@ void BlastSearch::search(const DbBatch& batch) {
   parallel_for(chunks.size(), params_.threads, [&](size_t i) {
     tp[i].assign(V, 0);
     fp[i].assign(V, 0);
-    verify_hits(hits[i], batch.codes.data(), batch.first_pos, w, index_, filters_.subqueries(), locate, seeds[i],
+    verify_hits(hits[i], batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i],
                 tp[i], fp[i]);
     std::vector<Stage1aHit>().swap(hits[i]);
   });
@@ -187,7 +186,17 @@ void BlastSearch::search(const DbBatch& batch) {
     const uint64_t q_len = qc.size();
     if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(q_len));
     DiagonalTable& diag = *diagonals_[g];
+    // Diagonal slots and query bases of upcoming seeds are scattered over large arrays: prefetch a few ahead.
+    constexpr size_t kAhead = 8;
+    auto prefetch_seed = [&](size_t i) {
+      const Seed& y = grouped[i];
+      const uint64_t qp = minus ? q_len - y.q_pos - uint64_t(w) : y.q_pos;
+      diag.prefetch(batch.first_pos + batch.local_starts[y.subject - batch.first_record] + y.s_pos, qp);
+      __builtin_prefetch(qc.data() + qp);
+    };
+    for (size_t i = start[g]; i < start[g + 1] && i < start[g] + kAhead; ++i) prefetch_seed(i);
     for (size_t i = start[g]; i < start[g + 1]; ++i) {
+      if (i + kAhead < start[g + 1]) prefetch_seed(i + kAhead);
       const Seed& x = grouped[i];
       const size_t r = x.subject - batch.first_record;
       const uint64_t rec_stream = batch.first_pos + batch.local_starts[r];

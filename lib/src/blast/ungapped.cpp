@@ -106,7 +106,7 @@ ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length
 DiagonalTable::DiagonalTable(uint64_t query_length) {
   uint64_t n = 64;
   while (n <= query_length) n *= 2;
-  last_end_.assign(n, 0);
+  last_end_ = HugeBuffer<uint64_t>(n);
   mask_ = n - 1;
 }
 

@@ -88,7 +88,6 @@ class BlastSearch {
   DbTotals totals_;
   Stage1aLayout layout_;
   SubqueryFilters filters_;
-  QueryIndex index_;
   KarlinParams karlin_;
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
-#include "bloomseq/split/subquery.hpp"
+#include "bloomseq/blast/subquery_vectors.hpp"
 
 namespace bloomseq {
 
@@ -22,41 +22,13 @@ struct Seed {
   bool operator==(const Seed& o) const;
 };
 
-// Canonical w-mer -> query positions, as an open-addressing hash table over a key-sorted position array.
-class QueryIndex {
- public:
-  QueryIndex() = default;
-  QueryIndex(const std::vector<std::vector<uint8_t>>& queries, int w);
-
-  struct Entry {
-    uint32_t query;
-    uint32_t pos;
-    bool fwd_is_canonical;  // the query's plus-strand w-mer is the canonical key itself
-  };
-  // Entries for `key` (possibly none), sorted by (query, pos).
-  const Entry* find(uint64_t key, size_t& count) const;
-  // Hint that `key` will be looked up soon (the table is far larger than the caches).
-  void prefetch(uint64_t key) const;
-  int w() const { return w_; }
-
- private:
-  struct Slot {
-    uint64_t key;
-    uint32_t begin;
-    uint32_t count;  // 0: empty
-  };
-  int w_ = 0;
-  std::vector<Entry> entries_;
-  std::vector<Slot> slots_;
-  uint64_t mask_ = 0;
-};
-
 // Verifies the hits of one chunk (db codes of its batch given by `batch_codes`, stream coordinate of
-// batch_codes[0] = batch_first_pos); appends seeds and counts true/false positives per sub-query.
+// batch_codes[0] = batch_first_pos) against each sub-query's sorted w-mer list (a binary search in about n_sub
+// keys); appends seeds and counts true/false positives per sub-query.
 // `locate(db_pos, subject, s_pos)` maps a stream coordinate to the record and offset.
 template <class Locate>
 void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes, uint64_t batch_first_pos, int w,
-                 const QueryIndex& index, const std::vector<SubQuery>& subqueries, Locate&& locate,
+                 const SubqueryFilters& filters, Locate&& locate,
                  std::vector<Seed>& seeds, std::vector<uint64_t>& tp, std::vector<uint64_t>& fp);
 
 }  // namespace bloomseq

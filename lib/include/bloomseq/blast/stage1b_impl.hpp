@@ -1,51 +1,89 @@
 // Template body of verify_hits (see stage1b.hpp).
 #pragma once
+#include <algorithm>
+
 #include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
 
+// First index i in sorted keys[0, n) with keys[i] >= key, searched outwards from `guess`.
+inline size_t lower_bound_from(const uint64_t* keys, size_t n, uint64_t key, size_t guess) {
+  if (n == 0) return 0;
+  if (guess >= n) guess = n - 1;
+  size_t lo, hi;  // answer in (lo - 1, hi]: keys[lo - 1] < key <= keys[hi] conceptually
+  if (keys[guess] < key) {
+    size_t step = 1;
+    lo = guess + 1;
+    hi = lo;
+    while (hi < n && keys[hi] < key) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    if (hi > n) hi = n;
+  } else {
+    size_t step = 1;
+    hi = guess;
+    lo = guess;
+    while (lo > 0 && keys[lo - 1] >= key) {
+      hi = lo - 1;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+  }
+  return size_t(std::lower_bound(keys + lo, keys + hi, key) - keys);
+}
+
 template <class Locate>
 void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes, uint64_t batch_first_pos, int w,
-                 const QueryIndex& index, const std::vector<SubQuery>& subqueries, Locate&& locate,
-                 std::vector<Seed>& seeds, std::vector<uint64_t>& tp, std::vector<uint64_t>& fp) {
-  uint64_t last_pos = ~uint64_t(0), fwd = 0, rc = 0;
+                 const SubqueryFilters& filters, Locate&& locate, std::vector<Seed>& seeds, std::vector<uint64_t>& tp,
+                 std::vector<uint64_t>& fp) {
+  const std::vector<SubQuery>& subs = filters.subqueries();
+  uint64_t last_pos = ~uint64_t(0), fwd = 0, rc = 0, key = 0;
   uint32_t subject = 0;
   uint64_t s_pos = 0;
-  // Index look-ups miss the caches: prefetch the slot of the w-mer a few hits ahead.
-  constexpr size_t kAhead = 16;
-  auto key_at = [&](uint64_t pos) {
-    const uint8_t* c = batch_codes + (pos - batch_first_pos);
+  // Software pipeline: the list position of hit i + kAhead is estimated (from the per-list key range, which stays
+  // in cache) and prefetched, so the search of hit i finds its cache lines already loaded.
+  constexpr size_t kAhead = 8;
+  std::vector<uint32_t> guesses(hits.size());
+  auto guess_of = [&](size_t i) {
+    const uint8_t* c = batch_codes + (hits[i].db_pos - batch_first_pos);
     uint64_t f = 0;
     for (int j = 0; j < w; ++j) f = (f << 2) | c[j];
-    return canonical_wmer(f, revcomp_wmer(f, w));
+    const uint64_t k = canonical_wmer(f, revcomp_wmer(f, w));
+    const SubqueryFilters::WmerList l = filters.wmers(hits[i].subquery);
+    const uint64_t lo = filters.min_key(hits[i].subquery), hi = filters.max_key(hits[i].subquery);
+    size_t g = 0;
+    if (l.n > 0 && k > lo) g = k >= hi ? l.n - 1 : size_t(double(k - lo) / double(hi - lo + 1) * double(l.n));
+    __builtin_prefetch(l.keys + g);
+    __builtin_prefetch(l.keys + (g + 8 < l.n ? g + 8 : g));
+    __builtin_prefetch(l.keys + (g >= 8 ? g - 8 : g));
+    __builtin_prefetch(l.pos + g);
+    guesses[i] = uint32_t(g);
   };
-  for (size_t hi_ = 0; hi_ < hits.size() && hi_ < kAhead; ++hi_) index.prefetch(key_at(hits[hi_].db_pos));
+  for (size_t i = 0; i < hits.size() && i < kAhead; ++i) guess_of(i);
   for (size_t hit_i = 0; hit_i < hits.size(); ++hit_i) {
+    if (hit_i + kAhead < hits.size()) guess_of(hit_i + kAhead);
     const Stage1aHit& h = hits[hit_i];
-    if (hit_i + kAhead < hits.size() && hits[hit_i + kAhead].db_pos != hits[hit_i + kAhead - 1].db_pos)
-      index.prefetch(key_at(hits[hit_i + kAhead].db_pos));
     if (h.db_pos != last_pos) {  // hits come sorted by position: pack each db w-mer once
       last_pos = h.db_pos;
       const uint8_t* c = batch_codes + (h.db_pos - batch_first_pos);
       fwd = 0;
       for (int j = 0; j < w; ++j) fwd = (fwd << 2) | c[j];
       rc = revcomp_wmer(fwd, w);
+      key = canonical_wmer(fwd, rc);
       locate(h.db_pos, subject, s_pos);
     }
-    const SubQuery& sq = subqueries[h.subquery];
-    const uint64_t lo = sq.offset, hi = sq.offset + sq.length - uint64_t(w);  // w-mer starts of the sub-query
-    size_t n = 0;
-    const QueryIndex::Entry* e = index.find(canonical_wmer(fwd, rc), n);
+    const SubqueryFilters::WmerList l = filters.wmers(h.subquery);
     bool found = false;
-    for (size_t i = 0; i < n; ++i) {
-      if (e[i].query != sq.query_id || e[i].pos < lo || e[i].pos > hi) continue;
+    for (size_t i = lower_bound_from(l.keys, l.n, key, guesses[hit_i]); i < l.n && l.keys[i] == key; ++i) {
       found = true;
       // The query's plus-strand w-mer equals the db w-mer (plus seed) or its reverse complement (minus seed);
       // a reverse-palindromic w-mer is both.
-      const uint64_t key = fwd < rc ? fwd : rc;
-      const uint64_t qfwd = e[i].fwd_is_canonical ? key : revcomp_wmer(key, w);
-      if (qfwd == fwd) seeds.push_back({e[i].query, subject, e[i].pos, s_pos, 0});
-      if (qfwd == rc) seeds.push_back({e[i].query, subject, e[i].pos, s_pos, 1});
+      const uint64_t qfwd = (l.pos[i] & SubqueryFilters::kFwdIsKey) ? key : revcomp_wmer(key, w);
+      const uint32_t query = subs[h.subquery].query_id, q_pos = l.pos[i] & ~SubqueryFilters::kFwdIsKey;
+      if (qfwd == fwd) seeds.push_back({query, subject, q_pos, s_pos, 0});
+      if (qfwd == rc) seeds.push_back({query, subject, q_pos, s_pos, 1});
     }
     ++(found ? tp : fp)[h.subquery];
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/blast/huge_buffer.hpp"
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/split/subquery.hpp"
@@ -37,22 +38,41 @@ class SubqueryFilters {
   uint64_t inserted(uint32_t v) const { return inserted_[v]; }
   const H3Family& family() const { return family_; }
 
+  // The sub-query's w-mers for exact verification (stage 1b), sorted by (canonical key, position): `n` entries
+  // from `keys`, with the query position (0-based, plus strand; bit 31 set when the plus-strand w-mer is the key).
+  struct WmerList {
+    const uint64_t* keys;
+    const uint32_t* pos;
+    size_t n;
+  };
+  static constexpr uint32_t kFwdIsKey = 0x80000000u;
+  // Smallest and largest key of sub-query v's list (0 for an empty list); small arrays that stay cached.
+  uint64_t min_key(uint32_t v) const { return key_range_[2 * size_t(v)]; }
+  uint64_t max_key(uint32_t v) const { return key_range_[2 * size_t(v) + 1]; }
+  WmerList wmers(uint32_t v) const {
+    return {keys_.data() + key_begin_[v], key_pos_.data() + key_begin_[v], size_t(key_count_[v])};
+  }
+
   bool has_vectors() const { return !words_.empty(); }
   SubqueryVectors vectors() const;
   bool has_bitsliced() const { return !matrix_.empty(); }
   BitslicedMatrix bitsliced() const;
-  uint64_t vector_bytes() const { return words_.size() * sizeof(uint32_t); }
-  uint64_t bitsliced_bytes() const { return matrix_.size() * sizeof(uint64_t); }
+  uint64_t vector_bytes() const { return uint64_t(words_.size()) * sizeof(uint32_t); }
+  uint64_t bitsliced_bytes() const { return uint64_t(matrix_.size()) * sizeof(uint64_t); }
 
  private:
   std::vector<SubQuery> subqueries_;
   std::vector<uint64_t> inserted_;
+  HugeBuffer<uint64_t> keys_;
+  HugeBuffer<uint32_t> key_pos_;
+  std::vector<uint64_t> key_begin_, key_count_;
+  std::vector<uint64_t> key_range_;
   H3Family family_;
   uint64_t m_bits_ = 0;
   uint64_t words_per_vector_ = 0;
   uint64_t words_per_row_ = 0;
-  std::vector<uint32_t> words_;
-  std::vector<uint64_t> matrix_;
+  HugeBuffer<uint32_t> words_;
+  HugeBuffer<uint64_t> matrix_;
 };
 
 }  // namespace bloomseq

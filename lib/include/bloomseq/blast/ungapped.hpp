@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "bloomseq/blast/huge_buffer.hpp"
+
 namespace bloomseq {
 
 struct UngappedScoring {
@@ -64,9 +66,10 @@ class DiagonalTable {
   explicit DiagonalTable(uint64_t query_length);
   bool should_extend(uint64_t s_stream, uint64_t q_pos) const { return s_stream >= last_end_[(s_stream - q_pos) & mask_]; }
   void record(uint64_t s_stream, uint64_t q_pos, uint64_t end_stream) { last_end_[(s_stream - q_pos) & mask_] = end_stream; }
+  void prefetch(uint64_t s_stream, uint64_t q_pos) const { __builtin_prefetch(&last_end_[(s_stream - q_pos) & mask_]); }
 
  private:
-  std::vector<uint64_t> last_end_;
+  HugeBuffer<uint64_t> last_end_;
   uint64_t mask_ = 0;
 };
 
