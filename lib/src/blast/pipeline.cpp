@@ -12,10 +12,14 @@
 #include "bloomseq/blast/ungapped.hpp"
 #include "bloomseq/bloom/bloom_vector.hpp"
 #include "bloomseq/encode/sequence.hpp"
+#include "bloomseq/error.hpp"
 
 namespace bloomseq {
 
 void QuerySet::add(const std::string& name, const std::string& seq) {
+  if (seq.size() >= (uint64_t(1) << 31))
+    throw DataError("query record '" + name + "': " + std::to_string(seq.size()) +
+                    " bases; query records are limited to 2^31 - 1 bases");
   names.push_back(name);
   codes.push_back(encode_codes(seq));
   std::vector<uint8_t> rc(codes.back().rbegin(), codes.back().rend());
@@ -162,42 +166,38 @@ void BlastSearch::search(const DbBatch& batch) {
   if (on_seeds) on_seeds(batch, all_seeds);
   if (!run_stage2) return;
 
-  // Stage 2: seeds arrive in stream order; split them (stably) by query strand, the independent work units.
+  // Stage 2: seeds arrive in stream order; each query strand is an independent work unit that takes its seeds in
+  // that order. Thread t handles the strands g with g % threads == t, reading the shared seed list without copying.
   t0 = std::chrono::steady_clock::now();
   const size_t G = queries_.size() * 2;
-  std::vector<size_t> start(G + 1, 0);
-  for (const Seed& x : all_seeds) ++start[x.query * 2 + x.strand + 1];
-  for (size_t g = 0; g < G; ++g) start[g + 1] += start[g];
-  std::vector<Seed> grouped(all_seeds.size());
-  {
-    std::vector<size_t> fill(start.begin(), start.end() - 1);
-    for (const Seed& x : all_seeds) grouped[fill[x.query * 2 + x.strand]++] = x;
-  }
-  std::vector<Seed>().swap(all_seeds);
   if (diagonals_.size() != G) diagonals_.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_};
-  std::vector<std::vector<Hsp>> found(G);
-  std::vector<uint64_t> extensions(G, 0);
-  parallel_for(G, params_.threads, [&](size_t g) {
-    if (start[g] == start[g + 1]) return;
-    const uint32_t query = uint32_t(g / 2);
-    const bool minus = g % 2 == 1;
-    const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
-    const uint64_t q_len = qc.size();
-    if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(q_len));
-    DiagonalTable& diag = *diagonals_[g];
-    // Diagonal slots and query bases of upcoming seeds are scattered over large arrays: prefetch a few ahead.
+  const int T = int(std::min<size_t>(size_t(params_.threads), std::max<size_t>(G, 1)));
+  std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
+  std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
+  parallel_for(size_t(T), T, [&](size_t t) {
     constexpr size_t kAhead = 8;
-    auto prefetch_seed = [&](size_t i) {
-      const Seed& y = grouped[i];
-      const uint64_t qp = minus ? q_len - y.q_pos - uint64_t(w) : y.q_pos;
-      diag.prefetch(batch.first_pos + batch.local_starts[y.subject - batch.first_record] + y.s_pos, qp);
-      __builtin_prefetch(qc.data() + qp);
+    auto mine = [&](const Seed& y) { return (size_t(y.query) * 2 + y.strand) % size_t(T) == t; };
+    auto prefetch_seed = [&](const Seed& y) {
+      const size_t gy = size_t(y.query) * 2 + y.strand;
+      const bool m = y.strand == 1;
+      const std::vector<uint8_t>& qy = m ? queries_.rc_codes[y.query] : queries_.codes[y.query];
+      const uint64_t qp = m ? qy.size() - y.q_pos - uint64_t(w) : y.q_pos;
+      if (diagonals_[gy])
+        diagonals_[gy]->prefetch(batch.first_pos + batch.local_starts[y.subject - batch.first_record] + y.s_pos, qp);
+      __builtin_prefetch(qy.data() + qp);
     };
-    for (size_t i = start[g]; i < start[g + 1] && i < start[g] + kAhead; ++i) prefetch_seed(i);
-    for (size_t i = start[g]; i < start[g + 1]; ++i) {
-      if (i + kAhead < start[g + 1]) prefetch_seed(i + kAhead);
-      const Seed& x = grouped[i];
+    for (size_t i = 0; i < all_seeds.size(); ++i) {
+      if (i + kAhead < all_seeds.size() && mine(all_seeds[i + kAhead])) prefetch_seed(all_seeds[i + kAhead]);
+      const Seed& x = all_seeds[i];
+      if (!mine(x)) continue;
+      const size_t g = size_t(x.query) * 2 + x.strand;
+      const uint32_t query = x.query;
+      const bool minus = x.strand == 1;
+      const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
+      const uint64_t q_len = qc.size();
+      if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(q_len));
+      DiagonalTable& diag = *diagonals_[g];
       const size_t r = x.subject - batch.first_record;
       const uint64_t rec_stream = batch.first_pos + batch.local_starts[r];
       const uint64_t q_pos = minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos;
@@ -205,7 +205,7 @@ void BlastSearch::search(const DbBatch& batch) {
       const uint8_t* s = batch.codes.data() + batch.local_starts[r];
       const uint64_t s_len = batch.lengths[r];
       const ExtensionCutoffs& cut = cutoffs_[query];
-      ++extensions[g];
+      ++extensions[t];
       // As blastn: a failed extension marks only the word itself as explored.
       if (w >= 11 && approximate_ungapped_score(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring) < cut.reduced) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
@@ -232,12 +232,12 @@ void BlastSearch::search(const DbBatch& batch) {
       for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == s[e.s_start + k] && s[e.s_start + k] < 4);
       h.evalue = evalue;
       h.bits = bitscore_of(karlin_, e.score);
-      found[g].push_back(h);
+      found[t].push_back(h);
     }
   });
-  for (size_t g = 0; g < G; ++g) {
-    stats_.extensions += extensions[g];
-    hsps_.insert(hsps_.end(), found[g].begin(), found[g].end());
+  for (size_t t = 0; t < size_t(T); ++t) {
+    stats_.extensions += extensions[t];
+    hsps_.insert(hsps_.end(), found[t].begin(), found[t].end());
   }
   stats_.seconds_stage2 += seconds_since(t0);
 }

@@ -12,10 +12,10 @@ namespace bloomseq {
 // An exact w-mer match. Positions are 0-based starts of the w-mer on the plus strands; strand 1 means the db
 // w-mer equals the reverse complement of the query w-mer.
 struct Seed {
+  uint64_t s_pos;      // within the subject record
   uint32_t query;
   uint32_t subject;    // global record index
-  uint64_t q_pos;
-  uint64_t s_pos;      // within the subject record
+  uint32_t q_pos;      // query records are limited to 2^31 bases
   uint8_t strand;      // 0 plus, 1 minus
 
   bool operator<(const Seed& o) const;

@@ -54,7 +54,15 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
     const SubqueryFilters::WmerList l = filters.wmers(hits[i].subquery);
     const uint64_t lo = filters.min_key(hits[i].subquery), hi = filters.max_key(hits[i].subquery);
     size_t g = 0;
-    if (l.n > 0 && k > lo) g = k >= hi ? l.n - 1 : size_t(double(k - lo) / double(hi - lo + 1) * double(l.n));
+    if (l.n > 0 && k > lo) {
+      // Canonical keys are the smaller of two near-uniform values, so their density falls linearly: the expected
+      // rank follows the CDF 1 - (1 - x)^2 over the key range (x = 1 at the largest canonical key, 4^w / 2).
+      const double span = double(wmer_mask(w)) * 0.5 + 1.0;
+      const double x = double(k) / span, xlo = double(lo) / span, xhi = double(hi) / span;
+      const double F = 1 - (1 - x) * (1 - x), Flo = 1 - (1 - xlo) * (1 - xlo), Fhi = 1 - (1 - xhi) * (1 - xhi);
+      const double r = Fhi > Flo ? (F - Flo) / (Fhi - Flo) : 0.0;
+      g = k >= hi ? l.n - 1 : size_t(std::min(1.0, std::max(0.0, r)) * double(l.n - 1));
+    }
     __builtin_prefetch(l.keys + g);
     __builtin_prefetch(l.keys + (g + 8 < l.n ? g + 8 : g));
     __builtin_prefetch(l.keys + (g >= 8 ? g - 8 : g));
@@ -82,8 +90,8 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
       // a reverse-palindromic w-mer is both.
       const uint64_t qfwd = (l.pos[i] & SubqueryFilters::kFwdIsKey) ? key : revcomp_wmer(key, w);
       const uint32_t query = subs[h.subquery].query_id, q_pos = l.pos[i] & ~SubqueryFilters::kFwdIsKey;
-      if (qfwd == fwd) seeds.push_back({query, subject, q_pos, s_pos, 0});
-      if (qfwd == rc) seeds.push_back({query, subject, q_pos, s_pos, 1});
+      if (qfwd == fwd) seeds.push_back({s_pos, query, subject, q_pos, 0});
+      if (qfwd == rc) seeds.push_back({s_pos, query, subject, q_pos, 1});
     }
     ++(found ? tp : fp)[h.subquery];
   }
