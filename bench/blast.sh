@@ -17,7 +17,8 @@ while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fet
 ecoli="${path[ecoli_536.fa]}"; ssuis="${path[ssuis_sc84.fa]}"; lambda="$here/data/lambda_virus.fa"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # The first 1,000,000 bases of E. coli 536 as a query.
-{ echo ">ecoli_536_1M"; awk 'NR>1' "$ecoli" | tr -d '\n' | head -c 1000000 | fold -w 70; echo; } > "$tmp/ecoli_1M.fa"
+{ echo ">ecoli_536_1M"; (set +o pipefail; grep -v '^>' "$ecoli" | tr -d '\n' | head -c 1000000 | fold -w 70); echo; } \
+  > "$tmp/ecoli_1M.fa"
 
 threads="${BLAST_BENCH_THREADS:-1 2}"
 csv="$out/blast_end_to_end.csv"
@@ -25,7 +26,7 @@ echo "case,w,tool,threads,wall_s,cpu_s,hsps,identical_hsps,wall_ratio_vs_blastn,
 printf "\n%-22s %3s %-12s %3s %8s %8s %7s %9s %7s %7s\n" case w tool thr wall_s cpu_s hsps identical wall/bn cpu/bn
 measure() {  # -> "wall cpu" of the command, its stdout into $tmp/out
   /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" > "$tmp/out"
-  awk '{printf "%.3f %.3f", $1, $2 + $3}' "$tmp/time"
+  awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$tmp/time"
 }
 run_case() {  # name query db
   local name="$1" q="$2" db="$3" w
