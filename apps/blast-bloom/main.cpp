@@ -1,6 +1,7 @@
 // blast-bloom: BLAST stages 1a (Bloom filters over sub-queries), 1b (exact verification) and 2 (ungapped
 // extension) on the CPU, with blastn-compatible tabular output.
 #include <cxxopts.hpp>
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -340,6 +341,10 @@ int search_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The per-chunk hit, seed and verification arrays are large and short-lived: keep freed memory in the heap
+  // instead of returning it to the kernel, which would zero fresh pages for every chunk again.
+  mallopt(M_MMAP_THRESHOLD, 512 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1024 << 20);
   return run_app(kProgram, [&] {
     if (argc >= 2 && std::string(argv[1]) == "encode") return encode_main(argc - 1, argv + 1);
     return search_main(argc, argv);
