@@ -1,7 +1,10 @@
 // OutputFile: all-or-nothing outputs, gzip by suffix, and clear errors for unwritable targets.
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/output_file.hpp"
@@ -150,4 +153,23 @@ TEST_CASE("output: moves transfer ownership of the temporary", "[io][output]") {
   b.write(" world");
   b.commit();
   CHECK(read_bytes(dir.file("m.txt")) == "hello world");
+}
+
+TEST_CASE("output: SIGINT in the middle of writing leaves no file behind", "[io][output]") {
+  TempDir dir;
+  auto path = dir.file("interrupted.txt");
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // child: start an output, then get interrupted before commit
+    OutputFile::install_signal_cleanup();
+    OutputFile out(path);
+    out.write(std::string(5 << 20, 'z'));  // past the buffer: the temporary has content on disk
+    raise(SIGINT);
+    _exit(0);  // not reached
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(dir.entries().empty());
 }

@@ -310,6 +310,19 @@ TEST_CASE("reader: real data in data/", "[io][reader]") {
   auto lambda = read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + "/lambda_virus.fa");
   REQUIRE(lambda.size() == 1);
   CHECK(lambda[0].seq.size() == 48502);  // NC_001416
+  // The bee-virus files mostly lack a final newline: one record each, lengths as in their GenBank records.
+  const std::pair<const char*, size_t> viruses[] = {
+      {"dwv", 10140}, {"vdv1", 10112}, {"vdv1dwv5", 10149}, {"vdv1dwv9", 10154}};
+  for (auto& [name, length] : viruses) {
+    auto v = read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + "/bee-viruses/" + name + ".fa");
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].seq.size() == length);
+  }
+  auto ecoli = read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + "/ecoli_536_200k.fa");
+  REQUIRE(ecoli.size() == 1);
+  CHECK(ecoli[0].seq.size() == 200000);
+  for (const char* mates : {"/lambda_reads_1.fq", "/lambda_reads_2.fq"})
+    CHECK(read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + mates).size() == 2000);
   auto reads = read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + "/SRR059298_5k.fastq.gz");
   REQUIRE(reads.size() == 5000);
   for (auto& r : reads) REQUIRE(r.qual.size() == r.seq.size());

@@ -197,3 +197,21 @@ TEST_CASE("2bit: rejections name the file and record", "[io][2bit]") {
   with([&](std::string& b) { b[entry2 + 4] = 'A'; });  // both names "chrA"
   expect_reject(bad, "duplicate");
 }
+
+TEST_CASE("2bit: SequenceReader reads .2bit files like FASTA", "[io][2bit]") {
+  TempDir dir;
+  std::mt19937_64 rng(33);
+  std::vector<SequenceRecord> recs = {rec("a", awkward_sequence(rng, 777)), rec("b", "nnACGT"), rec("c", "")};
+  write_twobit(dir.file("r.2bit"), recs);
+  SequenceReader r(dir.file("r.2bit"));
+  std::vector<SequenceRecord> batch;
+  CHECK(r.next_batch(batch, 780) == 2);
+  CHECK(batch[0].seq == recs[0].seq);
+  CHECK(batch[1].name == "b");
+  CHECK(batch[1].seq == "nnACGT");
+  CHECK(r.next_batch(batch, 800) == 1);
+  CHECK(batch[0].seq.empty());
+  CHECK(r.next_batch(batch, 800) == 0);
+  CHECK_FALSE(r.is_fastq());
+  CHECK(read_all_sequences(dir.file("r.2bit")).size() == 3);
+}

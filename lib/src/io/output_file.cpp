@@ -6,6 +6,7 @@
 #include "bloomseq/io/output_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -271,6 +272,22 @@ void OutputFile::commit() {
 void OutputFile::remove_all_temporaries() noexcept {
   for (auto& s : g_slots)
     if (s.state.load() == 2) ::unlink(s.path);
+}
+
+namespace {
+extern "C" void cleanup_and_reraise(int sig) {
+  OutputFile::remove_all_temporaries();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+}  // namespace
+
+void OutputFile::install_signal_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = cleanup_and_reraise;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
 }  // namespace bloomseq

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "bloomseq/error.hpp"
+#include "bloomseq/io/twobit.hpp"
 #include "io_common.hpp"
 
 namespace bloomseq {
@@ -158,6 +159,8 @@ struct SequenceReader::Impl {
   std::string scratch;
   std::vector<SequenceRecord> pool;  // spare records so next_batch() reuses string capacity
   std::unique_ptr<Prefetcher> prefetch;
+  std::unique_ptr<TwoBitReader> twobit;  // a .2bit file is served record by record
+  size_t twobit_next = 0;
 
   ~Impl() {
     prefetch.reset();  // joins the thread before the stream goes away
@@ -214,8 +217,12 @@ struct SequenceReader::Impl {
     for (const char* p = s; p < e; ++p) good &= ok[static_cast<unsigned char>(*p)];
     if (good) return;
     for (const char* p = s; p < e; ++p)
-      if (!ok[static_cast<unsigned char>(*p)])
-        data_error(describe_byte(static_cast<unsigned char>(*p)) + " is not allowed in a " + what, line + 1);
+      if (!ok[static_cast<unsigned char>(*p)]) {
+        std::string hint;
+        if ((*p == '>' || *p == '@') && &ok == &kClasses.seq)
+          hint = " (two records merged? e.g. files concatenated where one lacks its final newline)";
+        data_error(describe_byte(static_cast<unsigned char>(*p)) + " is not allowed in a " + what + hint, line + 1);
+      }
   }
 
   // Appends one line (without "\n" or "\r\n") to dst after checking its characters; false at end of input.
@@ -297,6 +304,15 @@ struct SequenceReader::Impl {
   }
 
   bool next(SequenceRecord& rec) {
+    if (twobit) {
+      if (twobit_next == twobit->size()) return false;
+      rec.name = twobit->name(twobit_next);
+      rec.comment.clear();
+      rec.seq = twobit->sequence(twobit_next++);
+      rec.qual.clear();
+      ++record;
+      return true;
+    }
     int c;
     for (;;) {
       c = peek();
@@ -339,7 +355,7 @@ struct SequenceReader::Impl {
       read_line(rec.seq, kClasses.seq, "sequence");
       ++seq_lines;
     }
-    if (c < 0) data_error("truncated record: end of input before the '+' line", line + 1);
+    if (c < 0) data_error("no '+' line before the end of input (truncated record?)", line + 1);
     if (c != '+') data_error("missing '+' line after the sequence", line + 1);
     ++pos;
     scratch.clear();
@@ -370,6 +386,11 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
       throw NoInputError(impl_->name + ": cannot open: " + io_detail::errno_text(errno));
     if (S_ISDIR(st.st_mode)) throw NoInputError(impl_->name + ": cannot open: is a directory");
   }
+  if (path != "-" && is_twobit_file(path)) {
+    impl_->twobit = std::make_unique<TwoBitReader>(path);
+    impl_->format = '>';
+    return;
+  }
   errno = 0;
   impl_->fp = bgzf_open(path.c_str(), "r");
   if (!impl_->fp) {
@@ -377,7 +398,12 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
     throw NoInputError(impl_->name + ": cannot open: " +
                        (err ? io_detail::errno_text(err) : std::string("unreadable or corrupt compressed header")));
   }
-  if (decompress_ahead && path != "-" && impl_->fp->is_compressed) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
+  // Not for stdin: a reader thread blocked on a pipe would make closing wait for input.
+  if (decompress_ahead && impl_->fp->is_compressed && path != "-") {
+    // BGZF blocks are independent: htslib's thread pool inflates several at once (and reads ahead itself).
+    // Plain gzip is one stream: a single thread inflates ahead of the parser.
+    if (impl_->fp->is_gzip || bgzf_mt(impl_->fp, 2, 64) != 0) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
+  }
 }
 
 SequenceReader::~SequenceReader() = default;

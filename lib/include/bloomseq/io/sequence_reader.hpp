@@ -1,4 +1,5 @@
-// Sequence input through htslib: FASTA and FASTQ, plain, gzip or bgzip, a path or "-" for stdin.
+// Sequence input through htslib: FASTA and FASTQ, plain, gzip or bgzip, a path or "-" for stdin; a UCSC .2bit
+// file (recognised by its signature) is read as FASTA records, with N runs and lower case restored.
 // Records come in batches sized in bases so memory stays bounded whatever the file size.
 // Every error names the file and the record number (1-based) and, where known, the line.
 #pragma once
