@@ -16,8 +16,12 @@ grep -q "Examples" "$tmp/stdout" || { echo "FAIL --help has no examples"; fail=1
 check "HSPs with header" 0 "$bb" "$q" "$db" -o "$tmp/hsp.tsv" --stats "$tmp/stats.json"
 head -n1 "$tmp/hsp.tsv" | grep -q '^# qaccver' || { echo "FAIL no # header"; fail=1; }
 [[ $(grep -vc '^#' "$tmp/hsp.tsv") -gt 0 ]] || { echo "FAIL no HSPs"; fail=1; }
-python3 -c "import json,sys; d=json.load(open('$tmp/stats.json')); assert d['membership_tests']>0 and 'fpr' in d and d['hsps']>0" \
-  || { echo "FAIL stats JSON"; fail=1; }
+if command -v python3 >/dev/null; then
+  python3 -c "import json; d=json.load(open('$tmp/stats.json')); assert d['membership_tests']>0 and 'fpr' in d and d['hsps']>0" \
+    || { echo "FAIL stats JSON"; fail=1; }
+else
+  grep -q '"membership_tests"' "$tmp/stats.json" || { echo "FAIL stats JSON"; fail=1; }
+fi
 check "stage 1a" 0 "$bb" --stage 1a -w 16 "$q" "$db" -o "$tmp/1a.tsv"
 head -n1 "$tmp/1a.tsv" | grep -q '^#subject' || { echo "FAIL 1a header"; fail=1; }
 check "stage 1b" 0 "$bb" --stage 1b -w 16 "$q" "$db" -o "$tmp/1b.tsv"
