@@ -120,6 +120,8 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
       ("batch-bases", "bases per batch handed to a thread", cxxopts::value<uint64_t>()->default_value("2000000"))
+      ("group", "reads scored together to overlap memory latency (tuning)",
+       cxxopts::value<int>()->default_value(std::to_string(ClassifyParams{}.group_reads)))
       ("h,help", "this help")
       ("inputs", "READS then filter files", cxxopts::value<std::vector<std::string>>());
   o.parse_positional({"inputs"});
@@ -163,6 +165,8 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
   cp.threads = r["threads"].as<int>();
   if (cp.threads < 1 || cp.threads > 1024) throw UsageError("classify: -t must be 1..1024");
   cp.batch_bases = r["batch-bases"].as<uint64_t>();
+  cp.group_reads = r["group"].as<int>();
+  if (cp.group_reads < 1 || cp.group_reads > 4096) throw UsageError("classify: --group must be 1..4096");
   if (cp.batch_bases < 1) throw UsageError("classify: --batch-bases must be positive");
   const bool all_scores = r.count("scores") > 0;
 

@@ -45,7 +45,7 @@ int oracle_facs_score(const std::string& read, const std::unordered_set<uint64_t
   for_each_wmer(encode_codes(read).data(), read.size(), w, [&](size_t pos, uint64_t fwd, uint64_t rc) {
     hit[pos] = kmers.count(canonical_wmer(fwd, rc)) ? 1 : 0;
   });
-  bool quick = false;
+  bool quick = hit[size_t(F - 1)] != 0;
   for (int f = 0; f < F; f += w) quick = quick || hit[size_t(f)];
   if (!quick) return 0;
   int covered = 0;
@@ -186,7 +186,7 @@ TEST_CASE("random reads come out novel; non-zero scores occur at the rate the FP
     nonzero += s.points[r] > 0;
     called += s.call[r] != kCallNovel;
   }
-  // The quick pass looks at 6 non-overlapping frames: P(score > 0) = 1 - (1 - p)^6 (random keys are
+  // The quick pass looks at 6 frames (0, 25, ..., 125): P(score > 0) = 1 - (1 - p)^6 (random keys are
   // independent of the genome's k-mers up to a negligible chance of a true match).
   const double expect = 1.0 - std::pow(1.0 - p, 6);
   const double sd = std::sqrt(n * expect * (1 - expect));

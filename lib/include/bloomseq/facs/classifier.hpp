@@ -50,21 +50,36 @@ class Classifier {
   // (for the BioBloom score) a threshold outside (0, 1].
   Classifier(const FilterSet& set, const ClassifyParams& params);
 
+  // One scorer of one read against one filter, with where its lookup stands.
+  struct Job {
+    uint32_t read = 0;
+    uint32_t filter = 0;
+    int32_t frame = -1;   // frame being looked up
+    int32_t stage = 0;    // probes up to here were prefetched: first kFirstProbes, then all k
+    uint8_t* state = nullptr;
+    const uint32_t* hashes = nullptr;
+    ReadScorer scorer;
+  };
+
   // Per-thread scratch memory, reused between batches.
   struct Workspace {
-    std::vector<uint64_t> keys;
-    std::vector<uint8_t> valid;
-    std::vector<uint32_t> hashes;
-    std::vector<uint8_t> hashed;
-    std::vector<uint8_t> states;
-    std::vector<size_t> frame_offset;
-    std::vector<int32_t> frames;
-    std::vector<int32_t> valid_frames;
+    std::vector<uint8_t> codes;          // 2-bit codes of the group's reads, back to back
+    std::vector<size_t> base_offset;     // [read]: first code
+    std::vector<size_t> frame_offset;    // [read]: first frame (hash slots) of the read
+    std::vector<int32_t> frames;         // [read]
+    std::vector<int32_t> valid_frames;   // [read]: > 0 if the read has a complete k-mer (1 = yes; not a count)
+    std::vector<uint32_t> hashes;        // [frame][kmax]
+    std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2 first hashes, 3 all hashes
+    std::vector<uint64_t> keys;          // [frame]: canonical key, once computed
+    std::vector<uint8_t> states;         // [read][filter][frame]
     std::vector<uint32_t> active;
-    std::vector<int32_t> pending;
-    std::vector<ReadScorer> scorers;
+    std::vector<Job> jobs;
     BatchScores mate_scores;
   };
+
+  // Probes prefetched for a new lookup. A miss usually shows within the first two probes (fill ~1/2), so the
+  // remaining k - 2 words are only fetched for lookups that pass them, in a second round.
+  static constexpr int kFirstProbes = 2;
 
   // Scores and calls single reads.
   void classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
@@ -80,13 +95,20 @@ class Classifier {
   void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+  // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
+  bool hash_head(Workspace& ws, size_t read, int frame) const;
+  // The remaining kmax - kFirstProbes hashes of a frame whose head is done.
+  void hash_tail(Workspace& ws, size_t slot) const;
   void call(BatchScores& out, const std::vector<int32_t>& valid_frames) const;
 
   const FilterSet& set_;
   ClassifyParams params_;
   int kmax_ = 0;
   H3Family family_;
-  H3ByteView hash_;
+  int key_bytes_ = 0;
+  int tail_lanes_ = 0;               // kmax - kFirstProbes rounded up to a multiple of 4 (SIMD lanes)
+  std::vector<uint64_t> head_table_;  // [byte][value]: functions 0 and 1 packed in one word
+  std::vector<uint32_t> tail_table_;  // [byte][value][tail_lanes]: functions 2 .. kmax - 1, zero padded
   std::vector<ConstBloomView> views_;
   std::vector<int> ks_;
 };

@@ -22,7 +22,8 @@ enum class ScoreKind : uint8_t {
 };
 
 // FACS score, exact: S = number of bases covered by at least one hit frame, provided that at least one of the
-// non-overlapping frames 0, w, 2w, ... hits (FACS's quick pass); otherwise 0. The full scan is lazy but exact:
+// quick-pass frames hits; otherwise 0. FACS's quick pass looks at the non-overlapping frames 0, w, 2w, ...; here
+// the last frame is added so that the quick frames touch every base (the tail of a read counts too). The full scan is lazy but exact:
 // for the first undecided base b it looks for the highest hit frame among those covering b (frames
 // min(b, F-1) down to b - w + 1), so an error-free read needs only the ~L/w non-overlapping frames, and each
 // sequencing error costs about w/2 more lookups, instead of all F frames. The result equals a scan of every frame.
@@ -52,12 +53,13 @@ struct FacsScorer {
   // The next frame to look up, or -1 when the score is final.
   BLOOMSEQ_HD int next(const uint8_t* state) {
     if (phase == 0) {
-      for (; quick < frames; quick += w) {
+      // Quick frames: 0, w, 2w, ... and the last frame, so that together they touch every base.
+      for (; quick < frames; quick = next_quick(quick)) {
         const uint8_t s = state[quick];
         if (s == kFrameUnknown) return quick;
         if (s == kFrameHit) break;
       }
-      if (quick >= frames) {  // no non-overlapping frame hits: FACS stops here with score 0
+      if (quick >= frames) {  // no quick frame hits: FACS stops here with score 0
         phase = 2;
         return -1;
       }
@@ -93,6 +95,11 @@ struct FacsScorer {
   BLOOMSEQ_HD void feed(uint8_t* state, int frame, bool hit) {
     state[frame] = hit ? kFrameHit : kFrameMiss;
     ++lookups;
+  }
+
+  BLOOMSEQ_HD int next_quick(int f) const {
+    if (f == frames - 1) return frames;
+    return f + w < frames ? f + w : frames - 1;
   }
 
   BLOOMSEQ_HD int points() const { return covered; }
