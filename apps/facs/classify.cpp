@@ -108,7 +108,7 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
       ("summary", "summary TSV (- = stdout)", cxxopts::value<std::string>()->default_value("-"))
       ("json", "JSON file with the run's parameters and totals", cxxopts::value<std::string>())
       ("score", "scoring: facs or biobloom", cxxopts::value<std::string>()->default_value("facs"))
-      ("s,threshold", "minimum score to match (default 0.5 for facs: fraction of bases covered; 0.15 for biobloom)",
+      ("s,threshold", "minimum score to match (default 0.55 for facs: fraction of bases covered; 0.15 for biobloom)",
        cxxopts::value<double>())
       ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
       ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))

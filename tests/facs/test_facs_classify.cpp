@@ -149,7 +149,7 @@ TEST_CASE("no false negatives: the Bloom score is never below the exact k-mer se
 }
 
 TEST_CASE("simulated reads classify to their reference, with and without errors") {
-  Fixture fx(25, 3, 40000);
+  Fixture fx(kFacsDefaultWordSize, 3, 40000);
   ClassifyParams cp;
   const Classifier c(fx.set, cp);
   for (double err : {0.0, 0.005, 0.01}) {

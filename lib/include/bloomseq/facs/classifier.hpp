@@ -55,25 +55,37 @@ class Classifier {
     uint32_t read = 0;
     uint32_t filter = 0;
     int32_t frame = -1;   // frame being looked up
-    int32_t stage = 0;    // probes up to here were prefetched: first kFirstProbes, then all k
+    int32_t from = 0;     // probes [from, stage) were prefetched and are tested next: 0-2, 2-4, 4-8, ...
+    int32_t stage = 0;
     uint8_t* state = nullptr;
     const uint32_t* hashes = nullptr;
     ReadScorer scorer;
   };
 
+  // One lookup of the quick pass: frame `slot` in `filter`, probes [from, to) prefetched.
+  struct ProbeItem {
+    uint32_t slot = 0;
+    uint16_t filter = 0;
+    uint8_t from = 0;
+    uint8_t to = 0;
+    uint8_t* state = nullptr;
+  };
+
   // Per-thread scratch memory, reused between batches.
   struct Workspace {
-    std::vector<uint8_t> codes;          // 2-bit codes of the group's reads, back to back
-    std::vector<size_t> base_offset;     // [read]: first code
+    std::vector<uint64_t> packed;        // the group's reads, 2 bits per base (packed_base layout)
+    std::vector<uint64_t> invalid;       // one bit per base: N or IUPAC
+    std::vector<size_t> base_offset;     // [read]: first word in packed and invalid
     std::vector<size_t> frame_offset;    // [read]: first frame (hash slots) of the read
     std::vector<int32_t> frames;         // [read]
     std::vector<int32_t> valid_frames;   // [read]: > 0 if the read has a complete k-mer (1 = yes; not a count)
     std::vector<uint32_t> hashes;        // [frame][kmax]
-    std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2 first hashes, 3 all hashes
+    std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2/3/4 hashes 0-1/0-3/all
     std::vector<uint64_t> keys;          // [frame]: canonical key, once computed
     std::vector<uint8_t> states;         // [read][filter][frame]
     std::vector<uint32_t> active;
     std::vector<Job> jobs;
+    std::vector<ProbeItem> probes;
     BatchScores mate_scores;
   };
 
@@ -95,10 +107,11 @@ class Classifier {
   void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+  void quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
-  // The remaining kmax - kFirstProbes hashes of a frame whose head is done.
-  void hash_tail(Workspace& ws, size_t slot) const;
+  // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
+  void hash_more(Workspace& ws, size_t slot, int upto) const;
   void call(BatchScores& out, const std::vector<int32_t>& valid_frames) const;
 
   const FilterSet& set_;
@@ -106,9 +119,10 @@ class Classifier {
   int kmax_ = 0;
   H3Family family_;
   int key_bytes_ = 0;
-  int tail_lanes_ = 0;               // kmax - kFirstProbes rounded up to a multiple of 4 (SIMD lanes)
+  int tail_lanes_ = 0;                // 16 or 32 (fixed-length SIMD loop)
   std::vector<uint64_t> head_table_;  // [byte][value]: functions 0 and 1 packed in one word
-  std::vector<uint32_t> tail_table_;  // [byte][value][tail_lanes]: functions 2 .. kmax - 1, zero padded
+  std::vector<uint64_t> mid_table_;   // [byte][value]: functions 2 and 3
+  std::vector<uint32_t> tail_table_;  // [byte][value][tail_lanes]: functions 4 .. kmax - 1, zero padded
   std::vector<ConstBloomView> views_;
   std::vector<int> ks_;
 };

@@ -10,9 +10,9 @@
 namespace bloomseq {
 
 // Defaults chosen by measurement (docs/benchmarks.md, "facs" section).
-constexpr int kFacsDefaultWordSize = 25;
+constexpr int kFacsDefaultWordSize = 21;
 constexpr double kFacsDefaultFpr = 5e-4;
-constexpr double kFacsDefaultThreshold = 0.5;     // FACS score: covered bases / read length
+constexpr double kFacsDefaultThreshold = 0.55;    // FACS score: covered bases / read length
 constexpr double kBioBloomDefaultThreshold = 0.15;  // BioBloom Tools' default s
 
 enum class KmerCount : uint8_t {

@@ -97,10 +97,12 @@ struct FacsScorer {
     ++lookups;
   }
 
-  BLOOMSEQ_HD int next_quick(int f) const {
+  // Quick frames of a read with F frames: 0, w, 2w, ... and F - 1.
+  BLOOMSEQ_HD static int next_quick_frame(int f, int frames, int w) {
     if (f == frames - 1) return frames;
     return f + w < frames ? f + w : frames - 1;
   }
+  BLOOMSEQ_HD int next_quick(int f) const { return next_quick_frame(f, frames, w); }
 
   BLOOMSEQ_HD int points() const { return covered; }
   BLOOMSEQ_HD int denominator() const { return length; }
