@@ -79,7 +79,42 @@ def bbduk_calls(path, refmap):
             yield parts[0], ("ambiguous" if tie else best)
 
 
+CLASSES = ("ecoli", "suis", "lambda", "bee", "kleb")
+
+
+def class_totals(fastq):
+    totals = collections.Counter()
+    with open(fastq) as fh:
+        for i, line in enumerate(fh):
+            if i % 4 == 0:
+                totals[line[1:].split(".")[0]] += 1
+    return totals
+
+
 def main():
+    if sys.argv[1] == "csv":
+        # csv LABEL READS.fq TOOL FILE [ARGS]: one CSV row; percentages of the true class sizes (tools that only
+        # list matched reads, like bbduk, leave the rest unclassified).
+        label, reads = sys.argv[2], sys.argv[3]
+        del sys.argv[1:4]
+        totals = class_totals(reads)
+        rows = {}
+        import io
+        import contextlib
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            main()
+        for line in buf.getvalue().splitlines():
+            f = line.split("\t")
+            rows[f[0]] = [int(x) for x in f[1:]]
+        out = [label]
+        for c in CLASSES[:4]:
+            out.append("%.3f" % (100.0 * rows.get(c, [0])[0] / totals[c]))
+        kleb = rows.get("kleb", [0, 0, 0, 0])
+        out.append("%.3f" % (100.0 * (kleb[1] + kleb[2]) / totals["kleb"]))
+        out += [str(totals[c]) for c in CLASSES]
+        print(",".join(out))
+        return
     tool, path = sys.argv[1], sys.argv[2]
     if tool == "facs":
         calls = facs_calls(path, float(sys.argv[3]) if len(sys.argv) > 3 else None)

@@ -164,7 +164,8 @@ int facs_info(int argc, char** argv) {
                 path.c_str(), kFilterFormatVersion, set.w, (unsigned long long)set.seed,
                 set.canonical ? "yes" : "no", set.filters.size());
     std::string cl = set.command_line;
-    for (size_t pos = 0; (pos = cl.find('\n', pos)) != std::string::npos;) cl.replace(pos, 1, "\n# command: ");
+    const std::string sep = "\n# command: ";
+    for (size_t pos = 0; (pos = cl.find('\n', pos)) != std::string::npos; pos += sep.size()) cl.replace(pos, 1, sep);
     std::printf("# command: %s\n", cl.c_str());
     std::printf("#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\n");
     for (const FilterEntry& f : set.filters)
