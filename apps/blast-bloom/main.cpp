@@ -4,6 +4,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "bloomseq/app/json_writer.hpp"
+#include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/app/run_app.hpp"
 #include "bloomseq/blast/database.hpp"
@@ -21,6 +23,8 @@
 #include "bloomseq/io/output_file.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/io/twobit.hpp"
+#include "bloomseq/model/planner.hpp"
+#include "bloomseq/model/profile_io.hpp"
 
 using namespace bloomseq;
 
@@ -35,7 +39,16 @@ Examples:
   blast-bloom --reward 2 --penalty=-3 query.fa db.fa                      blastn's -task blastn scoring
   blast-bloom --stage 1a --sub-query 500 -m 65536 -k 4 query.fa db.fa     the Bloom-filter hits themselves
   blast-bloom --stage 1b query.fa db.fa                                   exact seeds
+  blast-bloom --auto-tune --target-fpr 1e-3 query.fa db.fa --stats run.json   parameters from the performance model
+  blast-bloom --auto-tune --target-throughput 5e7 -k 4 query.fa db.fa     min FPR at >= 5e7 db w-mers/s, k fixed
   blast-bloom encode genome.fa -o genome.2bit                             encode a database once
+  blast-bloom calibrate                                                   measure this machine for --auto-tune
+  blast-bloom model tradeoff --device cpu > tradeoff.csv                  model predictions (see 'model --help')
+
+--auto-tune chooses n_sub, k, m, layout and threads with the performance model (docs/performance-model.md):
+minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or minimum FPR with predicted
+throughput >= --target-throughput (db w-mers/s). -k, -m, --sub-query, --layout and -t given explicitly stay fixed.
+The plan is printed on stderr before the run; --stats puts its predictions next to the measured values.
 
 The HSPs equal those of
   blastn -task blastn -ungapped -dust no -sum_stats false -word_size W -reward R -penalty P -subject DB -outfmt 6
@@ -61,6 +74,22 @@ uint64_t parse_size(const std::string& s, const std::string& what) {
   else if (suffix == "G" || suffix == "g") mult = uint64_t(1) << 30;
   else if (!suffix.empty()) throw UsageError(what + ": not a number: '" + s + "'");
   return uint64_t(v) * mult;
+}
+
+// The model's layouts and the pipeline's: the paper's vector kernel (all k hashes per test) is the naive layout.
+model::Layout to_model_layout(Stage1aLayout l) {
+  switch (l) {
+    case Stage1aLayout::bitsliced: return model::Layout::BitSliced;
+    case Stage1aLayout::naive: return model::Layout::PaperVector;
+    default: return model::Layout::Vector;
+  }
+}
+Stage1aLayout from_model_layout(model::Layout l) {
+  switch (l) {
+    case model::Layout::BitSliced: return Stage1aLayout::bitsliced;
+    case model::Layout::PaperVector: return Stage1aLayout::naive;
+    default: return Stage1aLayout::vector;
+  }
 }
 
 int encode_main(int argc, char** argv) {
@@ -89,7 +118,8 @@ int encode_main(int argc, char** argv) {
 
 void write_stats(const std::string& path, const std::string& cmdline, const std::string& query_path,
                  const std::string& db_path, const BlastSearch& s, const std::string& backend, double total_seconds,
-                 uint64_t query_bases) {
+                 uint64_t query_bases, const model::Plan* plan, const model::PlanRequest* request,
+                 const std::string& profile_message) {
   const BlastStats& st = s.stats();
   const BlastParams& p = s.params();
   JsonWriter j;
@@ -156,6 +186,49 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
   for (double x : mod) j.value("", x);
   j.end_array();
   j.end_object();
+  if (plan) {
+    // The plan's predictions next to what this run measured (same definitions: FPR per test; w-mers/s over
+    // stages 1a + 1b).
+    const auto& c = plan->config;
+    const auto& pr = plan->prediction;
+    const double s1 = st.seconds_stage1a, s1b = st.seconds_stage1b;
+    j.begin_object("auto_tune");
+    j.value("objective", request->objective == model::Objective::MinTime ? "min-time" : "min-fpr");
+    if (request->objective == model::Objective::MinTime) j.value("target_fpr", request->target_fpr);
+    else j.value("target_throughput", request->target_throughput);
+    j.value("target_met", plan->target_met).value("evaluated", uint64_t(plan->evaluated));
+    j.value("device", plan->device).value("calibration", plan->calibration_source).value("profile", profile_message);
+    j.begin_object("plan")
+        .value("sub_query", c.n_sub)
+        .value("hashes", c.k)
+        .value("bloom_bits", c.m_bits)
+        .value("layout", model::to_string(c.layout))
+        .value("threads", c.threads)
+        .value("work_units", c.work_units)
+        .value("batch_bases", c.batch_bases)
+        .end_object();
+    j.begin_object("predicted")
+        .value("fpr", pr.fpr)
+        .value("stage1a_seconds", pr.stage1a_s)
+        .value("stage1b_seconds", pr.stage1b_s)
+        .value("seconds", pr.total_s)
+        .value("tests_per_second", pr.tests_per_s)
+        .value("wmers_per_second", pr.wmers_per_s)
+        .value("subqueries", pr.subqueries)
+        .value("false_hits", pr.false_hits)
+        .end_object();
+    j.begin_object("measured")
+        .value("fpr", neg > 0 ? fp / neg : 0.0)
+        .value("stage1a_seconds", s1)
+        .value("stage1b_seconds", s1b)
+        .value("seconds", s1 + s1b)
+        .value("tests_per_second", s1 > 0 ? double(st.membership_tests) / s1 : 0.0)
+        .value("wmers_per_second", s1 + s1b > 0 ? double(st.db_wmers) / (s1 + s1b) : 0.0)
+        .value("subqueries", uint64_t(s.filters().count()))
+        .value("false_hits", st.false_positives)
+        .end_object();
+    j.end_object();
+  }
   j.end_object();
   OutputFile out(path);
   out.write(j.str());
@@ -168,7 +241,9 @@ int search_main(int argc, char** argv) {
                         "BLAST with Bloom filters: every database w-mer is tested against one Bloom vector per "
                         "sub-query (stage 1a),\nhits are verified exactly (1b) and extended without gaps (2).\n"
                         "Usage: blast-bloom [options] QUERY DB      (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
-                        "       blast-bloom encode DB.fa -o DB.2bit");
+                        "       blast-bloom encode DB.fa -o DB.2bit\n"
+                        "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
+                        "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
   opts.add_options("Search")
       ("w,word-size", "word size w (1..32)", cxxopts::value<int>()->default_value("11"))
       ("reward", "match reward (1/-2 or 2/-3)", cxxopts::value<int>()->default_value("1"))
@@ -182,6 +257,12 @@ int search_main(int argc, char** argv) {
       ("k,hashes", "hash functions per vector", cxxopts::value<int>()->default_value("6"))
       ("layout", "stage-1a layout: auto, vector, bitsliced or naive", cxxopts::value<std::string>()->default_value("auto"))
       ("seed", "H3 seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)));
+  opts.add_options("Auto-tune")
+      ("auto-tune", "choose n_sub, k, m, layout and threads with the performance model")
+      ("target-fpr", "with --auto-tune: minimum time with FPR per test <= X (default 1e-4)", cxxopts::value<double>())
+      ("target-throughput", "with --auto-tune: minimum FPR with >= Y database w-mers/s", cxxopts::value<double>())
+      ("profile", "calibration profile (default " + model::default_profile_path() + ")",
+       cxxopts::value<std::string>()->default_value(""));
   opts.add_options("Execution")
       ("t,threads", "threads", cxxopts::value<int>()->default_value("1"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
@@ -207,7 +288,7 @@ int search_main(int argc, char** argv) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
   if (r.count("help")) {
-    std::cout << opts.help({"Search", "Bloom filters", "Execution", "Output"}) << kExamples;
+    std::cout << opts.help({"Search", "Bloom filters", "Auto-tune", "Execution", "Output"}) << kExamples;
     return 0;
   }
   if (r.count("version")) {
@@ -239,6 +320,26 @@ int search_main(int argc, char** argv) {
   const std::string stage = r["stage"].as<std::string>();
   if (stage != "1a" && stage != "1b" && stage != "hsp") throw UsageError("--stage must be 1a, 1b or hsp, got '" + stage + "'");
   const bool progress_on = !r.count("no-progress") && (r.count("progress") || stderr_is_tty());
+
+  // --auto-tune: check the targets now, plan once the query and database sizes are known.
+  const bool auto_tune = r.count("auto-tune") > 0;
+  model::PlanRequest request;
+  if (!auto_tune && (r.count("target-fpr") || r.count("target-throughput") || r.count("profile")))
+    throw UsageError("--target-fpr, --target-throughput and --profile need --auto-tune");
+  if (auto_tune) {
+    if (r.count("target-fpr") && r.count("target-throughput"))
+      throw UsageError("give --target-fpr or --target-throughput, not both");
+    if (r.count("target-throughput")) {
+      request.objective = model::Objective::MinFpr;
+      request.target_throughput = r["target-throughput"].as<double>();
+      if (!(request.target_throughput > 0) || !std::isfinite(request.target_throughput))
+        throw UsageError("--target-throughput must be a positive number of database w-mers per second");
+    } else if (r.count("target-fpr")) {
+      request.target_fpr = r["target-fpr"].as<double>();
+      if (!(request.target_fpr > 0 && request.target_fpr < 1))
+        throw UsageError("--target-fpr must be in (0, 1)");
+    }
+  }
 
   // Backend: the CPU unless a GPU backend was compiled in (and, for auto, a device answers).
   const std::string backend_arg = r["backend"].as<std::string>();
@@ -273,6 +374,35 @@ int search_main(int argc, char** argv) {
     }
   }
   DatabaseReader db(db_path);
+
+  model::Plan plan;
+  std::string profile_message;
+  if (auto_tune) {
+    const model::LoadedProfile prof = model::load_profile(r["profile"].as<std::string>());
+    profile_message = prof.message;
+    std::fprintf(stderr, "%s: %s\n", kProgram, prof.message.c_str());
+    request.query_bases = query_bases;
+    request.db_bases = db.totals().bases;
+    request.w = p.w;
+    // What the user gave explicitly stays fixed.
+    if (r.count("sub-query")) request.n_sub = p.n_sub;
+    if (r.count("hashes")) request.k = p.k;
+    if (r.count("bloom-bits")) request.m_bits = p.m_bits;
+    if (r.count("threads")) request.threads = p.threads;
+    if (p.layout != Stage1aLayout::automatic) request.layouts = {to_model_layout(p.layout)};
+    plan = model::plan_stage1a(request, prof.device, prof.calibration);
+    if (!plan.feasible) throw DataError("--auto-tune: " + plan.note);
+    std::fputs(model::describe(plan).c_str(), stderr);
+    if (gpu) std::fprintf(stderr, "%s: note: the plan models the CPU profile; stage 1a runs on %s\n", kProgram,
+                          gpu->name().c_str());
+    p.n_sub = plan.config.n_sub;
+    p.k = plan.config.k;
+    p.m_bits = plan.config.m_bits;
+    p.layout = from_model_layout(plan.config.layout);
+    if (!r.count("threads"))
+      p.threads = std::clamp(plan.config.threads > 0 ? plan.config.threads : prof.device.parallel_units(), 1, 1024);
+    p.validate();
+  }
   OutputFile out(r["output"].as<std::string>());
   const bool header = !r.count("no-header");
 
@@ -334,7 +464,7 @@ int search_main(int argc, char** argv) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   if (r.count("stats"))
     write_stats(r["stats"].as<std::string>(), command_line(argc, argv), query_path, db_path, search, backend_name,
-                total, query_bases);
+                total, query_bases, auto_tune ? &plan : nullptr, auto_tune ? &request : nullptr, profile_message);
   return 0;
 }
 
@@ -347,6 +477,8 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1024 << 20);
   return run_app(kProgram, [&] {
     if (argc >= 2 && std::string(argv[1]) == "encode") return encode_main(argc - 1, argv + 1);
+    if (argc >= 2 && std::string(argv[1]) == "calibrate") return calibrate_command("blast-bloom calibrate", argc - 1, argv + 1);
+    if (argc >= 2 && std::string(argv[1]) == "model") return model_command("blast-bloom model", argc - 1, argv + 1);
     return search_main(argc, argv);
   });
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/app/run_app.hpp"
 #include "bloomseq/error.hpp"
 #include "facs_commands.hpp"
@@ -23,11 +24,14 @@ const char* kUsage =
     "  build-filter   build one Bloom filter per reference (file or FASTA record) into a .bf container\n"
     "  classify       score every read against every filter in one pass; per-read calls, summary, split reads\n"
     "  info           describe the filters in a .bf container\n"
+    "  model          performance-model predictions without running (tradeoff, blocks, units, plan, profile)\n"
     "\n"
     "Examples:\n"
     "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
     "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv -t 2\n"
     "  facs info refs.bf\n"
+    "  facs build-filter --auto-tune --target-fpr 1e-4 -o refs.bf ecoli.fa   # size and k from the model\n"
+    "  facs model plan --device cpu --query-bases 1000000 --db-bases 5000000\n"
     "\n"
     "Run 'facs <command> --help' for the options of a command.\n";
 
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
     if (cmd == "build-filter") return facs_build_filter(argc - 1, argv + 1, cl);
     if (cmd == "classify") return facs_classify(argc - 1, argv + 1, cl);
     if (cmd == "info") return facs_info(argc - 1, argv + 1);
-    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify or info; see facs --help)");
+    if (cmd == "model") return model_command("facs model", argc - 1, argv + 1);
+    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify, info or model; see facs --help)");
   });
 }

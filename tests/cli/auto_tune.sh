@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# --auto-tune on blast-bloom and facs: the plan respects the device and the targets, explicit parameters stay fixed,
+# the run's measured FPR agrees with the prediction, HSPs do not depend on the tuning, bad targets are usage errors;
+# the model/calibrate subcommands answer like bloomseq-model. Usage: auto_tune.sh BIN_DIR SRC_DIR
+set -uo pipefail
+bin="$1"; src="$2"; bb="$bin/blast-bloom"; facs="$bin/facs"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"  # no calibrated profile: built-in defaults, announced on one line
+q="$src/data/lambda_virus.fa"; db="$src/data/ecoli_536_200k.fa"
+fail=0
+check() {  # description expected_status command...
+  local what="$1" want="$2"; shift 2
+  "$@" > "$tmp/stdout" 2> "$tmp/stderr"; local got=$?
+  if [[ "$got" != "$want" ]]; then echo "FAIL $what: exit $got, expected $want"; cat "$tmp/stderr"; fail=1; else echo "ok   $what"; fi
+}
+bad() { echo "FAIL $*"; fail=1; }
+# jget FILE PATH: a number or string from pretty-printed JSON, PATH = object names and key joined by '.'
+jget() {
+  awk -v want="$2" '
+    /^[[:space:]]*"[^"]*": *\{/ { match($0, /"[^"]*"/); stack[++n] = substr($0, RSTART + 1, RLENGTH - 2); next }
+    /^[[:space:]]*\}/ { if (n > 0) n--; next }
+    /^[[:space:]]*"[^"]*": / {
+      match($0, /"[^"]*"/); key = substr($0, RSTART + 1, RLENGTH - 2)
+      path = ""; for (i = 1; i <= n; i++) path = path stack[i] "."; path = path key
+      if (path == want) { v = $0; sub(/^[^:]*: */, "", v); sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }
+    }' "$1"
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+
+# 1. Minimum time under an FPR target: plan printed before the run, within the device, target met.
+check "auto-tune --target-fpr" 0 "$bb" --auto-tune --target-fpr 1e-3 "$q" "$db" -o "$tmp/auto.tsv" --stats "$tmp/auto.json"
+grep -q '^# plan (min time under FPR target).*target met' "$tmp/stderr" || bad "plan not printed"
+grep -q 'built-in defaults' "$tmp/stderr" || bad "missing profile not announced"
+s="$tmp/auto.json"
+pfpr=$(jget "$s" auto_tune.predicted.fpr); mfpr=$(jget "$s" auto_tune.measured.fpr)
+[[ -n "$pfpr" && -n "$mfpr" ]] || bad "stats lack predicted/measured FPR"
+le "$pfpr" 1e-3 || bad "predicted FPR $pfpr above the target"
+printed=$(sed -n 's/.*predicted: FPR=\([^ ]*\).*/\1/p' "$tmp/stderr")
+[[ -n "$printed" ]] && le "$printed" 1e-3 || bad "printed FPR '$printed' above the target"
+# Eq. 2 with n_e = n_sub - w + 1 bounds the distinct w-mers from above; the measured rate must agree within 50 %.
+awk -v m="$mfpr" -v p="$pfpr" 'BEGIN { exit !(m >= 0.5 * p && m <= 1.5 * p) }' || bad "measured FPR $mfpr vs predicted $pfpr"
+for k in stage1a_seconds tests_per_second wmers_per_second; do
+  [[ -n "$(jget "$s" auto_tune.predicted.$k)" && -n "$(jget "$s" auto_tune.measured.$k)" ]] || bad "stats lack $k"
+done
+n_sub=$(jget "$s" parameters.sub_query); k=$(jget "$s" parameters.hashes); m=$(jget "$s" parameters.bloom_bits)
+threads=$(jget "$s" threads); layout=$(jget "$s" parameters.layout)
+[[ "$n_sub" == "$(jget "$s" auto_tune.plan.sub_query)" && "$k" == "$(jget "$s" auto_tune.plan.hashes)" &&
+   "$m" == "$(jget "$s" auto_tune.plan.bloom_bits)" ]] || bad "plan not applied ($n_sub $k $m)"
+(( k >= 1 && k <= 32 && m >= 64 && m <= 4194304 && n_sub >= 11 && n_sub <= 48502 )) || bad "plan outside limits"
+cores=$(nproc 2>/dev/null || echo 1)
+(( threads >= 1 && threads <= cores )) || bad "threads $threads outside 1..$cores"
+# The tuning only changes the prefilter: the HSPs equal those of a run with the defaults.
+"$bb" "$q" "$db" -o "$tmp/default.tsv" 2>/dev/null || bad "default run"
+cmp -s "$tmp/auto.tsv" "$tmp/default.tsv" || bad "auto-tuned HSPs differ from the default run"
+
+# 2. Minimum FPR under a throughput target.
+check "auto-tune --target-throughput" 0 "$bb" --auto-tune --target-throughput 1e6 "$q" "$db" -o "$tmp/tp.tsv" --stats "$tmp/tp.json"
+grep -q '^# plan (min FPR under throughput target)' "$tmp/stderr" || bad "throughput plan not printed"
+[[ "$(jget "$tmp/tp.json" auto_tune.objective)" == min-fpr ]] || bad "objective not recorded"
+le 1e6 "$(jget "$tmp/tp.json" auto_tune.predicted.wmers_per_second)" || bad "predicted throughput below target"
+
+# 3. Explicit parameters stay fixed.
+check "auto-tune with fixed -k -m --sub-query -t --layout" 0 "$bb" --auto-tune -k 4 -m 64K --sub-query 2000 -t 1 \
+  --layout bitsliced "$q" "$db" -o /dev/null --stats "$tmp/fixed.json"
+f="$tmp/fixed.json"
+[[ "$(jget "$f" parameters.hashes)" == 4 && "$(jget "$f" parameters.bloom_bits)" == 65536 &&
+   "$(jget "$f" parameters.sub_query)" == 2000 && "$(jget "$f" threads)" == 1 &&
+   "$(jget "$f" parameters.layout)" == bitsliced ]] || bad "fixed parameters changed"
+check "auto-tune with fixed -k only" 0 "$bb" --auto-tune -k 2 "$q" "$db" -o /dev/null --stats "$tmp/k2.json"
+[[ "$(jget "$tmp/k2.json" parameters.hashes)" == 2 ]] || bad "-k not kept"
+
+# 4. Profiles: an explicit file is used and named; a missing one is an error.
+"$bin/bloomseq-model" profile --device cpu > "$tmp/profile.json" 2>/dev/null || bad "profile export"
+check "auto-tune --profile FILE" 0 "$bb" --auto-tune --profile "$tmp/profile.json" "$q" "$db" -o /dev/null
+grep -q "profile.json" "$tmp/stderr" || bad "profile file not named"
+check "auto-tune missing profile" 66 "$bb" --auto-tune --profile "$tmp/none.json" "$q" "$db"
+
+# 5. Bad targets: exit 64 with one line.
+for args in "--auto-tune --target-fpr 1e-3 --target-throughput 1e6" "--auto-tune --target-fpr 0" \
+            "--auto-tune --target-fpr 1" "--auto-tune --target-fpr -0.5" "--auto-tune --target-throughput 0" \
+            "--target-fpr 1e-3"; do
+  check "bad: $args" 64 "$bb" $args "$q" "$db"
+  [[ $(wc -l < "$tmp/stderr") -eq 1 ]] || bad "'$args' error is not one line"
+done
+
+# 6. Subcommands share bloomseq-model's code.
+check "blast-bloom model tradeoff" 0 "$bb" model tradeoff --device cpu --steps 5 -o "$tmp/t1.csv"
+grep -q '^# n_sub,n_e,subqueries,fpr' "$tmp/t1.csv" || bad "tradeoff CSV header"
+[[ $(grep -vc '^#' "$tmp/t1.csv") -eq 5 ]] || bad "tradeoff rows"
+"$bin/bloomseq-model" tradeoff --device cpu --steps 5 -o "$tmp/t2.csv" 2>/dev/null
+cmp -s "$tmp/t1.csv" "$tmp/t2.csv" || bad "blast-bloom model and bloomseq-model differ"
+check "facs model tradeoff" 0 "$facs" model tradeoff --device cpu --steps 5 -o "$tmp/t3.csv"
+cmp -s "$tmp/t1.csv" "$tmp/t3.csv" || bad "facs model and bloomseq-model differ"
+check "blast-bloom model --help" 0 "$bb" model --help
+grep -q "blast-bloom model COMMAND" "$tmp/stdout" || bad "model help names the tool"
+check "blast-bloom model bad command" 64 "$bb" model nonsense
+check "blast-bloom calibrate --help" 0 "$bb" calibrate --help
+check "blast-bloom calibrate --show" 0 "$bb" calibrate --show
+grep -q '"format"' "$tmp/stdout" || bad "calibrate --show prints no profile"
+
+exit $fail
