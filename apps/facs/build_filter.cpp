@@ -12,6 +12,9 @@
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
+#include "bloomseq/app/json_writer.hpp"
+#include "bloomseq/io/output_file.hpp"
+#include "facs_autotune.hpp"
 #include "facs_commands.hpp"
 
 namespace bloomseq {
@@ -46,9 +49,12 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
       ("count", "how distinct k-mers are counted: exact (sort, 8 bytes per k-mer) or hll (HyperLogLog estimate)",
        cxxopts::value<std::string>()->default_value("exact"))
       ("seed", "H3 hash seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)))
+      ("json", "JSON file with the parameters, the filters built and (--auto-tune) the plan",
+       cxxopts::value<std::string>())
       ("q,quiet", "do not print the table of filters built")
       ("h,help", "this help")
       ("refs", "reference files", cxxopts::value<std::vector<std::string>>());
+  add_auto_tune_options(o);
   o.parse_positional({"refs"});
   cxxopts::ParseResult r;
   try {
@@ -63,7 +69,12 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
         "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
         "  facs build-filter -o refs.bf --add --name dwv bee-virus.fa\n"
         "  facs build-filter -o viruses.bf --per-record viruses.fa      # one filter per record\n"
-        "  facs build-filter -o big.bf -w 31 --fpr 0.001 --count hll genome.fa.gz\n",
+        "  facs build-filter -o big.bf -w 31 --fpr 0.001 --count hll genome.fa.gz\n"
+        "  facs build-filter -o refs.bf --auto-tune --target-fpr 1e-4 --json build.json ecoli.fa\n"
+        "\n--auto-tune sizes each filter with the performance model for --target-fpr per k-mer lookup (default:\n"
+        "--fpr): k = m/n ln 2 with m = -n ln p / ln^2 2, m then grown until the rounded k meets the target\n"
+        "(n = distinct k-mers, counted once more for the plan; explicit -m/-k stay fixed),\n"
+        "and prints the predicted FPR and classification rate (reads/s for 1M reads of --read-length bases).\n",
         stdout);
     return 0;
   }
@@ -83,6 +94,11 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
   else throw UsageError("build-filter: --count must be exact or hll, got '" + count + "'");
   if (p.w < 1 || p.w > 32) throw UsageError("build-filter: -w must be 1..32, got " + std::to_string(p.w));
   if (!(p.fpr > 0 && p.fpr < 1)) throw UsageError("build-filter: --fpr must be in (0, 1)");
+  FacsAutoTune tune = parse_auto_tune(r, "build-filter", false);
+  if (tune.on) {
+    if (tune.target_fpr > 0) p.fpr = tune.target_fpr;
+    else tune.target_fpr = p.fpr;
+  }
   if (p.hashes < 0 || p.hashes > kMaxHashes) throw UsageError("build-filter: -k must be 1..32");
   std::vector<std::string> names;
   if (r.count("name")) names = r["name"].as<std::vector<std::string>>();
@@ -108,7 +124,19 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
       throw UsageError("build-filter: filter name '" + name + "' must be non-empty without tabs, commas or newlines");
     if (!taken.insert(name).second)
       throw UsageError("build-filter: two filters would be named '" + name + "' (use --name)");
-    set.filters.push_back(build_filter(seqs, p, name, source));
+    BuildParams q = p;
+    if (tune.on) {
+      // The model's plan for this reference: m and k for its distinct k-mer count (counted once more here, the same
+      // way the build counts them); explicit -m / -k stay fixed.
+      const uint64_t n = p.count == KmerCount::exact ? distinct_canonical_wmers(seqs, p.w).size()
+                                                     : estimate_distinct_wmers(seqs, p.w);
+      const model::FacsPlan fp = model::plan_facs(std::max<uint64_t>(n, 1), tune.target_fpr, tune.reads,
+                                                  tune.read_len, p.w, tune.profile.device, tune.profile.calibration);
+      if (!q.m_bits) q.m_bits = fp.m_bits;
+      if (!q.hashes) q.hashes = fp.k;
+    }
+    set.filters.push_back(build_filter(seqs, q, name, source));
+
     if (set.filters.back().elements == 0)
       throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
   };
@@ -123,7 +151,44 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
       add(seqs, names.empty() ? file_stem(refs[i]) : names[i], refs[i]);
     }
   }
+  // Open the JSON before writing the container so that a bad path fails before the long part is kept.
+  OutputFile json_out;
+  if (r.count("json")) json_out = OutputFile(r["json"].as<std::string>());
   write_filter_file(out, set);
+
+  std::vector<const FilterEntry*> built;
+  for (size_t j = first_new; j < set.filters.size(); ++j) built.push_back(&set.filters[j]);
+  FacsRunPrediction plan;
+  if (tune.on) {
+    plan = predict_facs_run(built, set.w, tune.reads, tune.read_len, tune.profile.device.parallel_units(), tune);
+    std::fputs(describe_facs_plan(plan, tune, "facs build-filter").c_str(), stderr);
+  }
+  if (json_out.is_open()) {
+    JsonWriter j;
+    j.begin_object();
+    j.value("program", "facs build-filter").value("version", BLOOMSEQ_VERSION).value("command_line", command_line);
+    j.begin_object("parameters");
+    j.value("output", out).value("kmer_size", set.w).value("fpr", p.fpr).value("seed", set.seed);
+    j.value("per_record", p.per_record).value("hashes", p.hashes).value("bits", p.m_bits);
+    j.end_object();
+    j.begin_array("filters");
+    for (const FilterEntry* f : built) {
+      j.begin_object();
+      j.value("name", f->name).value("source", f->source).value("kmers", f->elements).value("hashes", f->k);
+      j.value("bits", f->bits.m_bits()).value("predicted_fpr", predicted_fpr(*f));
+      j.end_object();
+    }
+    j.end_array();
+    if (tune.on) {
+      begin_facs_plan_json(j, plan, tune);
+      j.value("predicted_reads_per_second", plan.reads_per_s).value("for_reads", tune.reads);
+      j.value("read_length", tune.read_len);
+      j.end_object();
+    }
+    j.end_object();
+    json_out.write(j.str() + "\n");
+    json_out.commit();
+  }
 
   if (!r.count("quiet")) {
     std::fprintf(stderr, "#filter\tsource_bases\tkmers\tbits\thashes\tpredicted_fpr\tbytes\n");

@@ -1,6 +1,7 @@
 // facs classify: every read (or pair) against every filter in one pass over the reads.
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/io/output_file.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
+#include "facs_autotune.hpp"
 #include "facs_commands.hpp"
 
 namespace bloomseq {
@@ -88,6 +90,7 @@ struct Slot {
   Classifier::Workspace ws;
   std::string tsv;
   std::vector<std::string> split;  // per split output: filters..., multiMatch, unmatched
+  uint64_t bases = 0;
 };
 
 }  // namespace
@@ -124,6 +127,7 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
        cxxopts::value<int>()->default_value(std::to_string(ClassifyParams{}.group_reads)))
       ("h,help", "this help")
       ("inputs", "READS then filter files", cxxopts::value<std::vector<std::string>>());
+  add_auto_tune_options(o);
   o.parse_positional({"inputs"});
   cxxopts::ParseResult r;
   try {
@@ -139,6 +143,10 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
         "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
         "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
         "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
+        "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
+        "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
+        "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
+        "prints the plan and puts predicted next to measured reads/s in --json.\n"
         "\nCalls: a filter name; 'tie' when several filters share the best score; 'novel' when none reaches the\n"
         "threshold; 'unscored' when the read has no complete k-mer (shorter than k or N everywhere).\n",
         stdout);
@@ -169,9 +177,32 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
   if (cp.group_reads < 1 || cp.group_reads > 4096) throw UsageError("classify: --group must be 1..4096");
   if (cp.batch_bases < 1) throw UsageError("classify: --batch-bases must be positive");
   const bool all_scores = r.count("scores") > 0;
+  const FacsAutoTune tune = parse_auto_tune(r, "classify", true);
 
   const auto t0 = std::chrono::steady_clock::now();
   const FilterSet set = load_filters(bf_paths, r["kmer"].as<int>());
+  std::vector<const FilterEntry*> filter_ptrs;
+  for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
+  FacsRunPrediction plan;
+  if (tune.on) {
+    const int cores = std::max(1, tune.profile.device.parallel_units());
+    auto predict = [&](int t) { return predict_facs_run(filter_ptrs, set.w, tune.reads, tune.read_len, t, tune); };
+    if (r.count("threads")) {
+      plan = predict(cp.threads);
+    } else {
+      plan = predict(cores);
+      if (tune.min_fpr)  // the fewest threads that reach the target (all cores when none does)
+        for (int t = 1; t < cores; ++t) {
+          FacsRunPrediction q = predict(t);
+          if (q.reads_per_s >= tune.target_throughput) {
+            plan = q;
+            break;
+          }
+        }
+      cp.threads = plan.threads;
+    }
+    std::fputs(describe_facs_plan(plan, tune, "facs classify").c_str(), stderr);
+  }
   const Classifier classifier(set, cp);
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);
@@ -203,6 +234,7 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
   const bool want_split = split_matched || split_unmatched;
   const bool want_tsv = tsv_out.is_open();
   uint64_t batches = 0;
+  uint64_t total_bases = 0;
 
   run_ordered_pipeline(
       cp.threads, [] { return Slot{}; },
@@ -231,6 +263,8 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
       },
       [&](Slot& s) {
         const size_t n = s.mates1.size();
+        s.bases = 0;
+        for (size_t i = 0; i < n; ++i) s.bases += s.mates1[i].seq.size() + (paired ? s.mates2[i].seq.size() : 0);
         s.v1.resize(n);
         for (size_t i = 0; i < n; ++i) s.v1[i] = s.mates1[i].seq;
         if (paired) {
@@ -258,6 +292,7 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
       },
       [&](Slot& s) {
         summary.add(s.scores);
+        total_bases += s.bases;
         if (want_tsv) tsv_out.write(s.tsv);
         if (want_split) {
           if (batches == 0) fastq = !s.mates1.empty() && !s.mates1[0].qual.empty();
@@ -334,6 +369,26 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
     j.value("seconds", run_s);
     j.value("reads_per_second", rate);
     j.end_object();
+    if (tune.on) {
+      // The prediction again for this run's reads and mean length, next to the measured rate.
+      const uint64_t mean_len = summary.total ? std::max<uint64_t>(1, total_bases / summary.total) : tune.read_len;
+      const FacsRunPrediction actual =
+          predict_facs_run(filter_ptrs, set.w, std::max<uint64_t>(summary.total, 1), mean_len, cp.threads, tune);
+      begin_facs_plan_json(j, plan, tune);
+      j.begin_object("predicted")
+          .value("reads_per_second", actual.reads_per_s)
+          .value("seconds", actual.seconds)
+          .value("max_fpr", actual.max_fpr)
+          .value("nominal_reads_per_second", plan.reads_per_s)
+          .end_object();
+      j.begin_object("measured")
+          .value("reads_per_second", rate)
+          .value("seconds", run_s)
+          .value("reads", summary.total)
+          .value("mean_read_length", mean_len)
+          .end_object();
+      j.end_object();
+    }
     j.end_object();
     json_out.write(j.str() + "\n");
   }

@@ -18,6 +18,7 @@ bad() { echo "FAIL $*"; fail=1; }
 jget() {
   awk -v want="$2" '
     /^[[:space:]]*"[^"]*": *\{/ { match($0, /"[^"]*"/); stack[++n] = substr($0, RSTART + 1, RLENGTH - 2); next }
+    NR > 1 && /^[[:space:]]*\{/ { stack[++n] = "#"; next }  # an object inside an array
     /^[[:space:]]*\}/ { if (n > 0) n--; next }
     /^[[:space:]]*"[^"]*": / {
       match($0, /"[^"]*"/); key = substr($0, RSTART + 1, RLENGTH - 2)
@@ -97,5 +98,37 @@ check "blast-bloom model bad command" 64 "$bb" model nonsense
 check "blast-bloom calibrate --help" 0 "$bb" calibrate --help
 check "blast-bloom calibrate --show" 0 "$bb" calibrate --show
 grep -q '"format"' "$tmp/stdout" || bad "calibrate --show prints no profile"
+
+# 7. facs build-filter --auto-tune: m and k from the plan meet the FPR target; explicit -k stays.
+reads="$src/data/lambda_reads_1.fq"
+check "facs build-filter --auto-tune" 0 "$facs" build-filter --auto-tune --target-fpr 1e-4 -o "$tmp/refs.bf" -q \
+  --json "$tmp/build.json" "$q" "$db"
+grep -q '^# plan (facs build-filter, FPR target 0.0001) on .*: target met' "$tmp/stderr" || bad "facs plan not printed"
+fprs=$(grep -o '"predicted_fpr": [^,]*' "$tmp/build.json" | sed 's/.*: //')
+[[ $(echo "$fprs" | wc -l) -eq 4 ]] || bad "facs JSON lacks per-filter predictions"
+for x in $fprs; do le "$x" 1e-4 || bad "facs predicted FPR $x above the target"; awk -v x="$x" 'BEGIN { exit !(x > 5e-5) }' || bad "facs filter oversized ($x)"; done
+check "facs build-filter --auto-tune -k 5" 0 "$facs" build-filter --auto-tune -k 5 -o "$tmp/k5.bf" -q --json "$tmp/k5.json" "$q"
+[[ $(grep -c '"hashes": 5' "$tmp/k5.json") -ge 2 ]] || bad "facs -k not kept"
+
+# 8. facs classify --auto-tune: plan printed, threads within the cores, predicted next to measured in --json.
+check "facs classify --auto-tune" 0 "$facs" classify --auto-tune "$reads" "$tmp/refs.bf" --json "$tmp/classify.json" --summary "$tmp/sum.tsv"
+grep -q '^# plan (facs classify' "$tmp/stderr" || bad "classify plan not printed"
+c="$tmp/classify.json"
+t=$(jget "$c" auto_tune.threads); (( t >= 1 && t <= cores )) || bad "classify threads $t"
+[[ "$(jget "$c" parameters.threads)" == "$t" ]] || bad "classify plan threads not applied"
+le 1 "$(jget "$c" auto_tune.predicted.reads_per_second)" || bad "no predicted reads/s"
+le 1 "$(jget "$c" auto_tune.measured.reads_per_second)" || bad "no measured reads/s"
+[[ "$(jget "$c" results.called.lambda_virus)" -gt 1500 ]] || bad "lambda reads not called to lambda"
+check "facs classify --auto-tune -t 1 --target-throughput" 0 "$facs" classify --auto-tune -t 1 --target-throughput 1000 \
+  "$reads" "$tmp/refs.bf" --json "$tmp/c1.json" --summary /dev/null
+[[ "$(jget "$tmp/c1.json" parameters.threads)" == 1 ]] || bad "classify -t not kept"
+for args in "build-filter --auto-tune --target-throughput 1e6 -o $tmp/x.bf $q" \
+            "build-filter --auto-tune --target-fpr 1 -o $tmp/x.bf $q" "build-filter --target-fpr 1e-3 -o $tmp/x.bf $q" \
+            "classify --auto-tune --target-fpr 1e-3 --target-throughput 1e6 $reads $tmp/refs.bf" \
+            "classify --auto-tune --target-fpr 0 $reads $tmp/refs.bf"; do
+  check "facs bad: $args" 64 "$facs" $args
+  [[ $(wc -l < "$tmp/stderr") -eq 1 ]] || bad "'$args' error is not one line"
+done
+[[ ! -e "$tmp/x.bf" ]] || bad "a usage error left a filter file"
 
 exit $fail

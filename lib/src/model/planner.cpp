@@ -158,6 +158,13 @@ FacsPlan plan_facs(uint64_t n_keys, double target_fpr, uint64_t reads, uint64_t 
   const double ln2 = std::log(2.0);
   fp.m_bits = std::max<uint64_t>(64, uint64_t(std::ceil(-double(n_keys) * std::log(target_fpr) / (ln2 * ln2))));
   fp.k = std::clamp(int(std::lround(double(fp.m_bits) / double(n_keys) * ln2)), 1, 32);
+  // Rounding k to an integer leaves the FPR slightly above the target; grow m (same k) to the smallest size that
+  // meets it: (1 - e^(-kn/m))^k = p  =>  m = -k n / ln(1 - p^(1/k)).
+  if (bloom_fpr(double(fp.m_bits), fp.k, double(n_keys)) > target_fpr)
+    fp.m_bits = std::max<uint64_t>(
+        fp.m_bits, uint64_t(std::ceil(-double(fp.k) * double(n_keys) / std::log1p(-std::pow(target_fpr, 1.0 / fp.k)))));
+  // (eq. 2 uses (1 - 1/m)^(kn), a hair above e^(-kn/m): step up the last few bits)
+  while (bloom_fpr(double(fp.m_bits), fp.k, double(n_keys)) > target_fpr) fp.m_bits += 1 + fp.m_bits / 1000000;
   fp.config.reads = reads;
   fp.config.read_len = read_len;
   fp.config.w = w;

@@ -1,0 +1,115 @@
+#include "facs_autotune.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/model/cost_model.hpp"
+
+namespace bloomseq {
+namespace {
+std::string number(double x) {
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+}  // namespace
+
+void add_auto_tune_options(cxxopts::Options& o) {
+  o.add_options("Auto-tune")
+      ("auto-tune", "use the performance model: print the plan and its predicted FPR and reads/s")
+      ("target-fpr", "with --auto-tune: the false-positive rate per k-mer lookup to meet", cxxopts::value<double>())
+      ("target-throughput", "with --auto-tune: reads/s to reach", cxxopts::value<double>())
+      ("profile", "calibration profile (default " + model::default_profile_path() + ")",
+       cxxopts::value<std::string>()->default_value(""))
+      ("read-length", "with --auto-tune: read length the prediction assumes", cxxopts::value<uint64_t>()->default_value("150"));
+}
+
+FacsAutoTune parse_auto_tune(const cxxopts::ParseResult& r, const std::string& cmd, bool throughput_target) {
+  FacsAutoTune t;
+  t.on = r.count("auto-tune") > 0;
+  if (!t.on && (r.count("target-fpr") || r.count("target-throughput") || r.count("profile")))
+    throw UsageError(cmd + ": --target-fpr, --target-throughput and --profile need --auto-tune");
+  if (!t.on) return t;
+  if (r.count("target-fpr") && r.count("target-throughput"))
+    throw UsageError(cmd + ": give --target-fpr or --target-throughput, not both");
+  if (r.count("target-fpr")) {
+    t.target_fpr = r["target-fpr"].as<double>();
+    if (!(t.target_fpr > 0 && t.target_fpr < 1)) throw UsageError(cmd + ": --target-fpr must be in (0, 1)");
+  }
+  if (r.count("target-throughput")) {
+    if (!throughput_target)
+      throw UsageError(cmd + ": --target-throughput applies to classify; size filters with --target-fpr");
+    t.min_fpr = true;
+    t.target_throughput = r["target-throughput"].as<double>();
+    if (!(t.target_throughput > 0) || !std::isfinite(t.target_throughput))
+      throw UsageError(cmd + ": --target-throughput must be a positive number of reads per second");
+  }
+  t.read_len = r["read-length"].as<uint64_t>();
+  if (t.read_len < 1) throw UsageError(cmd + ": --read-length must be positive");
+  t.profile = model::load_profile(r["profile"].as<std::string>());
+  std::fprintf(stderr, "%s: %s\n", cmd.c_str(), t.profile.message.c_str());
+  return t;
+}
+
+FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filters, int w, uint64_t reads,
+                                   uint64_t read_len, int threads, const FacsAutoTune& t) {
+  FacsRunPrediction p;
+  p.threads = threads;
+  const auto& dev = t.profile.device;
+  const auto& cal = t.profile.calibration;
+  for (const FilterEntry* f : filters) {
+    model::FacsConfig c;
+    c.reads = reads;
+    c.read_len = read_len;
+    c.w = w;
+    c.k = f->k;
+    c.m_bits = f->bits.m_bits();
+    c.threads = threads;
+    const model::FacsPrediction fp = model::predict_facs(c, f->elements, dev, cal);
+    p.filters.push_back({f->name, f->elements, c.m_bits, c.k, fp.fpr_per_kmer, fp.time_s});
+    p.seconds += fp.time_s;  // one pass over the reads, every filter probed: the per-filter times add up
+    p.max_fpr = std::max(p.max_fpr, fp.fpr_per_kmer);
+  }
+  p.reads_per_s = p.seconds > 0 ? double(reads) / p.seconds : 0.0;
+  return p;
+}
+
+std::string describe_facs_plan(const FacsRunPrediction& p, const FacsAutoTune& t, const std::string& what) {
+  std::ostringstream o;
+  o.precision(4);
+  bool met = true;
+  if (t.min_fpr) met = p.reads_per_s >= t.target_throughput;
+  else if (t.target_fpr > 0) met = p.max_fpr <= t.target_fpr;
+  o << "# plan (" << what << ", "
+    << (t.min_fpr ? "throughput target " + number(t.target_throughput) + " reads/s"
+                  : "FPR target " + (t.target_fpr > 0 ? number(t.target_fpr) : std::string("none")))
+    << ") on " << t.profile.device.name << ": " << (met ? "target met" : "TARGET NOT MET") << "\n";
+  for (const auto& f : p.filters)
+    o << "#   " << f.name << ": kmers=" << f.kmers << " m=" << f.m_bits << " bits k=" << f.k
+      << " predicted FPR/k-mer=" << f.fpr_per_kmer << "\n";
+  o << "#   threads=" << p.threads << " predicted: " << p.reads_per_s << " reads/s (" << t.reads << " reads of "
+    << t.read_len << " bases in " << p.seconds << " s); calibration: " << t.profile.calibration.source << "\n";
+  return o.str();
+}
+
+void begin_facs_plan_json(JsonWriter& j, const FacsRunPrediction& p, const FacsAutoTune& t) {
+  j.begin_object("auto_tune");
+  j.value("objective", t.min_fpr ? "min-fpr" : "min-time");
+  if (t.min_fpr) j.value("target_throughput", t.target_throughput);
+  else if (t.target_fpr > 0) j.value("target_fpr", t.target_fpr);
+  j.value("device", t.profile.device.name).value("calibration", t.profile.calibration.source);
+  j.value("profile", t.profile.message);
+  j.value("threads", p.threads);
+  j.begin_array("filters");
+  for (const auto& f : p.filters) {
+    j.begin_object();
+    j.value("name", f.name).value("kmers", f.kmers).value("bits", f.m_bits).value("hashes", f.k);
+    j.value("predicted_fpr", f.fpr_per_kmer).value("predicted_seconds", f.seconds);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,54 @@
+// --auto-tune for facs build-filter and classify: options, checks, and the plan from the performance model
+// (plan_facs / predict_facs in bloomseq/model).
+#pragma once
+#include <cxxopts.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bloomseq/app/json_writer.hpp"
+#include "bloomseq/io/filter_file.hpp"
+#include "bloomseq/model/planner.hpp"
+#include "bloomseq/model/profile_io.hpp"
+
+namespace bloomseq {
+
+struct FacsAutoTune {
+  bool on = false;
+  bool min_fpr = false;          // --target-throughput given (reads/s); otherwise minimum time under the FPR target
+  double target_fpr = 0;         // 0 = not given
+  double target_throughput = 0;  // reads/s
+  uint64_t reads = 1000000;      // workload the prediction is printed for
+  uint64_t read_len = 150;
+  model::LoadedProfile profile;
+};
+
+// Adds --auto-tune, --target-fpr, --target-throughput, --profile, --read-length to a subcommand's options.
+void add_auto_tune_options(cxxopts::Options& o);
+// Reads and checks them (UsageError: targets without --auto-tune, both targets, FPR outside (0, 1), throughput
+// <= 0). Loads the profile (printing its one-line message on stderr) only when --auto-tune is on.
+// `throughput_target` says whether the command accepts --target-throughput.
+FacsAutoTune parse_auto_tune(const cxxopts::ParseResult& r, const std::string& cmd, bool throughput_target);
+
+// The predicted classification of `reads` reads against every filter of `filters` in one pass (times add up).
+struct FacsFilterPrediction {
+  std::string name;
+  uint64_t kmers = 0, m_bits = 0;
+  int k = 0;
+  double fpr_per_kmer = 0, seconds = 0;
+};
+struct FacsRunPrediction {
+  std::vector<FacsFilterPrediction> filters;
+  int threads = 0;
+  double seconds = 0, reads_per_s = 0, max_fpr = 0;
+};
+FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filters, int w, uint64_t reads,
+                                   uint64_t read_len, int threads, const FacsAutoTune& t);
+
+// Human-readable plan ('# ' lines) for stderr.
+std::string describe_facs_plan(const FacsRunPrediction& p, const FacsAutoTune& t, const std::string& what);
+// The plan as a JSON object named "auto_tune" (the caller adds measured values inside it before closing).
+void begin_facs_plan_json(JsonWriter& j, const FacsRunPrediction& p, const FacsAutoTune& t);
+
+}  // namespace bloomseq
