@@ -26,7 +26,7 @@ struct Stage1aSlot {
   uint64_t first_pos = 0;
   uint64_t n_starts = 0;
   std::vector<uint32_t> hit_pos, hit_sub;
-  uint32_t hit_count = 0;
+  HitCounter hit_count = 0;
 };
 
 class EmulatedBackend final : public Backend {
@@ -93,7 +93,7 @@ class EmulatedBackend final : public Backend {
         s.hit_count = 0;
         p.hit_pos = s.hit_pos.data();
         p.hit_sub = s.hit_sub.data();
-        p.capacity = uint32_t(s.hit_pos.size());
+        p.capacity = s.hit_pos.size();
         p.hit_count = &s.hit_count;
         with_hash_registers(vectors.k, [&](auto regs) {
           emulate_launch(blocks, plan.launch.threads, plan.launch.shared_bytes,
@@ -122,6 +122,7 @@ class EmulatedBackend final : public Backend {
           } else if (c.w != w) {
             throw UsageError("stage 1a: all chunks of a stream must have the same word size");
           }
+          if (chunk_bases(c) >= (uint64_t(1) << 32)) throw UsageError("stage 1a: database chunks must be below 4 Gbases");
           Stage1aSlot& s = slots[slot];
           s.seq = pack_sequence(c.codes, chunk_bases(c));
           s.first_pos = c.first_pos;

@@ -11,11 +11,11 @@ uint64_t chunk_bases(const DbChunk& chunk) {
   return std::min(chunk.n, chunk.n_starts + (chunk.w > 0 ? uint64_t(chunk.w) - 1 : 0));
 }
 
-void collect_stage1a_hits(const uint32_t* pos, const uint32_t* sub, uint32_t count, uint64_t first_pos,
+void collect_stage1a_hits(const uint32_t* pos, const uint32_t* sub, uint64_t count, uint64_t first_pos,
                           std::vector<Stage1aHit>& hits) {
   const size_t at = hits.size();
   hits.reserve(at + count);
-  for (uint32_t i = 0; i < count; ++i) hits.push_back({first_pos + pos[i], sub[i]});
+  for (uint64_t i = 0; i < count; ++i) hits.push_back({first_pos + pos[i], sub[i]});
   std::sort(hits.begin() + std::ptrdiff_t(at), hits.end());
 }
 

@@ -100,6 +100,11 @@ LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, 
   return c;
 }
 
+uint32_t classify_threads_for(double mean_frames) {
+  const double t = std::clamp(mean_frames, 32.0, 256.0);
+  return uint32_t((uint64_t(t) + 31) / 32 * 32);
+}
+
 int hash_registers_for(int k) {
   if (k < 1 || k > kMaxHashes) throw UsageError("number of hash functions must be 1..32, got " + std::to_string(k));
   return k <= 8 ? 8 : k <= 16 ? 16 : 32;

@@ -67,3 +67,10 @@ TEST_CASE("launch config: classify uses one block per read up to the resident bl
   CHECK(hash_registers_for(32) == 32);
   CHECK_THROWS_AS(hash_registers_for(0), bloomseq::UsageError);
 }
+
+TEST_CASE("launch config: classify threads cover a typical read in one tile", "[cuda][launch]") {
+  CHECK(classify_threads_for(0) == 32);
+  CHECK(classify_threads_for(130) == 160);  // 150 bp reads, w = 21
+  CHECK(classify_threads_for(52) == 64);    // 72 bp reads
+  CHECK(classify_threads_for(1e6) == 256);
+}

@@ -42,8 +42,9 @@ class HostCtx {
   }
   void barrier() const { ++barriers_; }
 
-  static uint32_t atomic_add(uint32_t* p, uint32_t v) {
-    const uint32_t old = *p;
+  template <class T>
+  static T atomic_add(T* p, T v) {
+    const T old = *p;
     *p = old + v;
     return old;
   }
@@ -54,12 +55,12 @@ class HostCtx {
   }
 
   template <class F>
-  void warp_append(uint32_t* counter, const HostLocal<uint8_t>& flag, F&& write) const {
+  void warp_append(HitCounter* counter, const HostLocal<uint8_t>& flag, F&& write) const {
     for (uint32_t w0 = 0; w0 < threads_; w0 += kWarpSize) {
       const uint32_t mask = mask_of(flag, w0);
       if (!mask) continue;
       // The leader's single atomic reserves the warp's slots; every flagged lane writes at base + rank.
-      const uint32_t base = atomic_add(counter, popcount32(mask));
+      const HitCounter base = atomic_add(counter, HitCounter(popcount32(mask)));
       (void)warp_leader(mask);
       for (uint32_t lane = 0; lane < kWarpSize; ++lane)
         if (mask >> lane & 1u) write(w0 + lane, base + warp_rank(mask, lane));

@@ -27,9 +27,19 @@
 #define BLOOMSEQ_KERNEL_BODY inline
 #endif
 
+// Loops over the hash registers are unrolled on the device so the hashes stay in registers.
+#if defined(__CUDA_ARCH__)
+#define BLOOMSEQ_UNROLL _Pragma("unroll")
+#else
+#define BLOOMSEQ_UNROLL
+#endif
+
 namespace bloomseq::cuda {
 
 constexpr uint32_t kWarpSize = 32;
+
+// Appends are counted in 64 bits: the count may exceed the buffer (overflow is detected, never wrapped).
+using HitCounter = unsigned long long;
 
 BLOOMSEQ_HD uint32_t popcount32(uint32_t x) {
 #if defined(__CUDA_ARCH__)

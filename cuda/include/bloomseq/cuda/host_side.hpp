@@ -15,7 +15,7 @@ namespace bloomseq::cuda {
 uint64_t chunk_bases(const DbChunk& chunk);
 
 // Appends count kernel hits (chunk-relative positions) as stream coordinates, sorted by (db_pos, subquery).
-void collect_stage1a_hits(const uint32_t* pos, const uint32_t* sub, uint32_t count, uint64_t first_pos,
+void collect_stage1a_hits(const uint32_t* pos, const uint32_t* sub, uint64_t count, uint64_t first_pos,
                           std::vector<Stage1aHit>& hits);
 
 // The filters of a bank as one word array plus descriptors (what the classify kernel reads from global memory).

@@ -73,6 +73,9 @@ Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, co
 LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
                            int k_max, int key_nibbles, uint32_t threads = 128);
 
+// Threads per read block: enough for one tile over a typical read's frames (32..256, multiple of 32).
+uint32_t classify_threads_for(double mean_frames);
+
 // The template instance of a kernel for a given k: 8, 16 or 32 hash registers.
 int hash_registers_for(int k);
 

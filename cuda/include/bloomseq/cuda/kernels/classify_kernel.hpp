@@ -48,10 +48,12 @@ BLOOMSEQ_HD uint64_t classify_shared_words(int key_nibbles, int k_max, uint32_t 
 
 template <int KMax>
 BLOOMSEQ_HD bool probe_global(const uint32_t* words, uint64_t m_bits, const uint32_t* h, int k) {
-  for (int i = 0; i < k && i < KMax; ++i) {
+  BLOOMSEQ_UNROLL
+  for (int i = 0; i < KMax; ++i) {
+    if (i >= k) break;
 #if defined(__CUDA_ARCH__)
     const uint64_t bit = bloom_slot(h[i], m_bits);
-    if (!((__ldg(words + (bit >> 5)) >> (bit & 31)) & 1u)) return false;
+    if (!((__ldg(words + (bit >> 5)) >> (bit & 31)) & 1u)) return false;  // read-only data path
 #else
     if (!test_bit(words, bloom_slot(h[i], m_bits))) return false;
 #endif
@@ -90,7 +92,7 @@ BLOOMSEQ_KERNEL_BODY void classify_body(Ctx& ctx, const ClassifyKernelParams& p)
         const uint32_t frame = tile + t;
         uint64_t fwd = 0, rc = 0;
         valid(t) = frame < frames && packed_window(p.packed, p.invalid, start + frame, p.w, fwd, rc);
-        if (valid(t)) hash.hash_all(canonical_wmer(fwd, rc), regs(t).h);
+        if (valid(t)) hash_unrolled<KMax>(hash, canonical_wmer(fwd, rc), regs(t).h);
       });
       for (uint32_t f = 0; f < p.n_filters; ++f) {
         const FilterDesc d = p.filters[f];

@@ -1,0 +1,378 @@
+// The CUDA backend: device memory, pinned staging buffers, streams and the launch plan around the kernels.
+// Ordering and overlap come from run_in_order (pipeline.hpp); packing and result collection are shared with the
+// emulated backend (host_side.hpp), so what the tests exercise on the host is what runs here.
+#include "bloomseq/cuda/cuda_backend.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bloomseq/cuda/host_side.hpp"
+#include "bloomseq/cuda/packed_seq.hpp"
+#include "bloomseq/cuda/pipeline.hpp"
+#include "bloomseq/error.hpp"
+#include "cuda_check.hpp"
+#include "device_memory.hpp"
+#include "kernels.hpp"
+
+namespace bloomseq {
+namespace cuda {
+namespace {
+
+constexpr size_t kStreams = 3;
+constexpr uint32_t kStage1aThreads = 256;
+constexpr uint64_t kInitialHitCapacity = uint64_t(1) << 20;
+constexpr uint64_t kDefaultSharedBytes = 48 * 1024;
+
+GpuProfile profile_of(const cudaDeviceProp& d, int device) {
+  GpuProfile g;
+  g.name = d.name;
+  g.sm_count = d.multiProcessorCount;
+  g.max_threads_per_sm = d.maxThreadsPerMultiProcessor;
+  g.max_blocks_per_sm = d.maxBlocksPerMultiProcessor;
+  g.max_threads_per_block = d.maxThreadsPerBlock;
+  g.regs_per_sm = d.regsPerMultiprocessor;
+  g.shared_per_sm = d.sharedMemPerMultiprocessor;
+  g.shared_per_block = d.sharedMemPerBlock;
+  g.shared_per_block_optin = std::max<uint64_t>(d.sharedMemPerBlockOptin, d.sharedMemPerBlock);
+  g.shared_reserved_per_block = d.reservedSharedMemPerBlock;
+  g.global_mem = d.totalGlobalMem;
+  g.cc_major = d.major;
+  g.cc_minor = d.minor;
+  int clock_khz = 0, mem_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) == cudaSuccess) g.clock_ghz = clock_khz / 1e6;
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess)
+    g.mem_bandwidth_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  return g;
+}
+
+template <class T>
+void copy_to_device(DeviceArray<T>& d, const T* h, size_t n) {
+  d.reserve(std::max<size_t>(n, 1));
+  if (n) BLOOMSEQ_CUDA_CHECK(cudaMemcpy(d.data(), h, n * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+struct Stage1aSlot {
+  PinnedArray<uint64_t> packed, invalid;
+  DeviceArray<uint64_t> d_packed, d_invalid;
+  DeviceArray<uint32_t> d_pos, d_sub;
+  DeviceArray<HitCounter> d_count;
+  PinnedArray<uint32_t> pos, sub;
+  PinnedArray<HitCounter> count;
+  uint64_t capacity = 0;
+  uint64_t first_pos = 0;
+  Stage1aPlan plan;
+  Stage1aKernelParams params{};
+};
+
+struct ClassifySlot {
+  PinnedArray<uint64_t> packed, invalid, offsets, bitmap_offset;
+  DeviceArray<uint64_t> d_packed, d_invalid, d_offsets, d_bitmap_offset;
+  DeviceArray<uint32_t> d_bitmaps, d_hit_frames;
+  PinnedArray<uint32_t> bitmaps, hit_frames;
+  ClassifyHits hits;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : device_(device) {
+    select();
+    cudaDeviceProp prop{};
+    BLOOMSEQ_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    profile_ = profile_of(prop, device);
+    description_ = "cuda:" + std::to_string(device) + " " + describe(profile_);
+  }
+  std::string name() const override { return "cuda"; }
+  std::string description() const override { return description_; }
+
+  void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
+    bool done = false;
+    stage1a_stream(
+        vectors,
+        [&](DbChunk& c) {
+          if (done) return false;
+          c = chunk;
+          return done = true;
+        },
+        [&](uint64_t, std::vector<Stage1aHit>& h) { hits.insert(hits.end(), h.begin(), h.end()); });
+  }
+
+  void stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& next, const Stage1aSink& emit) override {
+    select();
+    std::vector<Stage1aHit> hits;
+    if (vectors.count == 0) {
+      DbChunk c;
+      for (uint64_t i = 0; next(c); ++i) emit(i, hits);
+      return;
+    }
+    const int regs = hash_registers_for(vectors.k);
+    const KernelAttributes attr = kernel_attributes(KernelKind::stage1a, regs);
+    DeviceArray<uint32_t> d_vectors, d_tables;
+    copy_to_device(d_vectors, vectors.words, size_t(vectors.count) * vectors.words_per_vector);
+    int w = 0;
+    uint64_t allowed_shared = kDefaultSharedBytes;
+    std::vector<Stream> streams(kStreams);
+    std::vector<Stage1aSlot> slots(kStreams);
+
+    auto launch = [&](Stage1aSlot& s, Stream& st) {
+      BLOOMSEQ_CUDA_CHECK(cudaMemsetAsync(s.d_count.data(), 0, sizeof(HitCounter), st.get()));
+      s.params.hit_pos = s.d_pos.data();
+      s.params.hit_sub = s.d_sub.data();
+      s.params.capacity = s.capacity;
+      s.params.hit_count = s.d_count.data();
+      launch_stage1a(regs, s.plan.launch, s.params, st.get());
+      BLOOMSEQ_CUDA_CHECK(
+          cudaMemcpyAsync(s.count.data(), s.d_count.data(), sizeof(HitCounter), cudaMemcpyDeviceToHost, st.get()));
+    };
+    auto reserve_hits = [&](Stage1aSlot& s, uint64_t n) {
+      s.capacity = n;
+      s.d_pos.reserve(n);
+      s.d_sub.reserve(n);
+      s.pos.reserve(n);
+      s.sub.reserve(n);
+    };
+
+    run_in_order(
+        streams,
+        [&](Stream& st, size_t slot, uint64_t) {
+          DbChunk c;
+          if (!next(c)) return false;
+          if (w == 0) {
+            if (c.w < 1 || c.w > 32) throw UsageError("stage 1a: word size must be 1..32");
+            w = c.w;
+            const std::vector<uint32_t> tables = nibble_tables_from(vectors.hash, vectors.k, w);
+            copy_to_device(d_tables, tables.data(), tables.size());
+          } else if (c.w != w) {
+            throw UsageError("stage 1a: all chunks of a stream must have the same word size");
+          }
+          const uint64_t bases = chunk_bases(c);
+          if (bases >= (uint64_t(1) << 32)) throw UsageError("stage 1a: database chunks must be below 4 Gbases");
+          Stage1aSlot& s = slots[slot];
+          s.first_pos = c.first_pos;
+          s.count.reserve(1);
+          s.d_count.reserve(1);
+          if (s.capacity == 0) reserve_hits(s, kInitialHitCapacity);
+          if (c.n_starts == 0) {
+            s.count[0] = 0;
+            return true;
+          }
+          // Pack into the slot's pinned buffers (host work that overlaps the other slots' device work).
+          const size_t pw = packed_words(bases), iw = invalid_words(bases);
+          s.packed.reserve(pw);
+          s.invalid.reserve(iw);
+          std::memset(s.packed.data(), 0, pw * sizeof(uint64_t));
+          std::memset(s.invalid.data(), 0xFF, iw * sizeof(uint64_t));
+          pack_into(c.codes, bases, 0, s.packed.data(), s.invalid.data());
+          s.d_packed.reserve(pw);
+          s.d_invalid.reserve(iw);
+          BLOOMSEQ_CUDA_CHECK(cudaMemcpyAsync(s.d_packed.data(), s.packed.data(), pw * sizeof(uint64_t),
+                                              cudaMemcpyHostToDevice, st.get()));
+          BLOOMSEQ_CUDA_CHECK(cudaMemcpyAsync(s.d_invalid.data(), s.invalid.data(), iw * sizeof(uint64_t),
+                                              cudaMemcpyHostToDevice, st.get()));
+
+          const Stage1aShape shape{vectors.count, uint32_t(vectors.words_per_vector), vectors.k, key_nibbles_for(w),
+                                   c.n_starts};
+          s.plan = plan_stage1a(profile_, attr, shape, kStage1aThreads, 1);
+          if (s.plan.launch.shared_bytes > allowed_shared) {
+            allow_shared_bytes(KernelKind::stage1a, regs, s.plan.launch.shared_bytes);
+            allowed_shared = s.plan.launch.shared_bytes;
+          }
+          Stage1aKernelParams& p = s.params;
+          p = Stage1aKernelParams{};
+          p.vector_words = d_vectors.data();
+          p.vector_count = vectors.count;
+          p.words_per_vector = uint32_t(vectors.words_per_vector);
+          p.m_bits = vectors.m_bits;
+          p.k = vectors.k;
+          p.nibble_tables = d_tables.data();
+          p.key_nibbles = key_nibbles_for(w);
+          p.vectors_per_group = s.plan.vectors_per_group;
+          p.slices = s.plan.slices;
+          p.vectors_in_shared = s.plan.vectors_in_shared ? 1 : 0;
+          p.packed = s.d_packed.data();
+          p.invalid = s.d_invalid.data();
+          p.n_starts = c.n_starts;
+          p.w = w;
+          launch(s, st);
+          return true;
+        },
+        [&](Stream& st, size_t slot, uint64_t index) {
+          Stage1aSlot& s = slots[slot];
+          uint64_t count = s.count[0];
+          if (count > s.capacity) {
+            // Overflow: grow to the counted size and rerun this chunk (its inputs are still on the device).
+            reserve_hits(s, count + count / 8);
+            launch(s, st);
+            st.synchronize();
+            count = s.count[0];
+            if (count > s.capacity) throw Error(ExitCode::internal, "stage 1a: hit count changed on rerun");
+          }
+          if (count) {
+            BLOOMSEQ_CUDA_CHECK(cudaMemcpyAsync(s.pos.data(), s.d_pos.data(), count * sizeof(uint32_t),
+                                                cudaMemcpyDeviceToHost, st.get()));
+            BLOOMSEQ_CUDA_CHECK(cudaMemcpyAsync(s.sub.data(), s.d_sub.data(), count * sizeof(uint32_t),
+                                                cudaMemcpyDeviceToHost, st.get()));
+            st.synchronize();
+          }
+          hits.clear();
+          collect_stage1a_hits(s.pos.data(), s.sub.data(), count, s.first_pos, hits);
+          emit(index, hits);
+        });
+  }
+
+  void classify(const FilterBank& bank, const ReadBatchView& reads, ClassifyHits& out) override {
+    bool done = false;
+    classify_stream(
+        bank,
+        [&](ReadBatchView& v) {
+          if (done) return false;
+          v = reads;
+          return done = true;
+        },
+        [&](uint64_t, ClassifyHits& h) { out = h; });
+  }
+
+  void classify_stream(const FilterBank& bank, const BatchSource& next, const ClassifySink& emit) override {
+    select();
+    check_bank(bank);
+    const int w = bank.family->w();
+    const FlatFilters flat = flatten_filters(bank);
+    const int regs = flat.k_max ? hash_registers_for(flat.k_max) : 8;
+    const KernelAttributes attr = kernel_attributes(KernelKind::classify, regs);
+    DeviceArray<uint32_t> d_words, d_tables;
+    DeviceArray<FilterDesc> d_desc;
+    copy_to_device(d_words, flat.words.data(), flat.words.size());
+    copy_to_device(d_desc, flat.desc.data(), flat.desc.size());
+    if (flat.k_max) {
+      const std::vector<uint32_t> tables = nibble_tables_from(bank.family->byte_view(), flat.k_max, w);
+      copy_to_device(d_tables, tables.data(), tables.size());
+    }
+    uint64_t allowed_shared = kDefaultSharedBytes;
+    std::vector<Stream> streams(kStreams);
+    std::vector<ClassifySlot> slots(kStreams);
+
+    run_in_order(
+        streams,
+        [&](Stream& st, size_t slot, uint64_t) {
+          ReadBatchView reads;
+          if (!next(reads)) return false;
+          ClassifySlot& s = slots[slot];
+          s.hits.reset(reads, bank.count, w);
+          if (reads.count == 0 || bank.count == 0) return true;
+          const uint64_t first = reads.offsets[0];
+          const uint64_t bases = reads.offsets[reads.count] - first;
+          const size_t pw = packed_words(bases), iw = invalid_words(bases);
+          s.packed.reserve(pw);
+          s.invalid.reserve(iw);
+          s.offsets.reserve(reads.count + 1);
+          s.bitmap_offset.reserve(reads.count + 1);
+          std::memset(s.packed.data(), 0, pw * sizeof(uint64_t));
+          std::memset(s.invalid.data(), 0xFF, iw * sizeof(uint64_t));
+          pack_into(reads.codes + first, bases, 0, s.packed.data(), s.invalid.data());
+          for (uint32_t r = 0; r <= reads.count; ++r) {
+            s.offsets[r] = reads.offsets[r] - first;
+            s.bitmap_offset[r] = s.hits.bitmap_offset[r];
+          }
+          const size_t n_bitmap = std::max<size_t>(s.hits.bitmaps.size(), 1);
+          const size_t n_hits = s.hits.hit_frames.size();
+          s.d_packed.reserve(pw);
+          s.d_invalid.reserve(iw);
+          s.d_offsets.reserve(reads.count + 1);
+          s.d_bitmap_offset.reserve(reads.count + 1);
+          s.d_bitmaps.reserve(n_bitmap);
+          s.d_hit_frames.reserve(n_hits);
+          s.bitmaps.reserve(n_bitmap);
+          s.hit_frames.reserve(n_hits);
+          auto h2d = [&](auto& d, auto& h, size_t n) {
+            BLOOMSEQ_CUDA_CHECK(
+                cudaMemcpyAsync(d.data(), h.data(), n * sizeof(h[0]), cudaMemcpyHostToDevice, st.get()));
+          };
+          h2d(s.d_packed, s.packed, pw);
+          h2d(s.d_invalid, s.invalid, iw);
+          h2d(s.d_offsets, s.offsets, reads.count + 1);
+          h2d(s.d_bitmap_offset, s.bitmap_offset, reads.count + 1);
+
+          double mean_frames = 0;
+          for (uint32_t r = 0; r < reads.count; ++r) mean_frames += s.hits.frames[r];
+          mean_frames /= reads.count;
+          const LaunchConfig c = plan_classify(profile_, attr, reads.count, bank.count, flat.k_max,
+                                               key_nibbles_for(w), classify_threads_for(mean_frames));
+          if (c.shared_bytes > allowed_shared) {
+            allow_shared_bytes(KernelKind::classify, regs, c.shared_bytes);
+            allowed_shared = c.shared_bytes;
+          }
+          ClassifyKernelParams p{};
+          p.filter_words = d_words.data();
+          p.filters = d_desc.data();
+          p.n_filters = bank.count;
+          p.k_max = flat.k_max;
+          p.nibble_tables = d_tables.data();
+          p.key_nibbles = key_nibbles_for(w);
+          p.w = w;
+          p.packed = s.d_packed.data();
+          p.invalid = s.d_invalid.data();
+          p.read_offset = s.d_offsets.data();
+          p.n_reads = reads.count;
+          p.bitmap_offset = s.d_bitmap_offset.data();
+          p.bitmaps = s.d_bitmaps.data();
+          p.hit_frames = s.d_hit_frames.data();
+          launch_classify(regs, c, p, st.get());
+          if (!s.hits.bitmaps.empty())
+            BLOOMSEQ_CUDA_CHECK(cudaMemcpyAsync(s.bitmaps.data(), s.d_bitmaps.data(),
+                                                s.hits.bitmaps.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                                st.get()));
+          BLOOMSEQ_CUDA_CHECK(cudaMemcpyAsync(s.hit_frames.data(), s.d_hit_frames.data(), n_hits * sizeof(uint32_t),
+                                              cudaMemcpyDeviceToHost, st.get()));
+          return true;
+        },
+        [&](Stream&, size_t slot, uint64_t index) {
+          ClassifySlot& s = slots[slot];
+          if (s.hits.n_reads && s.hits.n_filters) {
+            std::copy(s.bitmaps.data(), s.bitmaps.data() + s.hits.bitmaps.size(), s.hits.bitmaps.begin());
+            std::copy(s.hit_frames.data(), s.hit_frames.data() + s.hits.hit_frames.size(), s.hits.hit_frames.begin());
+          }
+          emit(index, s.hits);
+        });
+  }
+
+ private:
+  void select() const { BLOOMSEQ_CUDA_CHECK(cudaSetDevice(device_)); }
+
+  int device_;
+  GpuProfile profile_;
+  std::string description_;
+};
+
+}  // namespace
+}  // namespace cuda
+
+int cuda_device_count() {
+  int n = 0;
+  // No driver, an old driver or no device: all mean "no usable device", never an exception.
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+bool cuda_device_profile(int device, cuda::GpuProfile& out) {
+  if (device < 0 || device >= cuda_device_count()) return false;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return false;
+  if (cudaSetDevice(device) != cudaSuccess) return false;
+  out = cuda::profile_of(prop, device);
+  return true;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int device) {
+  const int n = cuda_device_count();
+  if (device < 0 || device >= n)
+    throw UsageError("CUDA device " + std::to_string(device) + " not available (" + std::to_string(n) +
+                     " device(s) found)");
+  return std::make_unique<cuda::CudaBackend>(device);
+}
+
+}  // namespace bloomseq
