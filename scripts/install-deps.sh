@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what bloomseq needs from Debian 12 packages (run as root). Idempotent: skips what is already there.
+#   scripts/install-deps.sh          build dependencies
+#   scripts/install-deps.sh --test   build dependencies + the peers the tests compare against
+set -euo pipefail
+
+pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libcxxopts-dev catch2)
+if [[ "${1:-}" == "--test" ]]; then
+  pkgs+=(ncbi-blast+)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

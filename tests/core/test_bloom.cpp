@@ -1,0 +1,85 @@
+// Bloom vectors: no false negatives against an exact set, and measured FPR within a statistical bound of the formula.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <unordered_set>
+
+#include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+
+using namespace bloomseq;
+
+TEST_CASE("no false negatives, and the FPR matches expected_fpr within 5 standard errors", "[bloom]") {
+  std::mt19937_64 rng(21);
+  const int w = 16;
+  const uint64_t key_mask = (1ULL << (2 * w)) - 1;
+  struct Case {
+    uint64_t m;
+    int k;
+    uint64_t n;
+  };
+  // Powers of two (the paper's vectors) and odd sizes (fast-range reduction, partial last word).
+  for (const Case c : {Case{1u << 15, 6, 2000}, Case{1u << 18, 6, 20000}, Case{100003, 4, 12000}, Case{4099, 3, 500}}) {
+    const H3Family fam(c.k, w, rng());
+    const auto hv = fam.byte_view();
+    BloomVector bv(c.m);
+    std::unordered_set<uint64_t> truth;
+    uint32_t h[kMaxHashes];
+    while (truth.size() < c.n) {
+      const uint64_t key = rng() & key_mask;
+      if (!truth.insert(key).second) continue;
+      hv.hash_all(key, h);
+      bv.insert(h, c.k);
+    }
+    for (uint64_t key : truth) {
+      hv.hash_all(key, h);
+      REQUIRE(bv.contains(h, c.k));
+    }
+    const int trials = 200000;
+    int fp = 0, negatives = 0;
+    while (negatives < trials) {
+      const uint64_t key = rng() & key_mask;
+      if (truth.count(key)) continue;
+      ++negatives;
+      hv.hash_all(key, h);
+      fp += bv.contains(h, c.k);
+    }
+    const double p = expected_fpr(c.n, c.m, c.k);
+    const double measured = double(fp) / trials;
+    const double se = std::sqrt(p * (1 - p) / trials);
+    INFO("m=" << c.m << " k=" << c.k << " n=" << c.n << " expected=" << p << " measured=" << measured);
+    CHECK(std::abs(measured - p) <= 5 * se + 1e-5);
+    // The fill fraction predicts the same rate: rho^k.
+    CHECK(std::abs(fpr_from_fill(bv.fill_fraction(), c.k) - p) <= 0.05 * p + 1e-5);
+  }
+}
+
+TEST_CASE("expected_fpr agrees with the closed form and sizing helpers hit their target", "[bloom]") {
+  // (1 - e^{-kn/m})^k for large m.
+  CHECK(expected_fpr(1000, 1u << 20, 6) == Approx(std::pow(1 - std::exp(-6.0 * 1000 / (1 << 20)), 6)).epsilon(1e-3));
+  CHECK(expected_fpr(0, 1024, 4) == 0.0);
+  for (double p : {1e-2, 5e-4, 1e-6}) {
+    const uint64_t n = 1000000;
+    const uint64_t m = bits_for_fpr(n, p);
+    const int k = optimal_hashes(n, m);
+    CHECK(expected_fpr(n, m, k) <= p * 1.02);
+    CHECK(expected_fpr(n, m * 9 / 10, k) > p);  // and not grossly oversized
+  }
+  CHECK(optimal_hashes(1000, 10000) == 7);  // 10 * ln 2 = 6.93
+  CHECK_THROWS_AS(bits_for_fpr(10, 0.0), UsageError);
+  CHECK_THROWS_AS(bits_for_fpr(10, 1.0), UsageError);
+  CHECK_THROWS_AS(BloomVector(0), UsageError);
+}
+
+TEST_CASE("bit addressing: slot reduction covers the whole vector and stays in range", "[bloom]") {
+  CHECK(bloom_slot(0, 1000) == 0);
+  CHECK(bloom_slot(0xFFFFFFFFu, 1000) == 999);
+  CHECK(bloom_slot(0x80000000u, 1u << 16) == (1u << 15));  // power of two: the top bits
+  uint32_t words[2] = {0, 0};
+  set_bit(words, 33);
+  CHECK(words[1] == 2u);
+  CHECK(test_bit(words, 33));
+  CHECK_FALSE(test_bit(words, 32));
+}
