@@ -30,7 +30,7 @@ std::vector<Stage1aHit> run(Backend& b, const SubqueryVectors& v, const DbChunk&
 }  // namespace
 
 TEST_CASE("emulated stage-1a kernel equals the oracle and the CPU reference", "[cuda][stage1a]") {
-  const int w = GENERATE(5, 11, 16, 31, 32);
+  const int w = GENERATE(1, 5, 11, 16, 31, 32);
   const int k = GENERATE(1, 4, 9, 17);
   std::mt19937_64 rng(uint64_t(w * 100 + k));
   auto s = fixtures::make_vectors(rng, 7, 2053, k, w, 97);
