@@ -48,6 +48,25 @@ GpuProfile profile_of(const cudaDeviceProp& d, int device) {
   return g;
 }
 
+// Identity of host data the backend keeps on the device between calls: address, size and a sample of the words
+// (every 4096th plus the last), so a caller that rebuilds its vectors in place is noticed without hashing them all.
+struct Fingerprint {
+  const void* address = nullptr;
+  uint64_t words = 0;
+  uint64_t sample = 0;
+  uint64_t shape = 0;
+  bool operator==(const Fingerprint& o) const {
+    return address == o.address && words == o.words && sample == o.sample && shape == o.shape;
+  }
+};
+
+Fingerprint fingerprint(const uint32_t* p, uint64_t n, uint64_t shape) {
+  Fingerprint f{p, n, 0, shape};
+  for (uint64_t i = 0; i < n; i += 4096) f.sample = f.sample * 0x100000001B3ULL + p[i] + i;
+  if (n) f.sample = f.sample * 0x100000001B3ULL + p[n - 1];
+  return f;
+}
+
 template <class T>
 void copy_to_device(DeviceArray<T>& d, const T* h, size_t n) {
   d.reserve(std::max<size_t>(n, 1));
@@ -77,12 +96,14 @@ struct ClassifySlot {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device) : device_(device) {
+  explicit CudaBackend(int device)
+      : device_(device), stage1a_slots_(kStreams), classify_slots_(kStreams) {
     select();
     cudaDeviceProp prop{};
     BLOOMSEQ_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     profile_ = profile_of(prop, device);
     description_ = "cuda:" + std::to_string(device) + " " + describe(profile_);
+    for (size_t i = 0; i < kStreams; ++i) streams_.emplace_back();
   }
   std::string name() const override { return "cuda"; }
   std::string description() const override { return description_; }
@@ -109,12 +130,23 @@ class CudaBackend final : public Backend {
     }
     const int regs = hash_registers_for(vectors.k);
     const KernelAttributes attr = kernel_attributes(KernelKind::stage1a, regs);
-    DeviceArray<uint32_t> d_vectors, d_tables;
-    copy_to_device(d_vectors, vectors.words, size_t(vectors.count) * vectors.words_per_vector);
+    // The vectors stay on the device between calls (apps that call stage1a() once per batch upload them once).
+    const uint64_t n_words = uint64_t(vectors.count) * vectors.words_per_vector;
+    const Fingerprint fp = fingerprint(vectors.words, n_words, vectors.m_bits * 64 + uint64_t(vectors.k));
+    if (!(fp == vectors_fp_)) {
+      vectors_fp_ = Fingerprint{};
+      copy_to_device(d_vectors_, vectors.words, n_words);
+      vectors_fp_ = fp;
+      tables_w_ = 0;
+    }
+    if (vectors_hash_ != vectors.hash.tables) tables_w_ = 0;
+    vectors_hash_ = vectors.hash.tables;
+    DeviceArray<uint32_t>& d_vectors = d_vectors_;
+    DeviceArray<uint32_t>& d_tables = d_tables_;
     int w = 0;
-    uint64_t allowed_shared = kDefaultSharedBytes;
-    std::vector<Stream> streams(kStreams);
-    std::vector<Stage1aSlot> slots(kStreams);
+    uint64_t& allowed_shared = allowed_shared_[0][regs / 8 - 1];
+    std::vector<Stream>& streams = streams_;
+    std::vector<Stage1aSlot>& slots = stage1a_slots_;
 
     auto launch = [&](Stage1aSlot& s, Stream& st) {
       BLOOMSEQ_CUDA_CHECK(cudaMemsetAsync(s.d_count.data(), 0, sizeof(HitCounter), st.get()));
@@ -142,8 +174,11 @@ class CudaBackend final : public Backend {
           if (w == 0) {
             if (c.w < 1 || c.w > 32) throw UsageError("stage 1a: word size must be 1..32");
             w = c.w;
-            const std::vector<uint32_t> tables = nibble_tables_from(vectors.hash, vectors.k, w);
-            copy_to_device(d_tables, tables.data(), tables.size());
+            if (tables_w_ != w) {
+              const std::vector<uint32_t> tables = nibble_tables_from(vectors.hash, vectors.k, w);
+              copy_to_device(d_tables, tables.data(), tables.size());
+              tables_w_ = w;
+            }
           } else if (c.w != w) {
             throw UsageError("stage 1a: all chunks of a stream must have the same word size");
           }
@@ -241,17 +276,26 @@ class CudaBackend final : public Backend {
     const FlatFilters flat = flatten_filters(bank);
     const int regs = flat.k_max ? hash_registers_for(flat.k_max) : 8;
     const KernelAttributes attr = kernel_attributes(KernelKind::classify, regs);
-    DeviceArray<uint32_t> d_words, d_tables;
-    DeviceArray<FilterDesc> d_desc;
-    copy_to_device(d_words, flat.words.data(), flat.words.size());
-    copy_to_device(d_desc, flat.desc.data(), flat.desc.size());
-    if (flat.k_max) {
-      const std::vector<uint32_t> tables = nibble_tables_from(bank.family->byte_view(), flat.k_max, w);
-      copy_to_device(d_tables, tables.data(), tables.size());
+    // The filters stay on the device between calls (one classify() per read batch uploads them once).
+    const Fingerprint fp = fingerprint(flat.words.data(), flat.words.size(),
+                                       uint64_t(bank.count) * 4096 + uint64_t(flat.k_max) * 64 + uint64_t(w));
+    if (!(fp == filters_fp_) || bank_family_ != bank.family) {
+      filters_fp_ = Fingerprint{};
+      copy_to_device(d_filter_words_, flat.words.data(), flat.words.size());
+      copy_to_device(d_filter_desc_, flat.desc.data(), flat.desc.size());
+      if (flat.k_max) {
+        const std::vector<uint32_t> tables = nibble_tables_from(bank.family->byte_view(), flat.k_max, w);
+        copy_to_device(d_filter_tables_, tables.data(), tables.size());
+      }
+      filters_fp_ = fp;
+      bank_family_ = bank.family;
     }
-    uint64_t allowed_shared = kDefaultSharedBytes;
-    std::vector<Stream> streams(kStreams);
-    std::vector<ClassifySlot> slots(kStreams);
+    DeviceArray<uint32_t>& d_words = d_filter_words_;
+    DeviceArray<uint32_t>& d_tables = d_filter_tables_;
+    DeviceArray<FilterDesc>& d_desc = d_filter_desc_;
+    uint64_t& allowed_shared = allowed_shared_[1][regs / 8 - 1];
+    std::vector<Stream>& streams = streams_;
+    std::vector<ClassifySlot>& slots = classify_slots_;
 
     run_in_order(
         streams,
@@ -338,11 +382,31 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  void select() const { BLOOMSEQ_CUDA_CHECK(cudaSetDevice(device_)); }
+  // Makes the device current and waits for anything a previous call left in flight (after an exception), so the
+  // slots' buffers are free.
+  void select() {
+    BLOOMSEQ_CUDA_CHECK(cudaSetDevice(device_));
+    for (Stream& st : streams_) st.synchronize();
+  }
 
   int device_;
   GpuProfile profile_;
   std::string description_;
+  // Kept between calls: streams and their pinned/device buffers, and the device copies of the last vectors,
+  // filters and hash tables (re-uploaded when their fingerprint changes).
+  std::vector<Stream> streams_;
+  std::vector<Stage1aSlot> stage1a_slots_;
+  std::vector<ClassifySlot> classify_slots_;
+  DeviceArray<uint32_t> d_vectors_, d_tables_;
+  Fingerprint vectors_fp_;
+  const uint32_t* vectors_hash_ = nullptr;
+  int tables_w_ = 0;
+  DeviceArray<uint32_t> d_filter_words_, d_filter_tables_;
+  DeviceArray<FilterDesc> d_filter_desc_;
+  Fingerprint filters_fp_;
+  const H3Family* bank_family_ = nullptr;
+  uint64_t allowed_shared_[2][4] = {{kDefaultSharedBytes, kDefaultSharedBytes, kDefaultSharedBytes, kDefaultSharedBytes},
+                                    {kDefaultSharedBytes, kDefaultSharedBytes, kDefaultSharedBytes, kDefaultSharedBytes}};
 };
 
 }  // namespace
