@@ -14,5 +14,5 @@ cmake --build "$build" -j"$(nproc)" --target gpu_bench test_cuda
 echo "== quick check of the real kernels against the CPU reference"
 "$build/bin/gpu_bench" --backend cuda --quick --csv "$build/gpu_bench_quick.csv"
 echo "== full run"
-"$build/bin/gpu_bench" --backend cuda --csv "$build/gpu_bench.csv" "$@"
+"$build/bin/gpu_bench" --backend cuda --vectors-per-block 1,2,4,6 --csv "$build/gpu_bench.csv" "$@"
 echo "CSV: $build/gpu_bench.csv"

@@ -19,6 +19,9 @@
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
+#if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
+#include "bloomseq/cuda/cuda_backend.hpp"
+#endif
 
 using namespace bloomseq;
 using Clock = std::chrono::steady_clock;
@@ -72,6 +75,9 @@ int main(int argc, char** argv) try {
     ("reads", "reads", cxxopts::value<uint32_t>()->default_value("1000000"))
     ("read-len", "read length", cxxopts::value<uint32_t>()->default_value("150"))
     ("batch", "reads per batch", cxxopts::value<uint32_t>()->default_value("100000"))
+    ("vectors-per-block", "CUDA: sub-query vectors per block, a comma-separated sweep", cxxopts::value<std::vector<uint32_t>>()->default_value("1"))
+    ("threads-per-block", "CUDA: stage-1a threads per block", cxxopts::value<uint32_t>()->default_value("256"))
+    ("streams", "CUDA: streams", cxxopts::value<size_t>()->default_value("3"))
     ("seed", "random seed", cxxopts::value<uint64_t>()->default_value("1"))
     ("quick", "small sizes (smoke test)")
     ("csv", "CSV output", cxxopts::value<std::string>()->default_value("gpu_bench.csv"))
@@ -104,6 +110,22 @@ int main(int argc, char** argv) try {
     std::cerr << "gpu_bench: " << e.what() << "\n";
     return quick ? 77 : 64;
   }
+  // Backend variants to time for stage 1a: the CUDA tuning sweep when the CUDA backend is linked in.
+  std::vector<std::pair<std::string, std::unique_ptr<Backend>>> variants;
+#if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
+  if (backend->name() == "cuda") {
+    for (uint32_t vpb : a["vectors-per-block"].as<std::vector<uint32_t>>()) {
+      CudaOptions co;
+      co.vectors_per_block = vpb;
+      co.stage1a_threads = a["threads-per-block"].as<uint32_t>();
+      co.streams = a["streams"].as<size_t>();
+      variants.emplace_back(" vpb=" + std::to_string(vpb) + " T=" + std::to_string(co.stage1a_threads) +
+                                " S=" + std::to_string(co.streams),
+                            make_cuda_backend(a["device"].as<int>(), co));
+    }
+  }
+#endif
+  if (variants.empty()) variants.emplace_back("", nullptr);
   auto cpu = make_cpu_backend();
   std::cout << "# backend: " << backend->description() << "\n";
   std::vector<Row> rows;
@@ -135,23 +157,26 @@ int main(int argc, char** argv) try {
         return true;
       };
     };
-    std::vector<Stage1aHit> got, want;
-    backend->stage1a_stream(sv, chunks_of(check_bases), [&](uint64_t, std::vector<Stage1aHit>& h) { got.insert(got.end(), h.begin(), h.end()); });
+    std::vector<Stage1aHit> want;
     cpu->stage1a_stream(sv, chunks_of(check_bases), [&](uint64_t, std::vector<Stage1aHit>& h) { want.insert(want.end(), h.begin(), h.end()); });
-    const bool same = got == want;
-    ok = ok && same;
-    const std::string check = (same ? "identical to cpu (" : "DIFFERS from cpu (") + std::to_string(want.size()) +
-                              " hits on " + std::to_string(check_bases) + " bases)";
-
-    uint64_t hits = 0;
-    const auto t0 = Clock::now();
-    backend->stage1a_stream(sv, chunks_of(db_bases), [&](uint64_t, std::vector<Stage1aHit>& h) { hits += h.size(); });
-    const double s = seconds_since(t0);
-    const double tests = double(db_bases - uint64_t(w) + 1) * V;
-    rows.push_back({"stage1a V=" + std::to_string(V) + " m=" + std::to_string(m_bits) + " k=" + std::to_string(k) +
-                        " w=" + std::to_string(w) + " db=" + std::to_string(db_bases),
-                    backend->name(), s, tests / s, "membership tests/s", check});
-    std::cout << "# stage 1a hits: " << hits << "\n";
+    for (auto& [label, variant] : variants) {
+      Backend& b = variant ? *variant : *backend;
+      std::vector<Stage1aHit> got;
+      b.stage1a_stream(sv, chunks_of(check_bases), [&](uint64_t, std::vector<Stage1aHit>& h) { got.insert(got.end(), h.begin(), h.end()); });
+      const bool same = got == want;
+      ok = ok && same;
+      const std::string check = (same ? "identical to cpu (" : "DIFFERS from cpu (") + std::to_string(want.size()) +
+                                " hits on " + std::to_string(check_bases) + " bases)";
+      uint64_t hits = 0;
+      const auto t0 = Clock::now();
+      b.stage1a_stream(sv, chunks_of(db_bases), [&](uint64_t, std::vector<Stage1aHit>& h) { hits += h.size(); });
+      const double s = seconds_since(t0);
+      const double tests = double(db_bases - uint64_t(w) + 1) * V;
+      rows.push_back({"stage1a V=" + std::to_string(V) + " m=" + std::to_string(m_bits) + " k=" + std::to_string(k) +
+                          " w=" + std::to_string(w) + " db=" + std::to_string(db_bases) + label,
+                      b.name(), s, tests / s, "membership tests/s", check});
+      std::cout << "# stage 1a hits" << label << ": " << hits << "\n";
+    }
   }
 
   // ---- Classify: F filters at FPR ~5e-4, reads from the references and random reads.

@@ -20,8 +20,6 @@ namespace bloomseq {
 namespace cuda {
 namespace {
 
-constexpr size_t kStreams = 3;
-constexpr uint32_t kStage1aThreads = 256;
 constexpr uint64_t kInitialHitCapacity = uint64_t(1) << 20;
 constexpr uint64_t kDefaultSharedBytes = 48 * 1024;
 
@@ -96,14 +94,18 @@ struct ClassifySlot {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device)
-      : device_(device), stage1a_slots_(kStreams), classify_slots_(kStreams) {
+  CudaBackend(int device, const CudaOptions& options)
+      : device_(device), options_(options), stage1a_slots_(std::max<size_t>(options.streams, 1)),
+        classify_slots_(std::max<size_t>(options.streams, 1)) {
+    if (options_.stage1a_threads == 0 || options_.stage1a_threads % 32 != 0 ||
+        (options_.classify_threads != 0 && options_.classify_threads % 32 != 0))
+      throw UsageError("CUDA threads per block must be a multiple of 32");
     select();
     cudaDeviceProp prop{};
     BLOOMSEQ_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     profile_ = profile_of(prop, device);
     description_ = "cuda:" + std::to_string(device) + " " + describe(profile_);
-    for (size_t i = 0; i < kStreams; ++i) streams_.emplace_back();
+    for (size_t i = 0; i < stage1a_slots_.size(); ++i) streams_.emplace_back();
   }
   std::string name() const override { return "cuda"; }
   std::string description() const override { return description_; }
@@ -209,7 +211,7 @@ class CudaBackend final : public Backend {
 
           const Stage1aShape shape{vectors.count, uint32_t(vectors.words_per_vector), vectors.k, key_nibbles_for(w),
                                    c.n_starts};
-          s.plan = plan_stage1a(profile_, attr, shape, kStage1aThreads, 1);
+          s.plan = plan_stage1a(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block);
           if (s.plan.launch.shared_bytes > allowed_shared) {
             allow_shared_bytes(KernelKind::stage1a, regs, s.plan.launch.shared_bytes);
             allowed_shared = s.plan.launch.shared_bytes;
@@ -342,7 +344,9 @@ class CudaBackend final : public Backend {
           for (uint32_t r = 0; r < reads.count; ++r) mean_frames += s.hits.frames[r];
           mean_frames /= reads.count;
           const LaunchConfig c = plan_classify(profile_, attr, reads.count, bank.count, flat.k_max,
-                                               key_nibbles_for(w), classify_threads_for(mean_frames));
+                                               key_nibbles_for(w),
+                                               options_.classify_threads ? options_.classify_threads
+                                                                         : classify_threads_for(mean_frames));
           if (c.shared_bytes > allowed_shared) {
             allow_shared_bytes(KernelKind::classify, regs, c.shared_bytes);
             allowed_shared = c.shared_bytes;
@@ -390,6 +394,7 @@ class CudaBackend final : public Backend {
   }
 
   int device_;
+  CudaOptions options_;
   GpuProfile profile_;
   std::string description_;
   // Kept between calls: streams and their pinned/device buffers, and the device copies of the last vectors,
@@ -431,12 +436,14 @@ bool cuda_device_profile(int device, cuda::GpuProfile& out) {
   return true;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(int device) {
+std::unique_ptr<Backend> make_cuda_backend(int device) { return make_cuda_backend(device, CudaOptions{}); }
+
+std::unique_ptr<Backend> make_cuda_backend(int device, const CudaOptions& options) {
   const int n = cuda_device_count();
   if (device < 0 || device >= n)
     throw UsageError("CUDA device " + std::to_string(device) + " not available (" + std::to_string(n) +
                      " device(s) found)");
-  return std::make_unique<cuda::CudaBackend>(device);
+  return std::make_unique<cuda::CudaBackend>(device, options);
 }
 
 }  // namespace bloomseq
