@@ -72,3 +72,52 @@ TEST_CASE("emulator: ballot hands each warp's mask to its first thread", "[cuda]
   CHECK(got[0] == std::make_pair(0u, 0b10u));
   CHECK(got[1] == std::make_pair(32u, (1u << 1) | (1u << 31)));
 }
+
+TEST_CASE("emulator: a missing barrier around a shared-memory write is reported", "[cuda][emulator]") {
+  auto staged_then_read = [](bool barrier_after) {
+    emulate_launch(2, 32, 32 * 4, [&](HostCtx& ctx) {
+      uint32_t* sh = ctx.shared_words();
+      ctx.each_thread([&](uint32_t t) { sh[t] = t; });
+      if (barrier_after) ctx.barrier();
+      uint32_t sum = 0;
+      ctx.each_thread([&](uint32_t t) { sum += sh[31 - t]; });
+    });
+  };
+  CHECK_NOTHROW(staged_then_read(true));
+  CHECK_THROWS_AS(staged_then_read(false), std::logic_error);
+  // Restaging while others may still read the previous contents.
+  CHECK_THROWS_AS(emulate_launch(1, 32, 32 * 4,
+                                 [&](HostCtx& ctx) {
+                                   uint32_t* sh = ctx.shared_words();
+                                   ctx.each_thread([&](uint32_t t) { sh[t] = t; });
+                                   ctx.barrier();
+                                   uint32_t sum = 0;
+                                   ctx.each_thread([&](uint32_t t) { sum += sh[t]; });
+                                   ctx.each_thread([&](uint32_t t) { sh[t] = 2 * t; });  // no barrier before
+                                 }),
+                  std::logic_error);
+}
+
+TEST_CASE("emulator: shared-memory atomics are visible to plain reads only after a barrier", "[cuda][emulator]") {
+  uint32_t before = 1, after = 1, old_seen = 0;
+  emulate_launch(1, 64, 4, [&](HostCtx& ctx) {
+    uint32_t* count = ctx.shared_words();
+    ctx.each_thread([&](uint32_t t) {
+      if (t == 0) *count = 0;
+    });
+    ctx.barrier();
+    auto flag = ctx.local<uint8_t>();
+    ctx.each_thread([&](uint32_t t) { flag(t) = t < 40; });
+    ctx.warp_ballot(flag, [&](uint32_t, uint32_t mask) { old_seen = ctx.atomic_add(count, popcount32(mask)); });
+    ctx.each_thread([&](uint32_t t) {
+      if (t == 0) before = *count;  // a race on a GPU: the emulator shows the stale value
+    });
+    ctx.barrier();
+    ctx.each_thread([&](uint32_t t) {
+      if (t == 0) after = *count;
+    });
+  });
+  CHECK(old_seen == 32);  // atomics themselves see each other: the second warp's add returns the first's total
+  CHECK(before == 0);
+  CHECK(after == 40);
+}

@@ -3,9 +3,18 @@
 // computed from the per-thread flags exactly as the hardware does (ballot mask, leader, rank).
 // Shared memory is filled with a poison pattern before every block so that a body reading what it never staged
 // gives wrong answers in the tests instead of passing by luck.
+//
+// Barrier check: running a phase to completion before the next one hides a missing barrier, so the emulator
+// enforces the rule the bodies follow instead: a phase that WRITES shared memory (detected by comparing the
+// buffer before and after it) must be preceded by a barrier (or be the block's first phase) and followed by one
+// before any other phase or collective. A violation throws std::logic_error naming the block.
+// Atomic adds to shared memory become visible to plain reads only at the next barrier (one legal outcome on a
+// GPU), so a body that reads counts reduced with atomics before a barrier reads stale values and fails.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "bloomseq/cuda/exec.hpp"
@@ -25,8 +34,8 @@ class HostLocal {
 
 class HostCtx {
  public:
-  HostCtx(uint32_t block, uint32_t blocks, uint32_t threads, uint32_t* shared)
-      : block_(block), blocks_(blocks), threads_(threads), shared_(shared) {}
+  HostCtx(uint32_t block, uint32_t blocks, uint32_t threads, uint32_t* shared, size_t shared_words = 0)
+      : block_(block), blocks_(blocks), threads_(threads), shared_(shared), shared_size_(shared_words) {}
 
   uint32_t block() const { return block_; }
   uint32_t blocks() const { return blocks_; }
@@ -38,12 +47,40 @@ class HostCtx {
 
   template <class F>
   void each_thread(F&& f) const {
+    enter_phase();
+    if (shared_size_) snapshot_.assign(shared_, shared_ + shared_size_);
     for (uint32_t t = 0; t < threads_; ++t) f(t);
+    if (shared_size_ && std::memcmp(snapshot_.data(), shared_, shared_size_ * sizeof(uint32_t)) != 0) {
+      if (!barrier_since_phase_ && phases_ > 0) violation("a phase writes shared memory without a barrier before it");
+      write_needs_barrier_ = true;
+    }
+    barrier_since_phase_ = false;
+    ++phases_;
   }
-  void barrier() const { ++barriers_; }
+  void barrier() const {
+    for (size_t i : touched_) {
+      shared_[i] += pending_[i];
+      pending_[i] = 0;
+    }
+    touched_.clear();
+    ++barriers_;
+    barrier_since_phase_ = true;
+    write_needs_barrier_ = false;
+  }
 
   template <class T>
-  static T atomic_add(T* p, T v) {
+  T atomic_add(T* p, T v) const {
+    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+      const auto* q = reinterpret_cast<const uint32_t*>(p);
+      if (shared_size_ && q >= shared_ && q < shared_ + shared_size_) {
+        const size_t i = size_t(q - shared_);
+        if (pending_.empty()) pending_.assign(shared_size_, 0);
+        if (pending_[i] == 0) touched_.push_back(i);
+        const T old = T(*p + T(pending_[i]));
+        pending_[i] = uint32_t(pending_[i] + uint32_t(v));
+        return old;
+      }
+    }
     const T old = *p;
     *p = old + v;
     return old;
@@ -51,11 +88,13 @@ class HostCtx {
 
   template <class F>
   void warp_ballot(const HostLocal<uint8_t>& flag, F&& f) const {
+    enter_phase();
     for (uint32_t w0 = 0; w0 < threads_; w0 += kWarpSize) f(w0, mask_of(flag, w0));
   }
 
   template <class F>
   void warp_append(HitCounter* counter, const HostLocal<uint8_t>& flag, F&& write) const {
+    enter_phase();
     for (uint32_t w0 = 0; w0 < threads_; w0 += kWarpSize) {
       const uint32_t mask = mask_of(flag, w0);
       if (!mask) continue;
@@ -77,9 +116,23 @@ class HostCtx {
     return mask;
   }
 
+  void enter_phase() const {
+    if (write_needs_barrier_) violation("shared memory written in a phase is used without a barrier after it");
+  }
+  [[noreturn]] void violation(const char* what) const {
+    throw std::logic_error(std::string("emulator, block ") + std::to_string(block_) + ": " + what);
+  }
+
   uint32_t block_, blocks_, threads_;
   uint32_t* shared_;
+  size_t shared_size_;
   mutable uint64_t barriers_ = 0;
+  mutable uint64_t phases_ = 0;
+  mutable bool barrier_since_phase_ = false;
+  mutable bool write_needs_barrier_ = false;
+  mutable std::vector<uint32_t> snapshot_;
+  mutable std::vector<uint32_t> pending_;  // atomic adds to shared memory not yet visible to plain reads
+  mutable std::vector<size_t> touched_;
 };
 
 // Runs body(ctx) for every block of a grid with `shared_bytes` of dynamic shared memory per block.
@@ -90,7 +143,7 @@ void emulate_launch(uint32_t grid, uint32_t threads, uint64_t shared_bytes, Body
   std::vector<uint32_t> shared((shared_bytes + 3) / 4 + 1);
   for (uint32_t b = 0; b < grid; ++b) {
     for (auto& x : shared) x = 0xA5A5A5A5u;
-    HostCtx ctx(b, grid, threads, shared.data());
+    HostCtx ctx(b, grid, threads, shared.data(), shared.size());
     body(ctx);
   }
 }
