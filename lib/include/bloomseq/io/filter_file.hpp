@@ -24,6 +24,7 @@ struct FilterEntry {
   uint64_t source_length = 0;  // bases in the source
   uint64_t elements = 0;       // distinct k-mers inserted
   int k = 0;                   // hash functions used by this filter (the first k of the family)
+  uint64_t m_bits = 0;         // filter size; set by both readers (read_filter_header leaves `bits` empty)
   BloomVector bits;
 };
 
@@ -35,9 +36,17 @@ struct FilterSet {
   std::vector<FilterEntry> filters;
 };
 
-// Everything but the bit payloads (for `facs info` and for checks before loading).
+// Everything but the bit payloads (for `facs info` and for checks before loading): validates the structure and
+// the header checksum, reading only the header and the trailer.
 FilterSet read_filter_header(const std::string& path);
+// Header and payloads; verifies the checksum over the whole file. Throws NoInputError (cannot open) or DataError
+// (not a filter file, unknown version, truncated, corrupt, absurd sizes) naming the file and, where relevant,
+// the filter.
 FilterSet read_filter_file(const std::string& path);
+// Writes through OutputFile (temporary + rename). Throws UsageError for an inconsistent set (w, k, m out of
+// range, empty filter list) and IoError for write failures.
 void write_filter_file(const std::string& path, const FilterSet& set);
+// True if the file starts with the .bf magic.
+bool is_filter_file(const std::string& path);
 
 }  // namespace bloomseq

@@ -26,7 +26,11 @@ class OutputFile {
   const std::string& path() const { return path_; }
 
   // Removes every uncommitted temporary file of this process (called from signal handlers on SIGINT/SIGTERM).
+  // Async-signal-safe: only unlink(2) on a fixed table of paths.
   static void remove_all_temporaries() noexcept;
+  // Installs SIGINT, SIGTERM and SIGHUP handlers that remove the temporaries and then re-raise the
+  // signal with its default action (so the shell sees the usual "killed by SIGINT", exit status 130).
+  static void install_signal_cleanup();
 
  private:
   struct Impl;

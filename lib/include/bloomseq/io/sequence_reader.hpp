@@ -1,4 +1,5 @@
-// Sequence input through htslib: FASTA and FASTQ, plain, gzip or bgzip, a path or "-" for stdin.
+// Sequence input through htslib: FASTA and FASTQ, plain, gzip or bgzip, a path or "-" for stdin; a UCSC .2bit
+// file (recognised by its signature) is read as FASTA records, with N runs and lower case restored.
 // Records come in batches sized in bases so memory stays bounded whatever the file size.
 // Every error names the file and the record number (1-based) and, where known, the line.
 #pragma once
@@ -19,7 +20,8 @@ struct SequenceRecord {
 class SequenceReader {
  public:
   // Opens `path` ("-" = stdin). Throws NoInputError if it cannot be opened (missing, a directory, unreadable).
-  explicit SequenceReader(const std::string& path);
+  // Compressed regular files are decompressed ahead on a second thread unless `decompress_ahead` is false.
+  explicit SequenceReader(const std::string& path, bool decompress_ahead = true);
   ~SequenceReader();
   SequenceReader(const SequenceReader&) = delete;
   SequenceReader& operator=(const SequenceReader&) = delete;

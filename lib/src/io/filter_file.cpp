@@ -1,0 +1,343 @@
+// The .bf container (layout in docs/file-formats.md). Every size read from a header is checked against the file
+// size and against hard limits before anything is allocated, so a corrupt or hostile file costs at most the
+// header bytes (capped at kMaxHeaderBytes) to reject.
+#include "bloomseq/io/filter_file.hpp"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+#include "bloomseq/io/output_file.hpp"
+#include "io_common.hpp"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the .bf reader/writer assumes a little-endian host (payload words are stored as in memory)"
+#endif
+
+namespace bloomseq {
+
+namespace {
+
+constexpr char kMagic[8] = {'B', 'L', 'M', 'S', 'Q', 'B', 'F', '\0'};
+constexpr uint64_t kFixedHeaderBytes = 48;
+constexpr uint64_t kMinEntryBytes = 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8;  // lengths of name/source + numbers
+constexpr uint64_t kTrailerBytes = 8;
+constexpr uint64_t kAlign = 64;
+constexpr uint64_t kMaxHeaderBytes = uint64_t(64) << 20;  // names and command lines, never more
+constexpr uint32_t kMaxStringBytes = 1u << 20;
+constexpr uint32_t kFlagCanonical = 1;
+
+uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+uint64_t payload_bytes(uint64_t m_bits) { return bloom_words(m_bits) * 4; }
+
+// Little-endian serialisation into a byte string.
+struct Writer {
+  std::string bytes;
+  template <class T>
+  void num(T v) {
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    bytes.append(b, sizeof(T));
+  }
+  void str(const std::string& s) {
+    num<uint32_t>(uint32_t(s.size()));
+    bytes += s;
+  }
+};
+
+// Bounds-checked reading from the header bytes; every failure is a DataError naming file and field.
+struct Cursor {
+  const std::string& file;
+  const std::string& bytes;
+  size_t pos = 0;
+  std::string where;  // "filter 3" while reading an entry
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw DataError(file + ": " + (where.empty() ? "" : where + ": ") + what);
+  }
+  template <class T>
+  T num(const char* field) {
+    if (bytes.size() - pos < sizeof(T)) fail(std::string("header ends inside ") + field + " (truncated or corrupt)");
+    T v;
+    std::memcpy(&v, bytes.data() + pos, sizeof(T));
+    pos += sizeof(T);
+    return v;
+  }
+  std::string str(const char* field) {
+    uint32_t n = num<uint32_t>(field);
+    if (n > kMaxStringBytes || n > bytes.size() - pos)
+      fail(std::string(field) + " claims " + std::to_string(n) + " bytes, more than the header holds (corrupt)");
+    std::string s = bytes.substr(pos, n);
+    pos += n;
+    return s;
+  }
+};
+
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : name_(path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw NoInputError(path + ": cannot open: " + io_detail::errno_text(errno));
+    if (S_ISDIR(st.st_mode)) throw NoInputError(path + ": cannot open: is a directory");
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) throw NoInputError(path + ": cannot open: " + io_detail::errno_text(errno));
+    if (std::fseek(f_, 0, SEEK_END) != 0) fail("cannot seek (not a regular file?)");
+    long sz = std::ftell(f_);
+    if (sz < 0) fail("cannot determine the file size");
+    size_ = uint64_t(sz);
+    std::rewind(f_);
+  }
+  ~InputFile() {
+    if (f_) std::fclose(f_);
+  }
+  uint64_t size() const { return size_; }
+  void seek(uint64_t off) {
+    if (std::fseek(f_, long(off), SEEK_SET) != 0) fail("cannot seek");
+  }
+  void read(void* dst, size_t n) {
+    if (n && std::fread(dst, 1, n, f_) != n) {
+      if (std::ferror(f_)) fail("read error: " + io_detail::errno_text(errno));
+      fail("truncated (unexpected end of file)");
+    }
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw DataError(name_ + ": " + what); }
+
+ private:
+  std::string name_;
+  std::FILE* f_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+struct ParsedHeader {
+  FilterSet set;
+  std::vector<uint64_t> offsets;
+  uint64_t header_bytes = 0;
+  uint64_t file_bytes = 0;
+  uint32_t header_crc = 0, file_crc = 0;
+};
+
+uint32_t crc_of(uint32_t crc, const void* p, size_t n) {
+  const auto* b = static_cast<const Bytef*>(p);
+  while (n > 0) {  // zlib's crc32 takes uInt lengths
+    uInt chunk = n > (1u << 30) ? (1u << 30) : uInt(n);
+    crc = uint32_t(::crc32(crc, b, chunk));
+    b += chunk;
+    n -= chunk;
+  }
+  return crc;
+}
+
+ParsedHeader parse_header(InputFile& in, const std::string& path) {
+  const uint64_t size = in.size();
+  char magic[8] = {};
+  if (size < sizeof magic) in.fail("not a bloomseq filter file (only " + std::to_string(size) + " bytes)");
+  in.read(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof magic) != 0) in.fail("not a bloomseq filter file (wrong magic)");
+  if (size < kFixedHeaderBytes + kTrailerBytes) in.fail("truncated (" + std::to_string(size) + " bytes)");
+  std::string fixed(kFixedHeaderBytes - 8, '\0');
+  in.read(fixed.data(), fixed.size());
+  std::string all = std::string(magic, 8) + fixed;
+  Cursor c{path, all, 8, {}};
+  ParsedHeader h;
+  uint32_t version = c.num<uint32_t>("version");
+  if (version > kFilterFormatVersion)
+    in.fail("format version " + std::to_string(version) + " is newer than this program reads (" +
+            std::to_string(kFilterFormatVersion) + "); use a newer bloomseq");
+  if (version == 0) in.fail("unknown format version 0 (corrupt)");
+  h.header_bytes = c.num<uint32_t>("header size");
+  h.file_bytes = c.num<uint64_t>("file size");
+  h.set.seed = c.num<uint64_t>("seed");
+  uint32_t w = c.num<uint32_t>("w");
+  uint32_t flags = c.num<uint32_t>("flags");
+  uint32_t count = c.num<uint32_t>("filter count");
+  // The trailer (the last 8 bytes) is read before the rest so that truncation is reported as such.
+  if (h.file_bytes != size) {
+    if (size < h.file_bytes)
+      in.fail("truncated: the header says " + std::to_string(h.file_bytes) + " bytes, the file has " +
+              std::to_string(size));
+    in.fail("corrupt: the header says " + std::to_string(h.file_bytes) + " bytes, the file has " +
+            std::to_string(size) + " (trailing data?)");
+  }
+  if (h.header_bytes < kFixedHeaderBytes || h.header_bytes > kMaxHeaderBytes ||
+      h.header_bytes + kTrailerBytes > size || h.header_bytes % kAlign != 0)
+    in.fail("corrupt: header size " + std::to_string(h.header_bytes) + " is impossible for a file of " +
+            std::to_string(size) + " bytes");
+  all.resize(h.header_bytes);
+  in.read(all.data() + kFixedHeaderBytes, h.header_bytes - kFixedHeaderBytes);
+  char trailer[kTrailerBytes];
+  in.seek(size - kTrailerBytes);
+  in.read(trailer, sizeof trailer);
+  std::memcpy(&h.header_crc, trailer, 4);
+  std::memcpy(&h.file_crc, trailer + 4, 4);
+  if (crc_of(0, all.data(), all.size()) != h.header_crc)
+    in.fail("corrupt: header checksum mismatch (damaged file)");
+  if (w < 1 || w > 32) in.fail("corrupt: w = " + std::to_string(w) + " (must be 1..32)");
+  if (flags & ~kFlagCanonical) in.fail("corrupt: unknown flags 0x" + std::to_string(flags));
+  if (count == 0) in.fail("holds no filters");
+  if (uint64_t(count) * kMinEntryBytes > h.header_bytes - kFixedHeaderBytes)
+    in.fail("corrupt: header claims " + std::to_string(count) + " filters, more than its " +
+            std::to_string(h.header_bytes) + " bytes can describe");
+  h.set.w = int(w);
+  h.set.canonical = flags & kFlagCanonical;
+
+
+  h.set.command_line = c.str("command line");
+  uint64_t next_free = h.header_bytes;
+  const uint64_t payload_end = size - kTrailerBytes;
+  for (uint32_t i = 0; i < count; ++i) {
+    c.where = "filter " + std::to_string(i + 1);
+    FilterEntry e;
+    e.name = c.str("name");
+    e.source = c.str("source");
+    if (!e.name.empty()) c.where += " '" + e.name + "'";
+    e.source_length = c.num<uint64_t>("source length");
+    e.elements = c.num<uint64_t>("element count");
+    uint32_t k = c.num<uint32_t>("k");
+    e.m_bits = c.num<uint64_t>("m");
+    uint64_t offset = c.num<uint64_t>("payload offset");
+    uint64_t bytes = c.num<uint64_t>("payload size");
+    if (k < 1 || k > uint32_t(kMaxHashes))
+      c.fail("k = " + std::to_string(k) + " (must be 1.." + std::to_string(kMaxHashes) + ")");
+    e.k = int(k);
+    if (e.m_bits < 1 || e.m_bits > kMaxBloomBits)
+      c.fail("m = " + std::to_string(e.m_bits) + " bits is out of range (1..2^32)");
+    if (bytes != payload_bytes(e.m_bits))
+      c.fail("payload size " + std::to_string(bytes) + " does not match m = " + std::to_string(e.m_bits));
+    if (offset % kAlign != 0 || offset < next_free || offset > payload_end || bytes > payload_end - offset)
+      c.fail("payload at " + std::to_string(offset) + " (+" + std::to_string(bytes) +
+             " bytes) lies outside the file's payload area");
+    next_free = offset + bytes;
+    h.offsets.push_back(offset);
+    h.set.filters.push_back(std::move(e));
+  }
+  return h;
+}
+
+}  // namespace
+
+FilterSet read_filter_header(const std::string& path) {
+  InputFile in(path);
+  return parse_header(in, path).set;
+}
+
+FilterSet read_filter_file(const std::string& path) {
+  InputFile in(path);
+  ParsedHeader h = parse_header(in, path);
+  // Checksum over header and payload, read in file order; the payload bytes land directly in the vectors.
+  in.seek(0);
+  std::string buf(h.header_bytes, '\0');
+  in.read(buf.data(), buf.size());
+  uint32_t crc = crc_of(0, buf.data(), buf.size());
+  uint64_t at = h.header_bytes;
+  std::vector<char> gap;
+  auto skip_to = [&](uint64_t target) {
+    gap.resize(target - at);
+    in.read(gap.data(), gap.size());
+    crc = crc_of(crc, gap.data(), gap.size());
+    at = target;
+  };
+  for (size_t i = 0; i < h.set.filters.size(); ++i) {
+    FilterEntry& e = h.set.filters[i];
+    skip_to(h.offsets[i]);
+    e.bits = BloomVector(e.m_bits);
+    auto& words = e.bits.words();
+    in.read(words.data(), words.size() * 4);
+    crc = crc_of(crc, words.data(), words.size() * 4);
+    at += words.size() * 4;
+    // Bits beyond m in the last word must be clear (popcount and equality rely on it).
+    if (e.m_bits % 32 && (words.back() >> (e.m_bits % 32)) != 0)
+      in.fail("corrupt: filter " + std::to_string(i + 1) + " has bits set beyond m");
+  }
+  skip_to(h.file_bytes - kTrailerBytes);
+  if (crc != h.file_crc) in.fail("corrupt: checksum mismatch (damaged file)");
+  return std::move(h.set);
+}
+
+void write_filter_file(const std::string& path, const FilterSet& set) {
+  if (set.w < 1 || set.w > 32) throw UsageError("filter file: w = " + std::to_string(set.w) + " (must be 1..32)");
+  if (set.filters.empty()) throw UsageError("filter file " + path + ": no filters to write");
+  if (set.command_line.size() > kMaxStringBytes) throw UsageError("filter file: command line too long");
+  Writer w;
+  w.bytes.append(kMagic, sizeof kMagic);
+  w.num<uint32_t>(kFilterFormatVersion);
+  w.num<uint32_t>(0);  // header size, patched below
+  w.num<uint64_t>(0);  // file size, patched below
+  w.num<uint64_t>(set.seed);
+  w.num<uint32_t>(uint32_t(set.w));
+  w.num<uint32_t>(set.canonical ? kFlagCanonical : 0);
+  w.num<uint32_t>(uint32_t(set.filters.size()));
+  w.str(set.command_line);
+  // Entries have a fixed size once the strings are known, so offsets can be laid out first.
+  uint64_t header = w.bytes.size();
+  for (auto& e : set.filters) {
+    if (e.name.size() > kMaxStringBytes || e.source.size() > kMaxStringBytes)
+      throw UsageError("filter file: name or source of '" + e.name.substr(0, 64) + "' too long");
+    header += 8 + e.name.size() + e.source.size() + kMinEntryBytes - 8;
+  }
+  header = align_up(header);
+  if (header > kMaxHeaderBytes) throw UsageError("filter file: too many filters or names too long");
+  uint64_t offset = header;
+  std::vector<uint64_t> offsets;
+  for (auto& e : set.filters) {
+    if (e.k < 1 || e.k > kMaxHashes) throw UsageError("filter '" + e.name + "': k = " + std::to_string(e.k));
+    if (e.bits.m_bits() < 1) throw UsageError("filter '" + e.name + "': empty Bloom vector");
+    offsets.push_back(offset);
+    offset = align_up(offset + payload_bytes(e.bits.m_bits()));
+  }
+  const uint64_t file_bytes = offset + kTrailerBytes;
+  for (size_t i = 0; i < set.filters.size(); ++i) {
+    const auto& e = set.filters[i];
+    w.str(e.name);
+    w.str(e.source);
+    w.num<uint64_t>(e.source_length);
+    w.num<uint64_t>(e.elements);
+    w.num<uint32_t>(uint32_t(e.k));
+    w.num<uint64_t>(e.bits.m_bits());
+    w.num<uint64_t>(offsets[i]);
+    w.num<uint64_t>(payload_bytes(e.bits.m_bits()));
+  }
+  w.bytes.resize(header, '\0');
+  uint32_t hb = uint32_t(header);
+  std::memcpy(&w.bytes[12], &hb, 4);
+  std::memcpy(&w.bytes[16], &file_bytes, 8);
+
+  OutputFile out(path);
+  const uint32_t header_crc = crc_of(0, w.bytes.data(), w.bytes.size());
+  uint32_t crc = header_crc;
+  out.write(w.bytes);
+  uint64_t at = header;
+  const std::string zeros(kAlign, '\0');
+  for (size_t i = 0; i < set.filters.size(); ++i) {
+    const auto& words = set.filters[i].bits.words();
+    std::string_view payload(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+    out.write(payload);
+    crc = crc_of(crc, payload.data(), payload.size());
+    at += payload.size();
+    uint64_t pad = align_up(at) - at;
+    out.write(std::string_view(zeros.data(), pad));
+    crc = crc_of(crc, zeros.data(), pad);
+    at += pad;
+  }
+  char trailer[kTrailerBytes];
+  std::memcpy(trailer, &header_crc, 4);
+  std::memcpy(trailer + 4, &crc, 4);
+  out.write(std::string_view(trailer, sizeof trailer));
+  out.commit();
+}
+
+bool is_filter_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char magic[8] = {};
+  bool ok = std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, kMagic, 8) == 0;
+  std::fclose(f);
+  return ok;
+}
+
+}  // namespace bloomseq

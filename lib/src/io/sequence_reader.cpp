@@ -1,0 +1,451 @@
+// FASTA/FASTQ reader: htslib's BGZF layer does the input (plain, gzip with concatenated members, bgzip, "-" for
+// stdin); the record parser is our own because kseq silently skips text before a header and accepts a FASTQ
+// record without '+' as FASTA, while we must reject both with a message naming the file, record and line.
+//
+// Accepted: multi-line FASTA and FASTQ, CRLF line ends, blank lines between records, lower case (kept).
+// Rejected (DataError): a record not starting with '>' or '@', a name that is empty, a FASTQ record without '+',
+// a quality string whose length differs from the sequence, a truncated last record, characters that cannot be
+// sequence (anything but letters and '-', '*', '.') or quality (outside '!'..'~'), FASTA and FASTQ mixed in one
+// file. Rejected (IoError): a truncated or corrupt gzip stream, including garbage after the last gzip member.
+#include "bloomseq/io/sequence_reader.hpp"
+
+#include <htslib/bgzf.h>
+#include <htslib/hts.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/io/twobit.hpp"
+#include "io_common.hpp"
+
+namespace bloomseq {
+
+namespace io_detail {
+void quiet_htslib() {
+  static std::once_flag once;
+  std::call_once(once, [] { hts_set_log_level(HTS_LOG_OFF); });
+}
+}  // namespace io_detail
+
+namespace {
+
+using io_detail::display_name;
+
+constexpr size_t kBufferBytes = size_t(1) << 20;
+constexpr size_t kMaxHeaderBytes = size_t(1) << 20;  // a longer "header" is binary garbage, not a name
+
+// Byte classes: which characters may appear in a header, a sequence line and a quality line.
+struct CharClasses {
+  std::array<bool, 256> header{}, seq{}, qual{};
+  CharClasses() {
+    for (int c = 0; c < 256; ++c) {
+      header[c] = c == '\t' || (c >= 0x20 && c != 0x7f);
+      seq[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '*' || c == '.';
+      qual[c] = c >= '!' && c <= '~';
+    }
+  }
+};
+const CharClasses kClasses;
+
+std::string describe_byte(unsigned char c) {
+  char buf[32];
+  if (c >= 0x21 && c < 0x7f)
+    std::snprintf(buf, sizeof buf, "'%c'", c);
+  else
+    std::snprintf(buf, sizeof buf, "byte 0x%02x", unsigned(c));
+  return buf;
+}
+
+// Decompresses ahead on a second thread so that inflating and parsing overlap (inflate alone is slower than the
+// parser). Only used for compressed regular files: a blocked read on a pipe would make the destructor wait.
+class Prefetcher {
+ public:
+  static constexpr size_t kChunkBytes = size_t(1) << 20;
+  static constexpr size_t kQueued = 4;
+
+  explicit Prefetcher(BGZF* fp) : fp_(fp), thread_([this] { run(); }) {}
+  ~Prefetcher() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  // Like bgzf_read: bytes copied, 0 at the end, -1 on error (then error_code()/error_errno() say why).
+  ssize_t read(char* dst, size_t n) {
+    if (pos_ == cur_.size()) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+      if (queue_.empty()) return failed_ ? -1 : 0;
+      free_.push_back(std::move(cur_));
+      cur_ = std::move(queue_.front());
+      queue_.pop_front();
+      pos_ = 0;
+      lock.unlock();
+      cv_.notify_all();
+    }
+    size_t k = std::min(n, cur_.size() - pos_);
+    std::memcpy(dst, cur_.data() + pos_, k);
+    pos_ += k;
+    return ssize_t(k);
+  }
+  int error_code() const { return error_code_; }
+  int error_errno() const { return error_errno_; }
+
+ private:
+  void run() {
+    for (;;) {
+      std::vector<char> chunk;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return queue_.size() < kQueued || stop_; });
+        if (stop_) return;
+        if (!free_.empty()) {
+          chunk = std::move(free_.back());
+          free_.pop_back();
+        }
+      }
+      chunk.resize(kChunkBytes);
+      ssize_t got = bgzf_read(fp_, chunk.data(), chunk.size());
+      int err = errno;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (got <= 0) {
+        done_ = true;
+        failed_ = got < 0;
+        error_code_ = fp_->errcode;
+        error_errno_ = err;
+        cv_.notify_all();
+        return;
+      }
+      chunk.resize(size_t(got));
+      queue_.push_back(std::move(chunk));
+      cv_.notify_all();
+    }
+  }
+
+  BGZF* fp_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<char>> queue_;
+  std::vector<std::vector<char>> free_;
+  bool stop_ = false, done_ = false, failed_ = false;
+  int error_code_ = 0, error_errno_ = 0;
+  std::vector<char> cur_;  // consumer side only
+  size_t pos_ = 0;
+  std::thread thread_;  // last: starts after everything above is initialised
+};
+
+}  // namespace
+
+struct SequenceReader::Impl {
+  BGZF* fp = nullptr;
+  std::string name;  // for messages
+  std::vector<char> buf = std::vector<char>(kBufferBytes);
+  size_t pos = 0, end = 0;
+  bool eof = false;
+  uint64_t line = 0;  // lines fully consumed
+  int format = 0;     // 0 unknown, '>' FASTA, '@' FASTQ
+  uint64_t record = 0;
+  uint64_t record_line = 0;
+  std::string scratch;
+  std::vector<SequenceRecord> pool;  // spare records so next_batch() reuses string capacity
+  std::unique_ptr<Prefetcher> prefetch;
+  std::unique_ptr<TwoBitReader> twobit;  // a .2bit file is served record by record
+  size_t twobit_next = 0;
+
+  ~Impl() {
+    prefetch.reset();  // joins the thread before the stream goes away
+    if (fp) bgzf_close(fp);
+  }
+
+  [[noreturn]] void data_error(const std::string& what, uint64_t at_line) const {
+    throw DataError(name + ": record " + std::to_string(record) + " (line " + std::to_string(at_line) + "): " + what);
+  }
+
+  // Moves unread bytes to the front and reads more; false when nothing more could be read.
+  bool fill() {
+    if (eof) return false;
+    if (pos > 0) {
+      std::memmove(buf.data(), buf.data() + pos, end - pos);
+      end -= pos;
+      pos = 0;
+    }
+    if (end == buf.size()) buf.resize(buf.size() * 2);
+    ssize_t n = prefetch ? prefetch->read(buf.data() + end, buf.size() - end)
+                         : bgzf_read(fp, buf.data() + end, buf.size() - end);
+    if (n < 0) {
+      // Decompression runs ahead, so the damage is at or after the record being parsed.
+      const int ec = prefetch ? prefetch->error_code() : fp->errcode;
+      if (prefetch) errno = prefetch->error_errno();
+      std::string why;
+      if ((ec & BGZF_ERR_ZLIB) && (ec & BGZF_ERR_IO))
+        why = "truncated compressed data (incomplete file?)";
+      else if (ec & BGZF_ERR_CRC)
+        why = "compressed data fails its checksum";
+      else if (ec & BGZF_ERR_ZLIB)
+        why = "corrupt compressed data (or garbage after the last gzip member)";
+      else if (ec & BGZF_ERR_HEADER)
+        why = "corrupt compressed data (bad block header)";
+      else
+        why = io_detail::errno_text(errno);
+      throw IoError(name + ": read error at or after record " + std::to_string(record ? record : 1) + ": " + why);
+    }
+    if (n == 0) {
+      eof = true;
+      return false;
+    }
+    end += size_t(n);
+    return true;
+  }
+
+  int peek() {
+    if (pos == end && !fill()) return -1;
+    return static_cast<unsigned char>(buf[pos]);
+  }
+
+  void check(const char* s, const char* e, const std::array<bool, 256>& ok, const char* what) {
+    bool good = true;
+    for (const char* p = s; p < e; ++p) good &= ok[static_cast<unsigned char>(*p)];
+    if (good) return;
+    for (const char* p = s; p < e; ++p)
+      if (!ok[static_cast<unsigned char>(*p)]) {
+        std::string hint;
+        if ((*p == '>' || *p == '@') && &ok == &kClasses.seq)
+          hint = " (two records merged? e.g. files concatenated where one lacks its final newline)";
+        data_error(describe_byte(static_cast<unsigned char>(*p)) + " is not allowed in a " + what + hint, line + 1);
+      }
+  }
+
+  // Appends one line (without "\n" or "\r\n") to dst after checking its characters; false at end of input.
+  bool read_line(std::string& dst, const std::array<bool, 256>& ok, const char* what, size_t max_len = SIZE_MAX) {
+    bool any = false;
+    const size_t start = dst.size();
+    for (;;) {
+      if (pos == end && !fill()) break;
+      char* s = buf.data() + pos;
+      char* nl = static_cast<char*>(std::memchr(s, '\n', end - pos));
+      if (nl) {
+        char* e = nl;
+        if (e > s && e[-1] == '\r') --e;
+        check(s, e, ok, what);
+        dst.append(s, e);
+        pos = size_t(nl + 1 - buf.data());
+        ++line;
+        return true;
+      }
+      char* e = buf.data() + end;
+      if (e[-1] == '\r') {  // may be the first half of a CRLF split between two reads
+        if (end - pos == 1) {
+          if (!fill()) {  // "\r" at the very end of the input
+            pos = end;
+            any = true;
+            break;
+          }
+          continue;
+        }
+        --e;
+      }
+      check(s, e, ok, what);
+      dst.append(s, e);
+      pos = size_t(e - buf.data());
+      any = true;
+      if (dst.size() - start > max_len) data_error(std::string(what) + " longer than " + std::to_string(max_len) + " bytes (not a FASTA/FASTQ file?)", line + 1);
+    }
+    if (any) ++line;
+    return any;
+  }
+
+  // Consumes a line of only "\n" or "\r\n" if there is one.
+  bool skip_blank_line() {
+    int c = peek();
+    if (c == '\n') {
+      ++pos;
+      ++line;
+      return true;
+    }
+    if (c == '\r') {
+      if (end - pos < 2) fill();
+      if (end - pos >= 2 && buf[pos + 1] == '\n') {
+        pos += 2;
+        ++line;
+        return true;
+      }
+      if (end - pos == 1 && eof) {
+        ++pos;
+        ++line;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  [[noreturn]] void not_a_record(int c) {
+    std::string what = "expected '>' (FASTA) or '@' (FASTQ) at the start of a record, found " +
+                       describe_byte(static_cast<unsigned char>(c));
+    if (record == 1) {
+      if (end - pos < 6) fill();
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(buf.data() + pos);
+      size_t n = end - pos;
+      if (n >= 3 && std::memcmp(p, "BZh", 3) == 0) what += " (bzip2-compressed? use gzip or decompress first)";
+      else if (n >= 6 && std::memcmp(p, "\xfd" "7zXZ\0", 6) == 0) what += " (xz-compressed? use gzip or decompress first)";
+      else if (n >= 4 && std::memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0) what += " (zstd-compressed? use gzip or decompress first)";
+      else what += " (not a FASTA/FASTQ file)";
+    }
+    data_error(what, line + 1);
+  }
+
+  bool next(SequenceRecord& rec) {
+    if (twobit) {
+      if (twobit_next == twobit->size()) return false;
+      rec.name = twobit->name(twobit_next);
+      rec.comment.clear();
+      rec.seq = twobit->sequence(twobit_next++);
+      rec.qual.clear();
+      ++record;
+      return true;
+    }
+    int c;
+    for (;;) {
+      c = peek();
+      if (c < 0) return false;
+      if (!skip_blank_line()) break;
+    }
+    ++record;
+    record_line = line + 1;
+    if (c != '>' && c != '@') not_a_record(c);
+    if (format == 0) format = c;
+    if (c != format)
+      data_error(std::string("starts with '") + char(c) + "' but the file is " + (format == '>' ? "FASTA" : "FASTQ"),
+                 line + 1);
+    ++pos;  // the marker
+    scratch.clear();
+    read_line(scratch, kClasses.header, "header", kMaxHeaderBytes);
+    size_t cut = scratch.find_first_of(" \t");
+    if (cut == 0 || scratch.empty()) data_error("empty sequence name", record_line);
+    rec.name.assign(scratch, 0, cut);
+    rec.comment.clear();
+    if (cut != std::string::npos) {
+      size_t from = scratch.find_first_not_of(" \t", cut);
+      if (from != std::string::npos) rec.comment.assign(scratch, from, std::string::npos);
+    }
+    rec.seq.clear();
+    rec.qual.clear();
+    if (format == '>') {
+      for (;;) {
+        c = peek();
+        if (c < 0 || c == '>') break;
+        read_line(rec.seq, kClasses.seq, "sequence");
+      }
+      return true;
+    }
+    // FASTQ: sequence lines up to '+', then quality of the same length.
+    int seq_lines = 0;
+    for (;;) {
+      c = peek();
+      if (c < 0 || c == '+' || c == '@') break;
+      read_line(rec.seq, kClasses.seq, "sequence");
+      ++seq_lines;
+    }
+    if (c < 0) data_error("no '+' line before the end of input (truncated record?)", line + 1);
+    if (c != '+') data_error("missing '+' line after the sequence", line + 1);
+    ++pos;
+    scratch.clear();
+    read_line(scratch, kClasses.header, "'+' line", kMaxHeaderBytes);
+    if (seq_lines <= 1) {
+      if (!read_line(rec.qual, kClasses.qual, "quality line"))
+        data_error("truncated record: end of input before the quality line", line + 1);
+    } else {  // multi-line FASTQ: quality lines until the length is reached
+      while (rec.qual.size() < rec.seq.size()) {
+        if (peek() < 0) break;
+        read_line(rec.qual, kClasses.qual, "quality line");
+      }
+    }
+    if (rec.qual.size() != rec.seq.size())
+      data_error("quality length " + std::to_string(rec.qual.size()) + " differs from sequence length " +
+                     std::to_string(rec.seq.size()) + (peek() < 0 ? " (truncated record?)" : ""),
+                 line);
+    return true;
+  }
+};
+
+SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) : impl_(std::make_unique<Impl>()), path_(path) {
+  io_detail::quiet_htslib();
+  impl_->name = display_name(path);
+  if (path != "-") {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      throw NoInputError(impl_->name + ": cannot open: " + io_detail::errno_text(errno));
+    if (S_ISDIR(st.st_mode)) throw NoInputError(impl_->name + ": cannot open: is a directory");
+  }
+  if (path != "-" && is_twobit_file(path)) {
+    impl_->twobit = std::make_unique<TwoBitReader>(path);
+    impl_->format = '>';
+    return;
+  }
+  errno = 0;
+  impl_->fp = bgzf_open(path.c_str(), "r");
+  if (!impl_->fp) {
+    int err = errno;
+    throw NoInputError(impl_->name + ": cannot open: " +
+                       (err ? io_detail::errno_text(err) : std::string("unreadable or corrupt compressed header")));
+  }
+  // Not for stdin: a reader thread blocked on a pipe would make closing wait for input.
+  if (decompress_ahead && impl_->fp->is_compressed && path != "-") {
+    // BGZF blocks are independent: htslib's thread pool inflates several at once (and reads ahead itself).
+    // Plain gzip is one stream: a single thread inflates ahead of the parser.
+    if (impl_->fp->is_gzip || bgzf_mt(impl_->fp, 2, 64) != 0) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
+  }
+}
+
+SequenceReader::~SequenceReader() = default;
+
+bool SequenceReader::next(SequenceRecord& rec) {
+  if (!impl_->next(rec)) return false;
+  ++records_;
+  return true;
+}
+
+size_t SequenceReader::next_batch(std::vector<SequenceRecord>& batch, uint64_t max_bases) {
+  auto& pool = impl_->pool;
+  size_t n = 0;
+  uint64_t bases = 0;
+  do {
+    if (n == batch.size()) {
+      if (!pool.empty()) {
+        batch.push_back(std::move(pool.back()));
+        pool.pop_back();
+      } else {
+        batch.emplace_back();
+      }
+    }
+    if (!next(batch[n])) break;
+    bases += batch[n].seq.size();
+    ++n;
+  } while (bases < max_bases);
+  while (batch.size() > n) {
+    pool.push_back(std::move(batch.back()));
+    batch.pop_back();
+  }
+  return n;
+}
+
+bool SequenceReader::is_fastq() const { return impl_->format == '@'; }
+
+std::vector<SequenceRecord> read_all_sequences(const std::string& path) {
+  SequenceReader reader(path);
+  std::vector<SequenceRecord> out;
+  SequenceRecord rec;
+  while (reader.next(rec)) out.push_back(std::move(rec));
+  return out;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,311 @@
+// UCSC .2bit reader and writer. Layout (UCSC FAQ, format 7): a 16-byte header (signature 0x1A412743, version,
+// sequence count, reserved), an index of (name length, name, offset) entries, then per sequence: DNA size,
+// N-block count, starts, sizes, mask-block count, starts, sizes, reserved, and the bases packed four per byte
+// (T=0 C=1 A=2 G=3, first base in the high bits). Version 1 stores 64-bit offsets (files over 4 GiB).
+// Files written on a big-endian machine have the signature byte-swapped; the reader swaps every field then.
+// Every count, offset and size is checked against the file size before anything is allocated.
+#include "bloomseq/io/twobit.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unordered_set>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/io/output_file.hpp"
+#include "io_common.hpp"
+
+namespace bloomseq {
+
+namespace {
+
+constexpr uint32_t kSignature = 0x1A412743;
+constexpr uint32_t kSignatureSwapped = 0x4327411A;
+constexpr uint64_t kHeaderBytes = 16;
+constexpr uint64_t kRecordHeaderMin = 16;  // dnaSize, nBlockCount, maskBlockCount, reserved
+
+uint32_t bswap(uint32_t v) { return __builtin_bswap32(v); }
+uint64_t bswap(uint64_t v) { return __builtin_bswap64(v); }
+
+// Base codes of the .2bit packing and their inverse, in lower and upper case.
+constexpr char kBases[4] = {'T', 'C', 'A', 'G'};
+int twobit_code(char c) {
+  switch (c) {
+    case 'T': case 't': return 0;
+    case 'C': case 'c': return 1;
+    case 'A': case 'a': return 2;
+    case 'G': case 'g': return 3;
+    default: return -1;
+  }
+}
+
+// 4 decoded bases for each packed byte.
+struct DecodeTable {
+  char quad[256][4];
+  DecodeTable() {
+    for (int b = 0; b < 256; ++b)
+      for (int j = 0; j < 4; ++j) quad[b][j] = kBases[(b >> (6 - 2 * j)) & 3];
+  }
+};
+const DecodeTable kDecode;
+
+struct Block {
+  uint32_t start, size;
+};
+
+}  // namespace
+
+struct TwoBitReader::Impl {
+  std::string path;
+  std::FILE* f = nullptr;
+  uint64_t file_size = 0;
+  bool swapped = false;
+  struct Entry {
+    std::string name;
+    uint64_t offset = 0;
+    bool loaded = false;
+    uint32_t dna_size = 0;
+    std::vector<Block> n_blocks, mask_blocks;
+    uint64_t dna_offset = 0;
+  };
+  std::vector<Entry> entries;
+
+  ~Impl() {
+    if (f) std::fclose(f);
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw DataError(path + ": " + what); }
+  [[noreturn]] void fail_record(size_t i, const std::string& what) const {
+    fail("record " + std::to_string(i + 1) + " '" + entries[i].name + "': " + what);
+  }
+
+  void seek(uint64_t off) {
+    if (fseeko(f, off_t(off), SEEK_SET) != 0) fail("cannot seek: " + io_detail::errno_text(errno));
+  }
+  void read(void* dst, size_t n, const char* what) {
+    if (n && std::fread(dst, 1, n, f) != n) {
+      if (std::ferror(f)) throw IoError(path + ": read error: " + io_detail::errno_text(errno));
+      fail(std::string("truncated while reading ") + what);
+    }
+  }
+  uint32_t u32(const char* what) {
+    uint32_t v;
+    read(&v, 4, what);
+    return swapped ? bswap(v) : v;
+  }
+  uint64_t u64(const char* what) {
+    uint64_t v;
+    read(&v, 8, what);
+    return swapped ? bswap(v) : v;
+  }
+
+  void open(const std::string& p) {
+    path = p;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) throw NoInputError(p + ": cannot open: " + io_detail::errno_text(errno));
+    if (S_ISDIR(st.st_mode)) throw NoInputError(p + ": cannot open: is a directory");
+    f = std::fopen(p.c_str(), "rb");
+    if (!f) throw NoInputError(p + ": cannot open: " + io_detail::errno_text(errno));
+    if (fseeko(f, 0, SEEK_END) != 0) fail("cannot seek (not a regular file?)");
+    file_size = uint64_t(ftello(f));
+    std::rewind(f);
+    if (file_size < kHeaderBytes) fail("not a .2bit file (" + std::to_string(file_size) + " bytes)");
+    uint32_t sig;
+    read(&sig, 4, "the signature");
+    if (sig == kSignatureSwapped) swapped = true;
+    else if (sig != kSignature) fail("not a .2bit file (bad signature)");
+    uint32_t version = u32("the version");
+    if (version > 1) fail("unsupported .2bit version " + std::to_string(version));
+    uint32_t count = u32("the sequence count");
+    uint32_t reserved = u32("the header");
+    if (reserved != 0) fail("corrupt header (reserved field is " + std::to_string(reserved) + ")");
+    const uint64_t offset_bytes = version == 1 ? 8 : 4;
+    // Each index entry takes at least 1 + offset bytes and each record at least 16: bound the count first.
+    if (uint64_t(count) * (1 + offset_bytes + kRecordHeaderMin) > file_size - kHeaderBytes)
+      fail("corrupt header: " + std::to_string(count) + " sequences cannot fit in " + std::to_string(file_size) +
+           " bytes");
+    entries.resize(count);
+    std::unordered_set<std::string> seen;
+    for (uint32_t i = 0; i < count; ++i) {
+      unsigned char len;
+      read(&len, 1, "the index");
+      entries[i].name.resize(len);
+      read(entries[i].name.data(), len, "the index");
+      entries[i].offset = version == 1 ? u64("the index") : u32("the index");
+      if (entries[i].offset < kHeaderBytes || entries[i].offset > file_size ||
+          file_size - entries[i].offset < kRecordHeaderMin)
+        fail_record(i, "offset " + std::to_string(entries[i].offset) + " is beyond the end of the file (" +
+                           std::to_string(file_size) + " bytes)");
+      if (!seen.insert(entries[i].name).second) fail_record(i, "duplicate sequence name");
+    }
+  }
+
+  std::vector<Block> read_blocks(size_t i, uint32_t count, uint32_t dna_size, const char* kind) {
+    const uint64_t pos = uint64_t(ftello(f));
+    if (uint64_t(count) * 8 > file_size - pos)
+      fail_record(i, std::to_string(count) + " " + kind + " blocks cannot fit in the file (corrupt)");
+    std::vector<Block> blocks(count);
+    for (auto& b : blocks) b.start = u32(kind);
+    for (auto& b : blocks) b.size = u32(kind);
+    for (size_t j = 0; j < blocks.size(); ++j)
+      if (uint64_t(blocks[j].start) + blocks[j].size > dna_size)
+        fail_record(i, std::string(kind) + " block " + std::to_string(j + 1) + " (" + std::to_string(blocks[j].start) +
+                           "+" + std::to_string(blocks[j].size) + ") runs past the sequence length " +
+                           std::to_string(dna_size));
+    return blocks;
+  }
+
+  Entry& load(size_t i) {
+    if (i >= entries.size()) throw UsageError(path + ": record index " + std::to_string(i) + " out of range");
+    Entry& e = entries[i];
+    if (e.loaded) return e;
+    seek(e.offset);
+    e.dna_size = u32("a sequence header");
+    uint32_t n_count = u32("a sequence header");
+    e.n_blocks = read_blocks(i, n_count, e.dna_size, "N");
+    uint32_t m_count = u32("a sequence header");
+    e.mask_blocks = read_blocks(i, m_count, e.dna_size, "mask");
+    u32("a sequence header");  // reserved
+    e.dna_offset = uint64_t(ftello(f));
+    const uint64_t packed = (uint64_t(e.dna_size) + 3) / 4;
+    if (packed > file_size - e.dna_offset)
+      fail_record(i, "sequence of " + std::to_string(e.dna_size) + " bases runs past the end of the file (truncated?)");
+    e.loaded = true;
+    return e;
+  }
+
+  std::string sequence(size_t i) {
+    Entry& e = load(i);
+    std::string packed((uint64_t(e.dna_size) + 3) / 4, '\0');
+    seek(e.dna_offset);
+    read(packed.data(), packed.size(), "packed bases");
+    std::string s(size_t(packed.size()) * 4, 'N');
+    for (size_t b = 0; b < packed.size(); ++b)
+      std::memcpy(&s[b * 4], kDecode.quad[static_cast<unsigned char>(packed[b])], 4);
+    s.resize(e.dna_size);
+    for (auto& b : e.n_blocks) std::memset(&s[b.start], 'N', b.size);
+    for (auto& b : e.mask_blocks)
+      for (uint32_t j = 0; j < b.size; ++j) s[b.start + j] = char(s[b.start + j] | 0x20);  // to lower case
+    return s;
+  }
+};
+
+TwoBitReader::TwoBitReader(const std::string& path) : impl_(std::make_unique<Impl>()) { impl_->open(path); }
+TwoBitReader::~TwoBitReader() = default;
+size_t TwoBitReader::size() const { return impl_->entries.size(); }
+const std::string& TwoBitReader::name(size_t i) const { return impl_->entries.at(i).name; }
+uint64_t TwoBitReader::length(size_t i) const { return impl_->load(i).dna_size; }
+std::string TwoBitReader::sequence(size_t i) { return impl_->sequence(i); }
+SequenceRecord TwoBitReader::record(size_t i) {
+  SequenceRecord r;
+  r.seq = sequence(i);
+  r.name = name(i);
+  return r;
+}
+
+bool is_twobit_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  uint32_t sig = 0;
+  bool ok = std::fread(&sig, 1, 4, f) == 4 && (sig == kSignature || sig == kSignatureSwapped);
+  std::fclose(f);
+  return ok;
+}
+
+namespace {
+
+// Runs of positions where pred(char) holds.
+template <class Pred>
+std::vector<Block> runs(const std::string& s, Pred pred) {
+  std::vector<Block> out;
+  for (size_t i = 0; i < s.size();) {
+    if (!pred(s[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && pred(s[j])) ++j;
+    out.push_back({uint32_t(i), uint32_t(j - i)});
+    i = j;
+  }
+  return out;
+}
+
+void put32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
+
+}  // namespace
+
+void write_twobit(const std::string& path, const std::vector<SequenceRecord>& records, bool allow_lossy) {
+  struct Prepared {
+    std::vector<Block> n_blocks, mask_blocks;
+    uint64_t bytes = 0;
+  };
+  std::vector<Prepared> prep(records.size());
+  std::unordered_set<std::string> names;
+  uint64_t index_bytes = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    const std::string where = path + ": record " + std::to_string(i + 1) + " '" + r.name.substr(0, 64) + "'";
+    if (r.name.empty() || r.name.size() > 255) throw DataError(where + ": .2bit names must be 1..255 bytes");
+    if (!names.insert(r.name).second) throw DataError(where + ": duplicate name");
+    if (r.seq.size() > 0xffffffffu) throw DataError(where + ": longer than 2^32-1 bases, the .2bit limit");
+    if (!allow_lossy)
+      for (size_t j = 0; j < r.seq.size(); ++j) {
+        char c = r.seq[j];
+        if (twobit_code(c) < 0 && c != 'N' && c != 'n')
+          throw DataError(where + ": position " + std::to_string(j + 1) + " is '" + std::string(1, c) +
+                          "', which .2bit can only store as N");
+      }
+    auto& p = prep[i];
+    p.n_blocks = runs(r.seq, [](char c) { return twobit_code(c) < 0; });
+    p.mask_blocks = runs(r.seq, [](char c) { return c >= 'a' && c <= 'z'; });
+    p.bytes = kRecordHeaderMin + 8 * (p.n_blocks.size() + p.mask_blocks.size()) + (r.seq.size() + 3) / 4;
+    index_bytes += 1 + r.name.size();
+  }
+  // Version 0 (32-bit offsets) unless the file would be larger than 4 GiB.
+  uint64_t total = kHeaderBytes + index_bytes + 4 * records.size();
+  for (auto& p : prep) total += p.bytes;
+  const uint32_t version = total > 0xffffffffu ? 1 : 0;
+  const uint64_t offset_bytes = version ? 8 : 4;
+
+  OutputFile out(path);
+  std::string buf;
+  put32(buf, kSignature);
+  put32(buf, version);
+  put32(buf, uint32_t(records.size()));
+  put32(buf, 0);
+  uint64_t offset = kHeaderBytes + index_bytes + offset_bytes * records.size();
+  for (size_t i = 0; i < records.size(); ++i) {
+    buf += char(records[i].name.size());
+    buf += records[i].name;
+    if (version) buf.append(reinterpret_cast<const char*>(&offset), 8);
+    else put32(buf, uint32_t(offset));
+    offset += prep[i].bytes;
+  }
+  out.write(buf);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string& s = records[i].seq;
+    const auto& p = prep[i];
+    buf.clear();
+    put32(buf, uint32_t(s.size()));
+    for (const auto* blocks : {&p.n_blocks, &p.mask_blocks}) {
+      put32(buf, uint32_t(blocks->size()));
+      for (auto& b : *blocks) put32(buf, b.start);
+      for (auto& b : *blocks) put32(buf, b.size);
+    }
+    put32(buf, 0);
+    out.write(buf);
+    // Bases four per byte, first in the high bits; N and other codes are stored as T (0), as UCSC does.
+    std::string packed((s.size() + 3) / 4, '\0');
+    for (size_t j = 0; j < s.size(); ++j) {
+      int code = twobit_code(s[j]);
+      packed[j / 4] = char(packed[j / 4] | ((code < 0 ? 0 : code) << (6 - 2 * (j % 4))));
+    }
+    out.write(packed);
+  }
+  out.commit();
+}
+
+}  // namespace bloomseq

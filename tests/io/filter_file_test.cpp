@@ -1,0 +1,287 @@
+// .bf container: round trip, layout checked against the documented byte offsets, and every rejection path on
+// files corrupted here (fields patched with the checksums recomputed, so each semantic check is reached).
+#include <zlib.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/io/filter_file.hpp"
+#include "io_test_util.hpp"
+
+using namespace bloomseq;
+using bloomseq_test::read_bytes;
+using bloomseq_test::TempDir;
+using bloomseq_test::write_bytes;
+
+namespace {
+
+FilterSet sample_set(std::mt19937_64& rng) {
+  FilterSet set;
+  set.w = 21;
+  set.seed = 0x0123456789abcdefULL;
+  set.canonical = true;
+  set.command_line = "facs build -k 21 -o x.bf lambda.fa ecoli.fa";
+  for (uint64_t m : {uint64_t(1), uint64_t(33), uint64_t(1000), uint64_t(1) << 16, uint64_t(100003)}) {
+    FilterEntry e;
+    e.name = "filter_m" + std::to_string(m);
+    e.source = "data/source_" + std::to_string(m) + ".fa";
+    e.source_length = m * 3 + 7;
+    e.elements = m / 2;
+    e.k = int(1 + rng() % 12);
+    e.bits = BloomVector(m);
+    for (uint64_t i = 0; i < m; ++i)
+      if (rng() % 3 == 0) e.bits.words()[i / 32] |= 1u << (i % 32);
+    set.filters.push_back(std::move(e));
+  }
+  return set;
+}
+
+template <class T>
+T get(const std::string& b, size_t off) {
+  T v;
+  std::memcpy(&v, b.data() + off, sizeof v);
+  return v;
+}
+template <class T>
+void put(std::string& b, size_t off, T v) {
+  std::memcpy(&b[off], &v, sizeof v);
+}
+
+// Recomputes both trailer checksums as documented: crc32 of the header, crc32 of everything before the trailer.
+void fix_checksums(std::string& b) {
+  uint32_t header = get<uint32_t>(b, 12);
+  uint32_t hc = uint32_t(crc32(0, reinterpret_cast<const Bytef*>(b.data()), header));
+  uint32_t fc = uint32_t(crc32(0, reinterpret_cast<const Bytef*>(b.data()), uInt(b.size() - 8)));
+  put(b, b.size() - 8, hc);
+  put(b, b.size() - 4, fc);
+}
+
+// Byte offset of filter i's entry (documented layout: 48-byte fixed header, command line, then entries).
+size_t entry_offset(const std::string& b, int i) {
+  size_t off = 48 + get<uint32_t>(b, 44);
+  for (int j = 0; j < i; ++j) {
+    off += 4 + get<uint32_t>(b, off);
+    off += 4 + get<uint32_t>(b, off);
+    off += 44;
+  }
+  return off;
+}
+// Offset of a numeric field in entry i: after name and source come source length (0), elements (8), k (16),
+// m (20), payload offset (28), payload size (36).
+size_t entry_field(const std::string& b, int i, size_t field) {
+  size_t off = entry_offset(b, i);
+  off += 4 + get<uint32_t>(b, off);
+  off += 4 + get<uint32_t>(b, off);
+  return off + field;
+}
+
+void expect_reject(const std::string& path, const std::string& fragment, bool header_only_too = true) {
+  for (int mode = 0; mode < (header_only_too ? 2 : 1); ++mode) {
+    try {
+      if (mode == 0) read_filter_file(path);
+      else read_filter_header(path);
+      FAIL("accepted a bad filter file, expected: " << fragment);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      INFO(msg);
+      CHECK(msg.find(path) != std::string::npos);
+      CHECK(msg.find(fragment) != std::string::npos);
+      CHECK(msg.find('\n') == std::string::npos);
+      CHECK((e.code() == ExitCode::data || e.code() == ExitCode::no_input));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("filter file: round trip of several filters", "[io][bf]") {
+  TempDir dir;
+  std::mt19937_64 rng(21);
+  FilterSet set = sample_set(rng);
+  auto path = dir.file("x.bf");
+  write_filter_file(path, set);
+  CHECK(is_filter_file(path));
+  CHECK(dir.entries() == std::vector<std::string>{"x.bf"});
+
+  FilterSet back = read_filter_file(path);
+  CHECK(back.w == set.w);
+  CHECK(back.seed == set.seed);
+  CHECK(back.canonical == set.canonical);
+  CHECK(back.command_line == set.command_line);
+  REQUIRE(back.filters.size() == set.filters.size());
+  for (size_t i = 0; i < set.filters.size(); ++i) {
+    const auto &a = set.filters[i], &b = back.filters[i];
+    CHECK(b.name == a.name);
+    CHECK(b.source == a.source);
+    CHECK(b.source_length == a.source_length);
+    CHECK(b.elements == a.elements);
+    CHECK(b.k == a.k);
+    CHECK(b.m_bits == a.bits.m_bits());
+    CHECK(b.bits.m_bits() == a.bits.m_bits());
+    CHECK(b.bits.words() == a.bits.words());
+  }
+  FilterSet head = read_filter_header(path);
+  REQUIRE(head.filters.size() == set.filters.size());
+  CHECK(head.filters[3].m_bits == (uint64_t(1) << 16));
+  CHECK(head.filters[3].bits.words().empty());
+
+  // The bytes follow docs/file-formats.md: magic, version, sizes, 64-byte aligned payloads, zlib crc32 trailer.
+  std::string b = read_bytes(path);
+  CHECK(std::memcmp(b.data(), "BLMSQBF\0", 8) == 0);
+  CHECK(get<uint32_t>(b, 8) == kFilterFormatVersion);
+  CHECK(get<uint64_t>(b, 16) == b.size());
+  CHECK(get<uint64_t>(b, 24) == set.seed);
+  CHECK(get<uint32_t>(b, 32) == 21);
+  CHECK(get<uint32_t>(b, 36) == 1);
+  CHECK(get<uint32_t>(b, 40) == set.filters.size());
+  for (int i = 0; i < int(set.filters.size()); ++i) {
+    uint64_t off = get<uint64_t>(b, entry_field(b, i, 28));
+    CHECK(off % 64 == 0);
+    CHECK(get<uint64_t>(b, entry_field(b, i, 20)) == set.filters[i].bits.m_bits());
+    CHECK(std::memcmp(b.data() + off, set.filters[i].bits.words().data(), set.filters[i].bits.words().size() * 4) == 0);
+  }
+  std::string fixed = b;
+  fix_checksums(fixed);
+  CHECK(fixed == b);
+}
+
+TEST_CASE("filter file: real-sized vector and non-canonical flag", "[io][bf]") {
+  TempDir dir;
+  FilterSet set;
+  set.w = 32;
+  set.canonical = false;
+  FilterEntry e;
+  e.name = "big";
+  e.k = 32;
+  e.bits = BloomVector(uint64_t(1) << 24);
+  e.bits.words()[12345] = 0xdeadbeef;
+  set.filters.push_back(std::move(e));
+  write_filter_file(dir.file("b.bf"), set);
+  auto back = read_filter_file(dir.file("b.bf"));
+  CHECK_FALSE(back.canonical);
+  CHECK(back.w == 32);
+  CHECK(back.filters[0].bits.words() == set.filters[0].bits.words());
+}
+
+TEST_CASE("filter file: writer rejects inconsistent sets and leaves nothing behind", "[io][bf]") {
+  TempDir dir;
+  std::mt19937_64 rng(22);
+  FilterSet set = sample_set(rng);
+  set.w = 33;
+  CHECK_THROWS_AS(write_filter_file(dir.file("a.bf"), set), UsageError);
+  set.w = 21;
+  set.filters[1].k = 0;
+  CHECK_THROWS_AS(write_filter_file(dir.file("a.bf"), set), UsageError);
+  set.filters.clear();
+  CHECK_THROWS_AS(write_filter_file(dir.file("a.bf"), set), UsageError);
+  CHECK(dir.entries().empty());
+  CHECK_THROWS_AS(write_filter_file("/dev/full", sample_set(rng)), IoError);
+}
+
+TEST_CASE("filter file: every rejection path", "[io][bf]") {
+  TempDir dir;
+  std::mt19937_64 rng(23);
+  auto good_path = dir.file("good.bf");
+  write_filter_file(good_path, sample_set(rng));
+  const std::string good = read_bytes(good_path);
+  auto bad = dir.file("bad.bf");
+  auto with = [&](auto patch) {
+    std::string b = good;
+    patch(b);
+    write_bytes(bad, b);
+  };
+
+  SECTION("missing file and directory") {
+    expect_reject(dir.file("none.bf"), "No such file");
+    expect_reject(dir.path(), "directory");
+  }
+  SECTION("empty and tiny files") {
+    write_bytes(bad, "");
+    expect_reject(bad, "not a bloomseq filter file");
+    write_bytes(bad, "BLM");
+    expect_reject(bad, "not a bloomseq filter file");
+  }
+  SECTION("wrong magic") {
+    with([](std::string& b) { b[0] = 'X'; });
+    expect_reject(bad, "wrong magic");
+    write_bytes(bad, ">seq\nACGT\n");
+    expect_reject(bad, "wrong magic");
+  }
+  SECTION("future and zero version") {
+    with([](std::string& b) { put<uint32_t>(b, 8, kFilterFormatVersion + 1), fix_checksums(b); });
+    expect_reject(bad, "newer than this program");
+    with([](std::string& b) { put<uint32_t>(b, 8, 0), fix_checksums(b); });
+    expect_reject(bad, "version 0");
+  }
+  SECTION("truncation anywhere") {
+    for (size_t keep : {size_t(8), size_t(40), size_t(60), good.size() / 2, good.size() - 9, good.size() - 1}) {
+      write_bytes(bad, good.substr(0, keep));
+      expect_reject(bad, keep < 56 ? "" : "truncated");
+    }
+  }
+  SECTION("trailing data") {
+    with([](std::string& b) { b += "extra"; });
+    expect_reject(bad, "trailing data");
+  }
+  SECTION("flipped bytes: payload, header, trailer") {
+    uint64_t payload = get<uint64_t>(good, entry_field(good, 4, 28));
+    with([&](std::string& b) { b[payload + 5] ^= 0x10; });
+    expect_reject(bad, "checksum mismatch", false);
+    CHECK_NOTHROW(read_filter_header(bad));  // the header itself is intact
+    with([&](std::string& b) { b[50] ^= 0x01; });  // inside the command line
+    expect_reject(bad, "header checksum mismatch");
+    with([&](std::string& b) { b[b.size() - 1] ^= 0x80; });
+    expect_reject(bad, "checksum mismatch", false);
+    // A zero byte between two payloads (alignment padding) is covered as well.
+    uint64_t end0 = get<uint64_t>(good, entry_field(good, 0, 28)) + 4;
+    with([&](std::string& b) { b[end0] = 1; });
+    expect_reject(bad, "checksum mismatch", false);
+  }
+  SECTION("absurd sizes are rejected before allocating") {
+    with([&](std::string& b) { put<uint64_t>(b, entry_field(b, 2, 20), uint64_t(1) << 60), fix_checksums(b); });
+    expect_reject(bad, "out of range");
+    with([&](std::string& b) { put<uint32_t>(b, 40, 1u << 31), fix_checksums(b); });
+    expect_reject(bad, "more than its");
+    with([&](std::string& b) { put<uint32_t>(b, 12, 0xffffffc0u); });  // checked before any checksum
+    expect_reject(bad, "header size");
+    with([&](std::string& b) { put<uint64_t>(b, 16, uint64_t(1) << 62), fix_checksums(b); });
+    expect_reject(bad, "truncated");
+    with([&](std::string& b) { put<uint32_t>(b, 44, 0x7fffffffu), fix_checksums(b); });
+    expect_reject(bad, "command line");
+    with([&](std::string& b) { put<uint32_t>(b, entry_offset(b, 1), 0xfffffff0u), fix_checksums(b); });
+    expect_reject(bad, "name");
+  }
+  SECTION("payload offsets outside the file or overlapping") {
+    with([&](std::string& b) { put<uint64_t>(b, entry_field(b, 4, 28), uint64_t(1) << 40), fix_checksums(b); });
+    expect_reject(bad, "outside the file");
+    with([&](std::string& b) {
+      put<uint64_t>(b, entry_field(b, 1, 28), get<uint64_t>(b, entry_field(b, 0, 28))), fix_checksums(b);
+    });
+    expect_reject(bad, "outside the file");
+    with([&](std::string& b) { put<uint64_t>(b, entry_field(b, 0, 28), get<uint64_t>(b, entry_field(b, 0, 28)) + 4), fix_checksums(b); });
+    expect_reject(bad, "filter 1");
+    with([&](std::string& b) { put<uint64_t>(b, entry_field(b, 2, 36), 12), fix_checksums(b); });
+    expect_reject(bad, "does not match m");
+  }
+  SECTION("w, k, flags and filter count out of range") {
+    with([](std::string& b) { put<uint32_t>(b, 32, 40), fix_checksums(b); });
+    expect_reject(bad, "w = 40");
+    with([](std::string& b) { put<uint32_t>(b, 32, 0), fix_checksums(b); });
+    expect_reject(bad, "w = 0");
+    with([&](std::string& b) { put<uint32_t>(b, entry_field(b, 0, 16), 0), fix_checksums(b); });
+    expect_reject(bad, "k = 0");
+    with([&](std::string& b) { put<uint32_t>(b, entry_field(b, 0, 16), 1000), fix_checksums(b); });
+    expect_reject(bad, "k = 1000");
+    with([](std::string& b) { put<uint32_t>(b, 36, 6), fix_checksums(b); });
+    expect_reject(bad, "unknown flags");
+    with([](std::string& b) { put<uint32_t>(b, 40, 0), fix_checksums(b); });
+    expect_reject(bad, "no filters");
+  }
+  SECTION("bits set beyond m in the last word") {
+    // Filter 1 has m = 33: word 1 may only use bit 0.
+    uint64_t off = get<uint64_t>(good, entry_field(good, 1, 28));
+    with([&](std::string& b) { b[off + 4 + 1] |= 0x01, fix_checksums(b); });
+    expect_reject(bad, "beyond m", false);
+  }
+}
