@@ -57,7 +57,7 @@ uint32_t blocks_per_sm(const GpuProfile& gpu, const KernelAttributes& attr, uint
 }
 
 Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
-                         uint32_t threads, uint32_t vectors_per_group) {
+                         uint32_t threads, uint32_t vectors_per_group, uint32_t known_blocks_per_sm) {
   if (threads == 0 || threads % 32 != 0) throw UsageError("threads per block must be a positive multiple of 32");
   if (shape.vectors == 0) throw UsageError("stage 1a needs at least one sub-query vector");
   Stage1aPlan plan;
@@ -72,7 +72,8 @@ Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, co
   plan.launch.threads = threads;
   plan.launch.shared_bytes = 4 * stage1a_shared_words(shape.key_nibbles, shape.k, plan.vectors_per_group,
                                                       shape.words_per_vector, plan.vectors_in_shared);
-  plan.launch.blocks_per_sm = blocks_per_sm(gpu, attr, threads, plan.launch.shared_bytes);
+  plan.launch.blocks_per_sm =
+      known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, plan.launch.shared_bytes);
   if (plan.launch.blocks_per_sm == 0) throw UsageError("stage-1a kernel: one block does not fit on a multiprocessor");
   const uint64_t resident = uint64_t(plan.launch.blocks_per_sm) * uint64_t(gpu.sm_count);
   const uint64_t groups = (shape.vectors + plan.vectors_per_group - 1) / plan.vectors_per_group;
@@ -87,12 +88,12 @@ Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, co
 }
 
 LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
-                           int k_max, int key_nibbles, uint32_t threads) {
+                           int k_max, int key_nibbles, uint32_t threads, uint32_t known_blocks_per_sm) {
   if (threads == 0 || threads % 32 != 0) throw UsageError("threads per block must be a positive multiple of 32");
   LaunchConfig c;
   c.threads = threads;
   c.shared_bytes = 4 * classify_shared_words(key_nibbles, k_max, n_filters);
-  c.blocks_per_sm = blocks_per_sm(gpu, attr, threads, c.shared_bytes);
+  c.blocks_per_sm = known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, c.shared_bytes);
   if (c.blocks_per_sm == 0) throw UsageError("classify kernel: one block does not fit on a multiprocessor");
   const uint64_t resident = uint64_t(c.blocks_per_sm) * uint64_t(gpu.sm_count);
   c.blocks = uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(n_reads, resident)));

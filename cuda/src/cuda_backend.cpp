@@ -36,6 +36,8 @@ GpuProfile profile_of(const cudaDeviceProp& d, int device) {
   g.shared_per_block_optin = std::max<uint64_t>(d.sharedMemPerBlockOptin, d.sharedMemPerBlock);
   g.shared_reserved_per_block = d.reservedSharedMemPerBlock;
   g.global_mem = d.totalGlobalMem;
+  g.l2_bytes = uint64_t(d.l2CacheSize);
+  g.async_engines = d.asyncEngineCount;
   g.cc_major = d.major;
   g.cc_minor = d.minor;
   int clock_khz = 0, mem_khz = 0, bus_bits = 0;
@@ -216,6 +218,12 @@ class CudaBackend final : public Backend {
             allow_shared_bytes(KernelKind::stage1a, regs, s.plan.launch.shared_bytes);
             allowed_shared = s.plan.launch.shared_bytes;
           }
+          // The runtime's occupancy is the truth (register allocation granularity, carve-out); replan with it.
+          const uint32_t resident = runtime_blocks_per_sm(KernelKind::stage1a, regs, s.plan.launch.threads,
+                                                          s.plan.launch.shared_bytes);
+          if (resident == 0) throw UsageError("stage-1a kernel: the planned block cannot run on this device");
+          if (resident != s.plan.launch.blocks_per_sm)
+            s.plan = plan_stage1a(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block, resident);
           Stage1aKernelParams& p = s.params;
           p = Stage1aKernelParams{};
           p.vector_words = d_vectors.data();
@@ -343,14 +351,17 @@ class CudaBackend final : public Backend {
           double mean_frames = 0;
           for (uint32_t r = 0; r < reads.count; ++r) mean_frames += s.hits.frames[r];
           mean_frames /= reads.count;
-          const LaunchConfig c = plan_classify(profile_, attr, reads.count, bank.count, flat.k_max,
-                                               key_nibbles_for(w),
-                                               options_.classify_threads ? options_.classify_threads
-                                                                         : classify_threads_for(mean_frames));
+          const uint32_t threads =
+              options_.classify_threads ? options_.classify_threads : classify_threads_for(mean_frames);
+          LaunchConfig c = plan_classify(profile_, attr, reads.count, bank.count, flat.k_max, key_nibbles_for(w), threads);
           if (c.shared_bytes > allowed_shared) {
             allow_shared_bytes(KernelKind::classify, regs, c.shared_bytes);
             allowed_shared = c.shared_bytes;
           }
+          const uint32_t resident = runtime_blocks_per_sm(KernelKind::classify, regs, c.threads, c.shared_bytes);
+          if (resident == 0) throw UsageError("classify kernel: the planned block cannot run on this device");
+          if (resident != c.blocks_per_sm)
+            c = plan_classify(profile_, attr, reads.count, bank.count, flat.k_max, key_nibbles_for(w), threads, resident);
           ClassifyKernelParams p{};
           p.filter_words = d_words.data();
           p.filters = d_desc.data();

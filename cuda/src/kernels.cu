@@ -50,6 +50,13 @@ void allow_shared_bytes(KernelKind kind, int hash_registers, size_t bytes) {
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
+uint32_t runtime_blocks_per_sm(KernelKind kind, int hash_registers, uint32_t threads, size_t shared_bytes) {
+  int n = 0;
+  BLOOMSEQ_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_symbol(kind, hash_registers), int(threads), shared_bytes));
+  return uint32_t(n > 0 ? n : 0);
+}
+
 void launch_stage1a(int hash_registers, const LaunchConfig& c, const Stage1aKernelParams& p, cudaStream_t s) {
   switch (hash_registers) {
     case 8: stage1a_kernel<8><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;

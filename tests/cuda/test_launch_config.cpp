@@ -74,3 +74,12 @@ TEST_CASE("launch config: classify threads cover a typical read in one tile", "[
   CHECK(classify_threads_for(52) == 64);    // 72 bp reads
   CHECK(classify_threads_for(1e6) == 256);
 }
+
+TEST_CASE("launch config: the runtime's occupancy replaces the computed one", "[cuda][launch]") {
+  Stage1aShape s{5000, 8192, 6, 6, 1u << 22};
+  const Stage1aPlan p = plan_stage1a(h100_profile(), KernelAttributes{}, s, 256, 1, 3);
+  CHECK(p.launch.blocks_per_sm == 3);
+  CHECK(p.launch.blocks == 3 * 132);
+  CHECK(p.launch.passes == (5000 + 395) / 396);
+  CHECK(plan_classify(h100_profile(), KernelAttributes{}, 1000000, 7, 10, 11, 128, 5).blocks == 5 * 132);
+}

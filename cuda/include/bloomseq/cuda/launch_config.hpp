@@ -20,6 +20,8 @@ struct GpuProfile {
   uint64_t shared_reserved_per_block = 1024;     // the runtime's own reservation (sm_80+)
   double clock_ghz = 1.5;
   double mem_bandwidth_gbs = 1000;
+  uint64_t l2_bytes = 0;
+  int async_engines = 1;
   uint64_t global_mem = uint64_t(16) << 30;
   int cc_major = 9, cc_minor = 0;
 };
@@ -65,13 +67,16 @@ struct Stage1aPlan {
 // and it fits); the chunk is cut into slices when there are too few vectors to fill the device (2 waves);
 // blocks = min(work items, resident blocks), the rest are later passes of the grid-stride loop.
 // Throws UsageError if even the hash tables do not fit in shared memory.
+// `known_blocks_per_sm` > 0 replaces the computed occupancy (the CUDA backend passes what
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor reports for the planned block, which also knows the register
+// allocation granularity).
 Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
-                         uint32_t threads = 256, uint32_t vectors_per_group = 1);
+                         uint32_t threads = 256, uint32_t vectors_per_group = 1, uint32_t known_blocks_per_sm = 0);
 
 // FACS: one block per read, grid-stride over the batch; shared memory holds the nibble tables and the
 // per-filter counts.
 LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
-                           int k_max, int key_nibbles, uint32_t threads = 128);
+                           int k_max, int key_nibbles, uint32_t threads = 128, uint32_t known_blocks_per_sm = 0);
 
 // Threads per read block: enough for one tile over a typical read's frames (32..256, multiple of 32).
 uint32_t classify_threads_for(double mean_frames);
