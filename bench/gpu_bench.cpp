@@ -21,6 +21,14 @@
 #include "bloomseq/hash/h3.hpp"
 #if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
 #include "bloomseq/cuda/cuda_backend.hpp"
+#include "bloomseq/cuda/model_bridge.hpp"
+#elif __has_include("bloomseq/model/profiles.hpp")
+#define BLOOMSEQ_HAVE_MODEL 1
+#endif
+#if defined(BLOOMSEQ_HAVE_MODEL)
+#include "bloomseq/model/cost_model.hpp"
+#include "bloomseq/model/launch_config.hpp"
+#include "bloomseq/model/profiles.hpp"
 #endif
 
 using namespace bloomseq;
@@ -52,6 +60,7 @@ struct Row {
   double seconds, rate;
   std::string unit;
   std::string check;
+  double model = 0;  // the performance model's prediction in the same unit (0: none)
 };
 
 }  // namespace
@@ -126,6 +135,19 @@ int main(int argc, char** argv) try {
   }
 #endif
   if (variants.empty()) variants.emplace_back("", nullptr);
+  // The device the model predicts for: the CUDA device when there is one, else a built-in H100 profile.
+#if defined(BLOOMSEQ_HAVE_MODEL)
+  model::DeviceProfile model_dev = model::h100();
+  std::string model_dev_note = "built-in H100 profile (no CUDA device here)";
+#if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
+  if (cuda::GpuProfile gp; backend->name() == "cuda" && cuda_device_profile(a["device"].as<int>(), gp)) {
+    model_dev = cuda::to_model_profile(gp);
+    model_dev_note = "this device's properties";
+  }
+#endif
+  const model::Calibration model_cal = model::default_calibration(model_dev);
+  std::cout << "# model: " << model_dev.name << " (" << model_dev_note << "), " << model_cal.source << "\n";
+#endif
   auto cpu = make_cpu_backend();
   std::cout << "# backend: " << backend->description() << "\n";
   std::vector<Row> rows;
@@ -174,7 +196,24 @@ int main(int argc, char** argv) try {
       const double tests = double(db_bases - uint64_t(w) + 1) * V;
       rows.push_back({"stage1a V=" + std::to_string(V) + " m=" + std::to_string(m_bits) + " k=" + std::to_string(k) +
                           " w=" + std::to_string(w) + " db=" + std::to_string(db_bases) + label,
-                      b.name(), s, tests / s, "membership tests/s", check});
+                      b.name(), s, tests / s, "membership tests/s", check, 0.0});
+#if defined(BLOOMSEQ_HAVE_MODEL)
+      {
+        model::Stage1aConfig mc;
+        mc.query_bases = uint64_t(V) * n_sub;
+        mc.db_bases = db_bases;
+        mc.w = w;
+        mc.n_sub = n_sub;
+        mc.k = k;
+        mc.m_bits = m_bits;
+        mc.layout = model::Layout::PaperVector;
+        mc.launch = model::blast_launch_config(model_dev, m_bits, V, model::KernelResources{}, 256, 1);
+        mc.batch_bases = chunk;
+        mc.streams = 3;
+        const model::Prediction pr = model::predict_stage1a(mc, model_dev, model_cal);
+        if (pr.valid) rows.back().model = pr.tests_per_s;
+      }
+#endif
       std::cout << "# stage 1a hits" << label << ": " << hits << "\n";
     }
   }
@@ -233,23 +272,61 @@ int main(int argc, char** argv) try {
       for (auto x : h.hit_frames) total_hits += x;
     });
     const double s = seconds_since(t0);
+    double model_reads = 0;
+#if defined(BLOOMSEQ_HAVE_MODEL)
+    {
+      // One filter per prediction (eq. 23); the kernel probes all F filters per k-mer, so times add up.
+      double seconds_per_read = 0;
+      for (uint32_t f = 0; f < F; ++f) {
+        model::FacsConfig fc;
+        fc.reads = n_reads;
+        fc.read_len = read_len;
+        fc.w = cw;
+        fc.k = filters[f].k;
+        fc.m_bits = filters[f].bits.m_bits;
+        fc.launch = model::facs_launch_config(model_dev, n_reads, fc.m_bits, model::KernelResources{}, 0);
+        const model::FacsPrediction pr = model::predict_facs(fc, ref_bases, model_dev, model_cal);
+        if (!pr.valid || pr.reads_per_s <= 0) {
+          seconds_per_read = 0;
+          break;
+        }
+        seconds_per_read += 1.0 / pr.reads_per_s;
+      }
+      if (seconds_per_read > 0) model_reads = 1.0 / seconds_per_read;
+    }
+#endif
     rows.push_back({"classify F=" + std::to_string(F) + " w=" + std::to_string(cw) + " reads=" + std::to_string(n_reads) +
                         "x" + std::to_string(read_len),
-                    backend->name(), s, n_reads / s, "reads/s", check});
+                    backend->name(), s, n_reads / s, "reads/s", check, model_reads});
     const double tests = double(n_reads) * (read_len - uint32_t(cw) + 1) * F;
-    rows.push_back({"classify (same run)", backend->name(), s, tests / s, "membership tests/s", check});
+    rows.push_back({"classify (same run)", backend->name(), s, tests / s, "membership tests/s", check,
+                    model_reads * (read_len - uint32_t(cw) + 1) * F});
   }
 
-  std::printf("%-60s %-8s %10s %14s  %-20s %s\n", "benchmark", "backend", "seconds", "rate", "unit", "check");
-  for (const Row& r : rows)
-    std::printf("%-60s %-8s %10.3f %14.4g  %-20s %s\n", r.what.c_str(), r.backend.c_str(), r.seconds, r.rate,
-                r.unit.c_str(), r.check.c_str());
-  std::printf("model prediction: see docs/cuda.md (the performance model is not wired into this driver yet)\n");
+  std::printf("%-60s %-8s %10s %12s %12s  %-20s %s\n", "benchmark", "backend", "seconds", "measured", "model", "unit",
+              "check");
+  // The model predicts the GPU kernels: shown in the table only when that is what ran, else below it.
+  const bool model_matches = backend->name() == "cuda";
+  for (const Row& r : rows) {
+    char model_s[32] = "n/a";
+    if (r.model > 0 && model_matches) std::snprintf(model_s, sizeof model_s, "%.4g", r.model);
+    std::printf("%-60s %-8s %10.3f %12.4g %12s  %-20s %s\n", r.what.c_str(), r.backend.c_str(), r.seconds, r.rate,
+                model_s, r.unit.c_str(), r.check.c_str());
+  }
+#if !defined(BLOOMSEQ_HAVE_MODEL)
+  std::printf("model: n/a (this build has no performance model)\n");
+#else
+  if (!model_matches)
+    for (const Row& r : rows)
+      if (r.model > 0)
+        std::printf("model prediction for the GPU kernels on %s: %-44s %.4g %s\n", model_dev.name.c_str(),
+                    r.what.c_str(), r.model, r.unit.c_str());
+#endif
   std::ofstream csv(a["csv"].as<std::string>());
-  csv << "benchmark,backend,device,seconds,rate,unit,check\n";
+  csv << "benchmark,backend,device,seconds,rate,model,unit,check\n";
   for (const Row& r : rows)
     csv << '"' << r.what << "\"," << r.backend << ",\"" << backend->description() << "\"," << r.seconds << ','
-        << r.rate << ",\"" << r.unit << "\",\"" << r.check << "\"\n";
+        << r.rate << ',' << r.model << ",\"" << r.unit << "\",\"" << r.check << "\"\n";
   if (!ok) std::cerr << "gpu_bench: results differ from the CPU reference\n";
   return ok ? 0 : 1;
 } catch (const Error& e) {
