@@ -18,3 +18,9 @@ elseif(BLOOMSEQ_SANITIZE STREQUAL "thread")
 elseif(BLOOMSEQ_SANITIZE)
   message(FATAL_ERROR "BLOOMSEQ_SANITIZE must be empty, address or thread")
 endif()
+
+if(BLOOMSEQ_FUZZ)
+  # Coverage instrumentation for everything, so libFuzzer sees into the library, not just the target files.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

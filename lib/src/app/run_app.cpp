@@ -11,21 +11,8 @@
 #include "bloomseq/io/output_file.hpp"
 
 namespace bloomseq {
-namespace {
-
-void on_signal(int sig) {
-  OutputFile::remove_all_temporaries();
-  // Re-raise with the default action so the parent sees "killed by SIGINT" (exit status 128 + n).
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-}  // namespace
-
 int run_app(const char* program, const std::function<int()>& body) {
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGHUP, on_signal);
+  OutputFile::install_signal_cleanup();
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe becomes a write error we report, not a silent death
   try {
     return body();

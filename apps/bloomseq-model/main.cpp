@@ -1,0 +1,277 @@
+// bloomseq-model: the performance model's predictions as CSV, without running anything.
+//   tradeoff  FPR vs predicted time over the sub-query size n_sub (Ma et al. 2011 Fig. 18)
+//   blocks    predicted throughput vs requested blocks B_r for several T_r (Figs. 9-14 of the same paper)
+//   units     CPU analogue: throughput vs work units over the cores
+//   plan      the --auto-tune plan for a workload
+//   profile   print a device profile and its calibration
+#include <cxxopts.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "bloomseq/app/run_app.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/model/cost_model.hpp"
+#include "bloomseq/model/equations.hpp"
+#include "bloomseq/model/launch_config.hpp"
+#include "bloomseq/model/planner.hpp"
+#include "bloomseq/model/profile_io.hpp"
+#include "bloomseq/model/profiles.hpp"
+
+using namespace bloomseq;
+using namespace bloomseq::model;
+
+namespace {
+
+const char* kUsage =
+    "usage: bloomseq-model COMMAND [options]\n"
+    "commands:\n"
+    "  tradeoff   FPR and predicted time over n_sub (CSV)\n"
+    "  blocks     predicted throughput vs B_r for several T_r on a GPU profile (CSV)\n"
+    "  units      predicted time vs work units over CPU cores (CSV)\n"
+    "  plan       the --auto-tune plan for a workload\n"
+    "  profile    print a device profile and calibration (JSON)\n"
+    "Run 'bloomseq-model COMMAND --help' for the options. Examples:\n"
+    "  bloomseq-model tradeoff --device gtx480 -k 6 -m 262144 > tradeoff.csv\n"
+    "  bloomseq-model blocks --device gtx480 -m 131072 --threads 128,256,512,1024 > blocks.csv\n"
+    "  bloomseq-model plan --device cpu --query-bases 4938920 --db-bases 2095898 --target-fpr 1e-4\n";
+
+struct Ctx {
+  DeviceProfile dev;
+  Calibration cal;
+  std::string note;
+};
+
+// --device NAME (built-in) or the calibrated profile (--profile FILE, or the default file for "cpu").
+Ctx load_device(const cxxopts::ParseResult& a) {
+  Ctx c;
+  std::string name = a["device"].as<std::string>();
+  std::string file = a["profile"].as<std::string>();
+  if (name == "cpu" || !file.empty()) {
+    LoadedProfile L = load_profile(file);
+    c.dev = L.device;
+    c.cal = L.calibration;
+    c.note = L.message;
+    if (!file.empty() || name == "cpu") return c;
+  }
+  c.dev = builtin_profile(name);
+  c.cal = default_calibration(c.dev);
+  c.note = "device " + c.dev.name + ": " + c.cal.source;
+  return c;
+}
+
+void common_options(cxxopts::Options& o) {
+  o.add_options()
+    ("device", "gtx480, c1060, a100, h100, h200 or cpu", cxxopts::value<std::string>()->default_value("gtx480"))
+    ("profile", "calibrated profile file (default for --device cpu: the per-user profile)",
+     cxxopts::value<std::string>()->default_value(""))
+    ("query-bases", "Q: query bases", cxxopts::value<uint64_t>()->default_value("250000000"))
+    ("db-bases", "D: database bases", cxxopts::value<uint64_t>()->default_value("50000000"))
+    ("w,word-size", "w-mer length", cxxopts::value<int>()->default_value("11"))
+    ("k,hashes", "hash functions", cxxopts::value<int>()->default_value("6"))
+    ("m,bloom-bits", "Bloom vector bits", cxxopts::value<uint64_t>()->default_value("262144"))
+    ("o,output", "output file (default stdout)", cxxopts::value<std::string>()->default_value("-"))
+    ("h,help", "this help");
+}
+
+std::vector<int> parse_int_list(const std::string& s, const char* what) {
+  std::vector<int> v;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) {
+    try {
+      size_t pos = 0;
+      int x = std::stoi(t, &pos);
+      if (pos != t.size() || x <= 0) throw 1;
+      v.push_back(x);
+    } catch (...) {
+      throw UsageError(std::string("bad value '") + t + "' in " + what);
+    }
+  }
+  if (v.empty()) throw UsageError(std::string(what) + " is empty");
+  return v;
+}
+
+struct Out {
+  std::ofstream file;
+  std::ostream* os = &std::cout;
+  explicit Out(const std::string& p) {
+    if (p != "-") {
+      file.open(p);
+      if (!file) throw IoError(p + ": cannot write");
+      os = &file;
+    }
+  }
+};
+
+int cmd_tradeoff(int argc, char** argv) {
+  cxxopts::Options o("bloomseq-model tradeoff", "FPR (eq. 2) and predicted stage-1a/1b time over n_sub (Fig. 18).");
+  common_options(o);
+  o.add_options()("layout", "paper-vector, vector or bitsliced (CPU)", cxxopts::value<std::string>()->default_value("paper-vector"))
+    ("n-sub-min", "smallest n_sub", cxxopts::value<uint64_t>()->default_value("10000"))
+    ("n-sub-max", "largest n_sub", cxxopts::value<uint64_t>()->default_value("300000"))
+    ("steps", "points (geometric)", cxxopts::value<int>()->default_value("30"));
+  auto a = o.parse(argc, argv);
+  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
+  Ctx c = load_device(a);
+  std::cerr << c.note << "\n";
+  Stage1aConfig s;
+  s.query_bases = a["query-bases"].as<uint64_t>();
+  s.db_bases = a["db-bases"].as<uint64_t>();
+  s.w = a["w"].as<int>();
+  s.k = a["k"].as<int>();
+  s.m_bits = a["m"].as<uint64_t>();
+  s.layout = parse_layout(a["layout"].as<std::string>());
+  uint64_t lo = a["n-sub-min"].as<uint64_t>(), hi = a["n-sub-max"].as<uint64_t>();
+  int steps = a["steps"].as<int>();
+  if (s.w < 1 || s.w > 32 || s.k < 1 || s.k > 32 || s.m_bits == 0 || lo <= uint64_t(s.w) || hi < lo || steps < 2)
+    throw UsageError("need 1 <= w <= 32, 1 <= k <= 32, m > 0, w < n-sub-min <= n-sub-max, steps >= 2");
+  Out out(a["output"].as<std::string>());
+  *out.os << "# device=" << c.dev.name << " Q=" << s.query_bases << " D=" << s.db_bases << " w=" << s.w << " k=" << s.k
+          << " m=" << s.m_bits << " layout=" << to_string(s.layout) << "\n";
+  *out.os << "# n_sub,n_e,subqueries,fpr,false_hits,stage1a_s,stage1b_s,total_s,wmers_per_s,B_r,T_r,B_a\n";
+  for (int i = 0; i < steps; ++i) {
+    s.n_sub = uint64_t(double(lo) * std::pow(double(hi) / double(lo), double(i) / (steps - 1)) + 0.5);
+    if (c.dev.kind == DeviceKind::Gpu)
+      s.launch = blast_launch_config(c.dev, s.m_bits, subquery_count(s.query_bases, s.n_sub, s.w));
+    Prediction p = predict_stage1a(s, c.dev, c.cal);
+    *out.os << s.n_sub << "," << keys_per_subquery(s.n_sub, s.w) << "," << p.subqueries << "," << p.fpr << ","
+            << p.false_hits << "," << p.stage1a_s << "," << p.stage1b_s << "," << p.total_s << "," << p.wmers_per_s
+            << "," << s.launch.blocks << "," << s.launch.threads << "," << s.launch.active_blocks << "\n";
+  }
+  return 0;
+}
+
+int cmd_blocks(int argc, char** argv) {
+  cxxopts::Options o("bloomseq-model blocks", "Predicted throughput vs requested blocks B_r (Figs. 9-14): eq. 1 for "
+                                               "B_a, eq. 12 for f_sched, eq. 19 for the time.");
+  common_options(o);
+  o.add_options()("threads", "T_r values, comma separated", cxxopts::value<std::string>()->default_value("128,256,512,1024"))
+    ("max-blocks", "largest B_r", cxxopts::value<int>()->default_value("90"))
+    ("n-sub", "sub-query length", cxxopts::value<uint64_t>()->default_value("50000"))
+    ("registers", "registers per thread R_T", cxxopts::value<int>()->default_value("32"))
+    ("static-shared", "kernel shared memory besides the vector (bytes)", cxxopts::value<uint64_t>()->default_value("256"));
+  auto a = o.parse(argc, argv);
+  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
+  Ctx c = load_device(a);
+  if (c.dev.kind != DeviceKind::Gpu) throw UsageError("'blocks' needs a GPU profile (use 'units' for a CPU)");
+  std::cerr << c.note << "\n";
+  auto ts = parse_int_list(a["threads"].as<std::string>(), "--threads");
+  int maxb = a["max-blocks"].as<int>();
+  if (maxb < 1) throw UsageError("--max-blocks must be >= 1");
+  KernelResources kr{a["registers"].as<int>(), a["static-shared"].as<uint64_t>()};
+  Stage1aConfig s;
+  s.query_bases = a["query-bases"].as<uint64_t>();
+  s.db_bases = a["db-bases"].as<uint64_t>();
+  s.w = a["w"].as<int>();
+  s.k = a["k"].as<int>();
+  s.m_bits = a["m"].as<uint64_t>();
+  s.n_sub = a["n-sub"].as<uint64_t>();
+  s.layout = Layout::PaperVector;
+  if (s.n_sub <= uint64_t(s.w)) throw UsageError("--n-sub must exceed w");
+  Out out(a["output"].as<std::string>());
+  *out.os << "# device=" << c.dev.name << " m=" << s.m_bits << " k=" << s.k << " n_sub=" << s.n_sub
+          << " R_T=" << kr.registers_per_thread << " static_shared=" << kr.static_shared_bytes << "\n";
+  *out.os << "# T_r,B_r,B_a,limit,f_sched,in_B_opt,A_T,predicted_wmers_per_s,relative_throughput\n";
+  uint64_t sb = vector_shared_bytes(s.m_bits);
+  for (int t : ts) {
+    for (int b = 1; b <= maxb; ++b) {
+      s.launch = evaluate_launch(c.dev, b, t, sb, kr, double(sb), true);
+      if (s.launch.active_blocks <= 0) {
+        *out.os << t << "," << b << ",0,invalid,,,,0,0\n";
+        continue;
+      }
+      Prediction p = predict_stage1a(s, c.dev, c.cal);
+      *out.os << t << "," << b << "," << s.launch.active_blocks << "," << to_string(s.launch.limit) << ","
+              << s.launch.f_sched << "," << (s.launch.a_b ? 1 : 0) << "," << (s.launch.a_t ? 1 : 0) << ","
+              << throughput(p.db_wmers, p.stage1a_s) << "," << 1.0 / s.launch.f_sched << "\n";
+    }
+  }
+  return 0;
+}
+
+int cmd_units(int argc, char** argv) {
+  cxxopts::Options o("bloomseq-model units", "CPU analogue of Figs. 9-12: work units over P cores (f_sched).");
+  common_options(o);
+  o.add_options()("cores", "P (default: the profile's cores)", cxxopts::value<int>()->default_value("0"))
+    ("max-units", "largest number of work units", cxxopts::value<int>()->default_value("32"));
+  auto a = o.parse(argc, argv);
+  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
+  Ctx c = load_device(a);
+  int P = a["cores"].as<int>() > 0 ? a["cores"].as<int>() : (c.dev.kind == DeviceKind::Cpu ? c.dev.parallel_units() : 2);
+  int maxu = a["max-units"].as<int>();
+  if (maxu < 1) throw UsageError("--max-units must be >= 1");
+  Out out(a["output"].as<std::string>());
+  *out.os << "# cores=" << P << "\n# units,f_sched,relative_throughput\n";
+  for (int u = 1; u <= maxu; ++u) *out.os << u << "," << f_sched_cpu(u, P) << "," << 1.0 / f_sched_cpu(u, P) << "\n";
+  return 0;
+}
+
+int cmd_plan(int argc, char** argv) {
+  cxxopts::Options o("bloomseq-model plan", "Print the --auto-tune plan for a workload (no run).");
+  common_options(o);
+  o.add_options()("target-fpr", "minimise time with FPR <= X", cxxopts::value<double>())
+    ("target-throughput", "minimise FPR with db w-mers/s >= Y", cxxopts::value<double>())
+    ("t,cpu-threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
+    ("json", "print the plan as JSON");
+  auto a = o.parse(argc, argv);
+  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
+  Ctx c = load_device(a);
+  std::cerr << c.note << "\n";
+  PlanRequest r;
+  r.query_bases = a["query-bases"].as<uint64_t>();
+  r.db_bases = a["db-bases"].as<uint64_t>();
+  r.w = a["w"].as<int>();
+  r.threads = a["cpu-threads"].as<int>();
+  if (a.count("target-fpr") && a.count("target-throughput"))
+    throw UsageError("give --target-fpr or --target-throughput, not both");
+  if (a.count("target-throughput")) {
+    r.objective = Objective::MinFpr;
+    r.target_throughput = a["target-throughput"].as<double>();
+  } else if (a.count("target-fpr")) {
+    r.target_fpr = a["target-fpr"].as<double>();
+    if (!(r.target_fpr > 0 && r.target_fpr < 1)) throw UsageError("--target-fpr must be in (0, 1)");
+  }
+  Plan p = plan_stage1a(r, c.dev, c.cal);
+  Out out(a["output"].as<std::string>());
+  if (a.count("json")) *out.os << plan_json(p) << "\n";
+  else *out.os << describe(p);
+  return p.feasible ? 0 : int(ExitCode::data);
+}
+
+int cmd_profile(int argc, char** argv) {
+  cxxopts::Options o("bloomseq-model profile", "Print a device profile and its calibration as JSON.");
+  common_options(o);
+  auto a = o.parse(argc, argv);
+  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
+  Ctx c = load_device(a);
+  std::cerr << c.note << "\n";
+  Out out(a["output"].as<std::string>());
+  *out.os << profile_to_json(c.dev, c.cal);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_app("bloomseq-model", [&]() -> int {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+      (argc < 2 ? std::cerr : std::cout) << kUsage;
+      return argc < 2 ? int(ExitCode::usage) : 0;
+    }
+    std::string cmd = argv[1];
+    try {
+      if (cmd == "tradeoff") return cmd_tradeoff(argc - 1, argv + 1);
+      if (cmd == "blocks") return cmd_blocks(argc - 1, argv + 1);
+      if (cmd == "units") return cmd_units(argc - 1, argv + 1);
+      if (cmd == "plan") return cmd_plan(argc - 1, argv + 1);
+      if (cmd == "profile") return cmd_profile(argc - 1, argv + 1);
+    } catch (const cxxopts::exceptions::exception& e) {
+      throw UsageError(e.what());
+    }
+    throw UsageError("unknown command '" + cmd + "' (tradeoff, blocks, units, plan, profile)");
+  });
+}
