@@ -22,14 +22,10 @@
 #if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
 #include "bloomseq/cuda/cuda_backend.hpp"
 #include "bloomseq/cuda/model_bridge.hpp"
-#elif __has_include("bloomseq/model/profiles.hpp")
-#define BLOOMSEQ_HAVE_MODEL 1
 #endif
-#if defined(BLOOMSEQ_HAVE_MODEL)
 #include "bloomseq/model/cost_model.hpp"
 #include "bloomseq/model/launch_config.hpp"
 #include "bloomseq/model/profiles.hpp"
-#endif
 
 using namespace bloomseq;
 using Clock = std::chrono::steady_clock;
@@ -136,18 +132,14 @@ int main(int argc, char** argv) try {
 #endif
   if (variants.empty()) variants.emplace_back("", nullptr);
   // The device the model predicts for: the CUDA device when there is one, else a built-in H100 profile.
-#if defined(BLOOMSEQ_HAVE_MODEL)
   model::DeviceProfile model_dev = model::h100();
   std::string model_dev_note = "built-in H100 profile (no CUDA device here)";
 #if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
-  if (cuda::GpuProfile gp; backend->name() == "cuda" && cuda_device_profile(a["device"].as<int>(), gp)) {
-    model_dev = cuda::to_model_profile(gp);
+  if (backend->name() == "cuda" && cuda_device_profile(a["device"].as<int>(), model_dev))
     model_dev_note = "this device's properties";
-  }
 #endif
   const model::Calibration model_cal = model::default_calibration(model_dev);
   std::cout << "# model: " << model_dev.name << " (" << model_dev_note << "), " << model_cal.source << "\n";
-#endif
   auto cpu = make_cpu_backend();
   std::cout << "# backend: " << backend->description() << "\n";
   std::vector<Row> rows;
@@ -197,7 +189,6 @@ int main(int argc, char** argv) try {
       rows.push_back({"stage1a V=" + std::to_string(V) + " m=" + std::to_string(m_bits) + " k=" + std::to_string(k) +
                           " w=" + std::to_string(w) + " db=" + std::to_string(db_bases) + label,
                       b.name(), s, tests / s, "membership tests/s", check, 0.0});
-#if defined(BLOOMSEQ_HAVE_MODEL)
       {
         model::Stage1aConfig mc;
         mc.query_bases = uint64_t(V) * n_sub;
@@ -213,7 +204,6 @@ int main(int argc, char** argv) try {
         const model::Prediction pr = model::predict_stage1a(mc, model_dev, model_cal);
         if (pr.valid) rows.back().model = pr.tests_per_s;
       }
-#endif
       std::cout << "# stage 1a hits" << label << ": " << hits << "\n";
     }
   }
@@ -273,7 +263,6 @@ int main(int argc, char** argv) try {
     });
     const double s = seconds_since(t0);
     double model_reads = 0;
-#if defined(BLOOMSEQ_HAVE_MODEL)
     {
       // One filter per prediction (eq. 23); the kernel probes all F filters per k-mer, so times add up.
       double seconds_per_read = 0;
@@ -294,7 +283,6 @@ int main(int argc, char** argv) try {
       }
       if (seconds_per_read > 0) model_reads = 1.0 / seconds_per_read;
     }
-#endif
     rows.push_back({"classify F=" + std::to_string(F) + " w=" + std::to_string(cw) + " reads=" + std::to_string(n_reads) +
                         "x" + std::to_string(read_len),
                     backend->name(), s, n_reads / s, "reads/s", check, model_reads});
@@ -313,15 +301,11 @@ int main(int argc, char** argv) try {
     std::printf("%-60s %-8s %10.3f %12.4g %12s  %-20s %s\n", r.what.c_str(), r.backend.c_str(), r.seconds, r.rate,
                 model_s, r.unit.c_str(), r.check.c_str());
   }
-#if !defined(BLOOMSEQ_HAVE_MODEL)
-  std::printf("model: n/a (this build has no performance model)\n");
-#else
   if (!model_matches)
     for (const Row& r : rows)
       if (r.model > 0)
         std::printf("model prediction for the GPU kernels on %s: %-44s %.4g %s\n", model_dev.name.c_str(),
                     r.what.c_str(), r.model, r.unit.c_str());
-#endif
   std::ofstream csv(a["csv"].as<std::string>());
   csv << "benchmark,backend,device,seconds,rate,model,unit,check\n";
   for (const Row& r : rows)

@@ -5,6 +5,8 @@
 
 #include "bloomseq/cuda/kernels/classify_kernel.hpp"
 #include "bloomseq/cuda/kernels/stage1a_kernel.hpp"
+#include "bloomseq/cuda/model_bridge.hpp"
+#include "bloomseq/model/equations.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq::cuda {
@@ -46,14 +48,11 @@ GpuProfile h100_profile() {
 
 uint32_t blocks_per_sm(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t threads, uint64_t shared_bytes) {
   if (threads == 0 || int(threads) > std::min(gpu.max_threads_per_block, attr.max_threads_per_block)) return 0;
-  const uint64_t per_block_shared = shared_bytes + attr.static_shared;
-  if (per_block_shared > gpu.shared_per_block_optin) return 0;
-  uint64_t n = uint64_t(gpu.max_blocks_per_sm);
-  n = std::min<uint64_t>(n, uint64_t(gpu.max_threads_per_sm) / threads);
-  const uint64_t regs = uint64_t(std::max(attr.regs_per_thread, 1)) * threads;
-  n = std::min<uint64_t>(n, uint64_t(gpu.regs_per_sm) / regs);
-  n = std::min<uint64_t>(n, gpu.shared_per_sm / (per_block_shared + gpu.shared_reserved_per_block));
-  return uint32_t(n);
+  // B_a of the performance model (Ma & Chamberlain 2012, eq. 1): the tightest of the shared-memory, register,
+  // block and thread limits.
+  const model::ActiveBlocks ab = model::active_blocks(to_model_profile(gpu), shared_bytes + attr.static_shared,
+                                                      std::max(attr.regs_per_thread, 1), int(threads));
+  return uint32_t(std::max(ab.blocks, 0));
 }
 
 Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,

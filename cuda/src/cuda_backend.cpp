@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bloomseq/cuda/host_side.hpp"
+#include "bloomseq/cuda/model_bridge.hpp"
 #include "bloomseq/cuda/packed_seq.hpp"
 #include "bloomseq/cuda/pipeline.hpp"
 #include "bloomseq/error.hpp"
@@ -444,6 +445,13 @@ bool cuda_device_profile(int device, cuda::GpuProfile& out) {
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return false;
   if (cudaSetDevice(device) != cudaSuccess) return false;
   out = cuda::profile_of(prop, device);
+  return true;
+}
+
+bool cuda_device_profile(int device, model::DeviceProfile& out) {
+  cuda::GpuProfile g;
+  if (!cuda_device_profile(device, g)) return false;
+  out = cuda::to_model_profile(g);
   return true;
 }
 

@@ -8,7 +8,6 @@
 using namespace bloomseq;
 using namespace bloomseq::cuda;
 
-#if defined(BLOOMSEQ_HAVE_MODEL)
 TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes", "[cuda][model]") {
   for (const GpuProfile& g : {gtx480_profile(), h100_profile()}) {
     for (uint64_t m_bits : {uint64_t(1) << 14, uint64_t(1) << 16, uint64_t(1) << 18}) {
@@ -34,6 +33,3 @@ TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes
     }
   }
 }
-#else
-TEST_CASE("model bridge: the performance model is not part of this build", "[cuda][model]") { SUCCEED(); }
-#endif

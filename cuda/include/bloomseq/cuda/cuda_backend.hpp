@@ -8,6 +8,7 @@
 
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cuda/launch_config.hpp"
+#include "bloomseq/model/device_profile.hpp"
 
 namespace bloomseq {
 
@@ -29,5 +30,7 @@ int cuda_device_count();
 
 // The device's properties as a launch-configuration profile; false when the device does not answer.
 bool cuda_device_profile(int device, cuda::GpuProfile& out);
+// The same as the performance model's DeviceProfile (what the planner and the predictions take).
+bool cuda_device_profile(int device, model::DeviceProfile& out);
 
 }  // namespace bloomseq

@@ -1,9 +1,7 @@
-// The link between the CUDA backend's launch planning and the performance model (bloomseq/model), when the model
-// is part of the build: GpuProfile -> model::DeviceProfile, so predictions are made for the device the kernels run
-// on, and the tests can check that both sides agree on occupancy. Compiles to nothing without the model headers.
+// The link between the CUDA backend's launch planning and the performance model (bloomseq/model):
+// GpuProfile (filled from cudaDeviceProp) -> model::DeviceProfile, so the occupancy the backend plans with is the
+// model's (eq. 1) and predictions are made for the device the kernels run on.
 #pragma once
-#if __has_include("bloomseq/model/launch_config.hpp")
-#define BLOOMSEQ_HAVE_MODEL 1
 #include "bloomseq/cuda/launch_config.hpp"
 #include "bloomseq/model/cost_model.hpp"
 #include "bloomseq/model/device_profile.hpp"
@@ -35,4 +33,3 @@ inline model::KernelResources to_model_resources(const KernelAttributes& a) {
 }
 
 }  // namespace bloomseq::cuda
-#endif
