@@ -1,0 +1,62 @@
+// The database as stage 1a sees it: records streamed in batches of whole records, concatenated into one 2-bit
+// code stream with an invalid code after every record (so no w-mer spans two records), then cut into chunks of
+// `chunk_bases` w-mer starts that carry w-1 extra bases of overlap.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomseq/backend/stage1a.hpp"
+
+namespace bloomseq {
+
+struct DbBatch {
+  std::vector<std::string> names;       // record names (first word of the header)
+  std::vector<uint64_t> lengths;        // bases per record
+  std::vector<uint64_t> local_starts;   // where each record starts in `codes`
+  std::vector<uint8_t> codes;           // records, each followed by kInvalidBase
+  uint64_t first_pos = 0;               // stream coordinate of codes[0]
+  uint32_t first_record = 0;            // global index of record 0 of this batch
+
+  void clear();
+  // Appends one record given as text (any case; N/IUPAC become kInvalidBase).
+  void add_record(const std::string& name, const std::string& seq);
+  size_t size() const { return names.size(); }
+  // Index (within the batch) of the record holding local code offset `local`.
+  size_t record_at(uint64_t local) const;
+  // Stream coordinate of the code after this batch (= first_pos of the next batch).
+  uint64_t end_pos() const { return first_pos + codes.size(); }
+};
+
+// The stage-1a chunks of a batch: chunk i covers w-mer starts [i*chunk_bases, (i+1)*chunk_bases).
+std::vector<DbChunk> chunk_batch(const DbBatch& batch, uint64_t chunk_bases, int w);
+
+// Total size of a database, needed up front for the E-values (blastn uses the whole database's length).
+struct DbTotals {
+  uint64_t bases = 0;
+  uint64_t records = 0;
+};
+
+// Reads a database in batches: FASTA/FASTQ (plain or gzip) or UCSC .2bit. "-" (stdin) is read whole into memory,
+// as the totals must be known before the first E-value.
+class DatabaseReader {
+ public:
+  explicit DatabaseReader(const std::string& path);
+  ~DatabaseReader();
+  DatabaseReader(const DatabaseReader&) = delete;
+  DatabaseReader& operator=(const DatabaseReader&) = delete;
+
+  // Totals over the whole database (a cheap first pass for FASTA; the index for .2bit).
+  const DbTotals& totals() const { return totals_; }
+  // Fills `batch` with whole records until it holds at least max_bases bases; false at the end.
+  bool next_batch(DbBatch& batch, uint64_t max_bases);
+  bool is_twobit() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  DbTotals totals_;
+};
+
+}  // namespace bloomseq

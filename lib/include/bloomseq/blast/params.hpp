@@ -1,0 +1,44 @@
+// Parameters of the blast-bloom pipeline. Plain values so that a planner (the performance model) or the CLI can
+// choose them; nothing here is derived behind the caller's back except where a field says "0 = automatic".
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "bloomseq/hash/h3.hpp"
+
+namespace bloomseq {
+
+// How stage 1a tests database w-mers against the sub-query vectors.
+enum class Stage1aLayout {
+  automatic,  // bit-sliced when there are many vectors, vector-by-vector otherwise
+  vector,     // the paper's layout: one m-bit vector per sub-query, hashes shared across vectors
+  bitsliced,  // rows = bit positions, columns = sub-queries: k row reads answer all sub-queries at once
+  naive,      // the paper's loop with the k hashes recomputed for every (w-mer, vector) test (baseline only)
+};
+
+Stage1aLayout parse_layout(const std::string& name);  // "auto" | "vector" | "bitsliced" | "naive"; UsageError otherwise
+const char* layout_name(Stage1aLayout layout);
+
+struct BlastParams {
+  int w = 11;                    // word size (1..32)
+  uint64_t n_sub = 1000;         // sub-query length in bases (sub-queries overlap by w-1)
+  int k = 6;                     // hash functions per vector
+  uint64_t m_bits = 256 * 1024;  // bits per sub-query vector
+  uint64_t seed = kDefaultH3Seed;
+  Stage1aLayout layout = Stage1aLayout::automatic;
+  int threads = 1;
+  uint64_t chunk_bases = uint64_t(1) << 20;  // stage-1a work unit (database bases per chunk)
+  uint64_t batch_bases = uint64_t(64) << 20; // database records held in memory at once (whole records)
+  int reward = 1;
+  int penalty = -2;
+  double xdrop_bits = 20.0;  // ungapped X-drop in bits (blastn -xdrop_ungap)
+  double evalue = 10.0;
+
+  // Throws UsageError naming the offending value.
+  void validate() const;
+};
+
+// The layout actually used for `vectors` sub-query vectors when `requested` may be automatic.
+Stage1aLayout resolve_layout(Stage1aLayout requested, uint64_t vectors);
+
+}  // namespace bloomseq

@@ -1,0 +1,105 @@
+// The blast-bloom pipeline on the CPU: query -> sub-query Bloom vectors; for every database batch: stage 1a
+// (all db w-mers x all vectors, chunks over threads), stage 1b (exact verification -> seeds, TP/FP per
+// sub-query), stage 2 (ungapped X-drop extension, Karlin-Altschul E-values with BLAST's length adjustment).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/karlin.hpp"
+#include "bloomseq/blast/params.hpp"
+#include "bloomseq/blast/stage1a_backend.hpp"
+#include "bloomseq/blast/stage1b.hpp"
+#include "bloomseq/blast/subquery_vectors.hpp"
+#include "bloomseq/blast/tabular.hpp"
+#include "bloomseq/blast/ungapped.hpp"
+
+namespace bloomseq {
+
+struct QuerySet {
+  std::vector<std::string> names;
+  std::vector<std::vector<uint8_t>> codes;     // plus strand, 2-bit codes (kInvalidBase for N/IUPAC)
+  std::vector<std::vector<uint8_t>> rc_codes;  // reverse complement
+  void add(const std::string& name, const std::string& seq);
+  size_t size() const { return names.size(); }
+};
+
+// One ungapped HSP. Coordinates are 0-based half-open on the plus strands of query and subject.
+struct Hsp {
+  uint32_t query = 0;
+  uint32_t subject = 0;
+  uint8_t strand = 0;  // 1: the query's reverse complement aligns to the subject's plus strand
+  uint64_t q_start = 0, q_end = 0, s_start = 0, s_end = 0;
+  int64_t score = 0;
+  uint64_t identities = 0;
+  double evalue = 0;
+  double bits = 0;
+};
+
+struct BlastStats {
+  uint64_t db_bases = 0, db_records = 0;
+  uint64_t db_wmers = 0;          // valid database w-mers tested in stage 1a
+  uint64_t membership_tests = 0;  // db_wmers x sub-query vectors
+  uint64_t stage1a_hits = 0;
+  uint64_t true_positives = 0, false_positives = 0;
+  uint64_t seeds = 0, extensions = 0, hsps = 0;
+  double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0;
+  std::vector<uint64_t> tp, fp;  // per sub-query
+};
+
+class BlastSearch {
+ public:
+  // `totals`: the whole database's size (for the E-values); batches must come in stream order.
+  // `force_vectors` builds the per-sub-query vectors even when the bit-sliced layout is chosen (an external
+  // stage-1a backend reads them).
+  BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals, bool force_vectors = false);
+
+  // Optional observers of the intermediate stages (called once per batch, hits/seeds in stream order).
+  std::function<void(const DbBatch&, const std::vector<Stage1aHit>&)> on_stage1a;
+  std::function<void(const DbBatch&, const std::vector<Seed>&)> on_seeds;
+  bool run_stage2 = true;
+  // When set, stage 1a runs here instead of the CPU layouts (a GPU backend); it gets the vector layout and is
+  // called for one chunk at a time, in order.
+  Stage1aBackend* external_stage1a = nullptr;
+
+  void search(const DbBatch& batch);
+  // All HSPs with E <= cutoff, in BLAST's report order: queries in input order, subjects by best E-value,
+  // HSPs by score.
+  std::vector<Hsp> finish();
+
+  TabularHit tabular(const Hsp& h) const;
+  const BlastStats& stats() const { return stats_; }
+  const SubqueryFilters& filters() const { return filters_; }
+  const QuerySet& queries() const { return queries_; }
+  Stage1aLayout layout() const { return layout_; }
+  const BlastParams& params() const { return params_; }
+  const std::vector<std::string>& subject_names() const { return subject_names_; }
+  // Modeled FPR (eq. 2) of sub-query v: expected_fpr(distinct w-mers inserted, m, k).
+  double modeled_fpr(uint32_t v) const;
+  // Empirical FPR of sub-query v: FP / (DB - TP) (Ma et al. 2011, eq. 3).
+  double empirical_fpr(uint32_t v) const;
+
+ private:
+  QuerySet queries_;
+  BlastParams params_;
+  DbTotals totals_;
+  Stage1aLayout layout_;
+  SubqueryFilters filters_;
+  KarlinParams karlin_;
+  int xdrop_ = 0;
+  std::vector<ExtensionCutoffs> cutoffs_;  // per query
+  bool external_prepared_ = false;
+  std::vector<double> search_space_;  // per query
+  std::vector<std::string> subject_names_;
+  std::vector<Hsp> hsps_;
+  std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches
+  BlastStats stats_;
+};
+
+// Runs f(i) for i in [0, n) on `threads` threads (work units handed out in order; f must be thread-safe).
+void parallel_for(size_t n, int threads, const std::function<void(size_t)>& f);
+
+}  // namespace bloomseq

@@ -1,0 +1,30 @@
+// BLAST tabular output (-outfmt 6): the 12 standard columns with BLAST+'s number formatting.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace bloomseq {
+
+// E-value text as BLAST+ prints it (0.0 below 1e-180, %.2e below 0.0009, then %4.3f, %3.2f, %2.1f, %2.0f).
+std::string format_evalue(double evalue);
+// Bit score text (%5.3e above 99999, the truncated integer above 99.9, else %4.1f).
+std::string format_bitscore(double bits);
+
+// One HSP in plus-strand, 1-based coordinates: for a minus-strand hit q_start < q_end and s_start > s_end.
+struct TabularHit {
+  std::string query;
+  std::string subject;
+  uint64_t length = 0;
+  uint64_t identities = 0;
+  uint64_t q_start = 0, q_end = 0, s_start = 0, s_end = 0;
+  double evalue = 0;
+  double bits = 0;
+};
+
+// The line without its newline.
+std::string format_tabular(const TabularHit& h);
+
+// The header line naming the columns (a comment, starts with '#').
+std::string tabular_header();
+
+}  // namespace bloomseq

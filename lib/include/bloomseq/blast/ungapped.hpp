@@ -1,0 +1,76 @@
+// Stage 2: ungapped X-drop extension of exact seeds, as blastn does it (na_ungapped.c, exact form):
+// extend left from the seed start one base at a time, keeping the best left end; then right from the seed start,
+// keeping the best right end; a run stops when the running score falls X below the best seen since the last
+// improvement. One extension per diagonal region: a seed that starts before the end of the previous extension on
+// its diagonal is skipped.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bloomseq/blast/huge_buffer.hpp"
+
+namespace bloomseq {
+
+struct UngappedScoring {
+  int reward = 1;
+  int penalty = -2;
+  int xdrop = 11;  // raw score units, positive
+};
+
+struct UngappedExtension {
+  uint64_t q_start = 0;  // 0-based, in the (possibly reverse-complemented) query strand
+  uint64_t s_start = 0;  // 0-based, in the subject record
+  uint64_t length = 0;
+  int64_t score = 0;
+};
+
+// Extends the seed whose first base is q[q_pos] ~ s[s_pos]. Codes >= 4 (N) score as mismatches.
+UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
+                                  uint64_t s_pos, const UngappedScoring& scoring);
+
+// blastn's quick pre-screen (word size >= 11): the same X-drop extension, 4 bases at a time, starting at the first
+// multiple of 4 (in subject-record coordinates) at or after the seed start; bases beyond the last whole group of 4
+// on either side are not looked at. blastn extends base by base only when this score reaches 80% of the word-level
+// cutoff, so a few borderline HSPs are never reported by blastn; reproducing the screen keeps the outputs equal.
+int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
+                                   uint64_t s_pos, const UngappedScoring& scoring);
+
+// The cutoffs blastn applies while extending (BlastInitialWordParametersUpdate / BlastHitSavingParametersUpdate):
+// hit = smallest score with E <= evalue in the query's effective search space; word = min(hit, smallest score
+// with E <= 0.05 in a space of min(subject, 2 x query) x subject, subject = mean subject length);
+// reduced = (int)(0.8 * word).
+struct ExtensionCutoffs {
+  int64_t hit = 1;
+  int64_t word = 1;
+  int64_t reduced = 0;
+};
+struct KarlinParams;
+ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length, double search_space,
+                                   uint64_t mean_subject_length, double evalue);
+
+// BLAST+ re-scores every ungapped HSP once all are found (Blast_HSPReevaluateWithAmbiguitiesUngapped): a left-to-
+// right scan that restarts where the running sum turns negative (dropping the front part unless it already
+// reached `cutoff`) and ends at the FIRST position where the best score is reached. The X-drop right extension
+// only looks right of the seed, so a later seed on a diagonal can end where an equal score was already reached
+// further left; the rescan trims it. Returns false when the rescored HSP falls below `cutoff` (BLAST deletes it).
+bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScoring& scoring, int64_t cutoff,
+                         UngappedExtension& ext);
+
+// One extension per diagonal region (BLAST's diagonal table): seeds met in increasing subject position; a seed
+// whose start lies before the end of the last extension on its diagonal is not extended. Positions are stream
+// coordinates (increasing across subject records), so the table never needs clearing. Indexed by diagonal modulo a
+// power of two larger than the query: diagonals that share a slot are more than a query length apart and cannot
+// interfere when seeds arrive in subject order.
+class DiagonalTable {
+ public:
+  explicit DiagonalTable(uint64_t query_length);
+  bool should_extend(uint64_t s_stream, uint64_t q_pos) const { return s_stream >= last_end_[(s_stream - q_pos) & mask_]; }
+  void record(uint64_t s_stream, uint64_t q_pos, uint64_t end_stream) { last_end_[(s_stream - q_pos) & mask_] = end_stream; }
+  void prefetch(uint64_t s_stream, uint64_t q_pos) const { __builtin_prefetch(&last_end_[(s_stream - q_pos) & mask_]); }
+
+ private:
+  HugeBuffer<uint64_t> last_end_;
+  uint64_t mask_ = 0;
+};
+
+}  // namespace bloomseq

@@ -1,0 +1,47 @@
+#include "bloomseq/blast/database.hpp"
+
+#include <algorithm>
+
+#include "bloomseq/encode/dna.hpp"
+#include "bloomseq/encode/sequence.hpp"
+#include "bloomseq/error.hpp"
+
+namespace bloomseq {
+
+void DbBatch::clear() {
+  names.clear();
+  lengths.clear();
+  local_starts.clear();
+  codes.clear();
+}
+
+void DbBatch::add_record(const std::string& name, const std::string& seq) {
+  names.push_back(name);
+  lengths.push_back(seq.size());
+  local_starts.push_back(codes.size());
+  const size_t at = codes.size();
+  codes.resize(at + seq.size() + 1);
+  for (size_t i = 0; i < seq.size(); ++i) codes[at + i] = base_code(seq[i]);
+  codes[at + seq.size()] = kInvalidBase;  // record separator: no w-mer spans two records
+}
+
+size_t DbBatch::record_at(uint64_t local) const {
+  return size_t(std::upper_bound(local_starts.begin(), local_starts.end(), local) - local_starts.begin()) - 1;
+}
+
+std::vector<DbChunk> chunk_batch(const DbBatch& batch, uint64_t chunk_bases, int w) {
+  std::vector<DbChunk> out;
+  const uint64_t total = batch.codes.size();
+  for (uint64_t c = 0; c < total; c += chunk_bases) {
+    DbChunk ch;
+    ch.codes = batch.codes.data() + c;
+    ch.n_starts = std::min(chunk_bases, total - c);
+    ch.n = std::min(total - c, ch.n_starts + uint64_t(w) - 1);
+    ch.first_pos = batch.first_pos + c;
+    ch.w = w;
+    out.push_back(ch);
+  }
+  return out;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,73 @@
+// Kept apart from database.cpp so that code using only DbBatch does not pull in the readers.
+#include "bloomseq/blast/database.hpp"
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/io/sequence_reader.hpp"
+#include "bloomseq/io/twobit.hpp"
+
+namespace bloomseq {
+
+struct DatabaseReader::Impl {
+  std::string path;
+  bool twobit = false;
+  std::unique_ptr<TwoBitReader> tb;
+  size_t tb_next = 0;
+  std::unique_ptr<SequenceReader> reader;
+  std::vector<SequenceRecord> held;  // stdin: everything, read once
+  size_t held_next = 0;
+  bool use_held = false;
+  uint64_t next_pos = 0;
+  uint32_t next_record = 0;
+};
+
+DatabaseReader::DatabaseReader(const std::string& path) : impl_(new Impl) {
+  impl_->path = path;
+  if (path != "-" && is_twobit_file(path)) {
+    impl_->twobit = true;
+    impl_->tb.reset(new TwoBitReader(path));
+    totals_.records = impl_->tb->size();
+    for (size_t i = 0; i < impl_->tb->size(); ++i) totals_.bases += impl_->tb->length(i);
+  } else if (path == "-") {
+    impl_->held = read_all_sequences(path);
+    impl_->use_held = true;
+    for (const auto& r : impl_->held) totals_.bases += r.seq.size();
+    totals_.records = impl_->held.size();
+  } else {
+    SequenceReader first(path);  // first pass: the totals
+    SequenceRecord rec;
+    while (first.next(rec)) {
+      totals_.bases += rec.seq.size();
+      ++totals_.records;
+    }
+    impl_->reader.reset(new SequenceReader(path));
+  }
+  if (totals_.records == 0) throw DataError(path + ": no sequences in the database");
+}
+
+DatabaseReader::~DatabaseReader() = default;
+
+bool DatabaseReader::is_twobit() const { return impl_->twobit; }
+
+bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases) {
+  batch.clear();
+  batch.first_pos = impl_->next_pos;
+  batch.first_record = impl_->next_record;
+  SequenceRecord rec;
+  while (batch.codes.size() < max_bases) {
+    if (impl_->twobit) {
+      if (impl_->tb_next >= impl_->tb->size()) break;
+      rec = impl_->tb->record(impl_->tb_next++);
+    } else if (impl_->use_held) {
+      if (impl_->held_next >= impl_->held.size()) break;
+      rec = std::move(impl_->held[impl_->held_next++]);
+    } else if (!impl_->reader->next(rec)) {
+      break;
+    }
+    batch.add_record(rec.name, rec.seq);
+  }
+  impl_->next_pos += batch.codes.size();
+  impl_->next_record += uint32_t(batch.size());
+  return batch.size() > 0;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,49 @@
+#include "bloomseq/blast/huge_buffer.hpp"
+
+#include <sys/mman.h>
+
+#include <new>
+
+namespace bloomseq {
+
+template <class T>
+HugeBuffer<T>::HugeBuffer(size_t n) : size_(n) {
+  if (n == 0) return;
+  constexpr size_t kHuge = size_t(2) << 20;
+  bytes_ = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
+  // Anonymous mappings come zeroed; over-allocate by one huge page to align the start.
+  void* p = mmap(nullptr, bytes_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t base = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (base + kHuge - 1) / kHuge * kHuge;
+  if (aligned > base) munmap(p, aligned - base);
+  const uintptr_t end = base + bytes_ + kHuge, aligned_end = aligned + bytes_;
+  if (end > aligned_end) munmap(reinterpret_cast<void*>(aligned_end), end - aligned_end);
+#ifdef MADV_HUGEPAGE
+  madvise(reinterpret_cast<void*>(aligned), bytes_, MADV_HUGEPAGE);
+#endif
+  data_ = reinterpret_cast<T*>(aligned);
+}
+
+template <class T>
+HugeBuffer<T>::~HugeBuffer() {
+  if (data_) munmap(data_, bytes_);
+}
+
+template <class T>
+HugeBuffer<T>& HugeBuffer<T>::operator=(HugeBuffer&& o) noexcept {
+  if (this != &o) {
+    if (data_) munmap(data_, bytes_);
+    data_ = o.data_;
+    size_ = o.size_;
+    bytes_ = o.bytes_;
+    o.data_ = nullptr;
+    o.size_ = o.bytes_ = 0;
+  }
+  return *this;
+}
+
+template class HugeBuffer<uint32_t>;
+template class HugeBuffer<uint64_t>;
+
+}  // namespace bloomseq

@@ -1,0 +1,302 @@
+#include "bloomseq/blast/pipeline.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/blast/ungapped.hpp"
+#include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/encode/sequence.hpp"
+#include "bloomseq/error.hpp"
+
+namespace bloomseq {
+
+void QuerySet::add(const std::string& name, const std::string& seq) {
+  if (seq.size() >= (uint64_t(1) << 31))
+    throw DataError("query record '" + name + "': " + std::to_string(seq.size()) +
+                    " bases; query records are limited to 2^31 - 1 bases");
+  names.push_back(name);
+  codes.push_back(encode_codes(seq));
+  std::vector<uint8_t> rc(codes.back().rbegin(), codes.back().rend());
+  for (auto& c : rc) c = complement_code(c);
+  rc_codes.push_back(std::move(rc));
+}
+
+void parallel_for(size_t n, int threads, const std::function<void(size_t)>& f) {
+  if (threads <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = n;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && size_t(t) < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals, bool force_vectors)
+    : queries_(std::move(queries)), params_(params), totals_(totals) {
+  params_.validate();
+  karlin_ = ungapped_karlin(params_.reward, params_.penalty);
+  xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint64_t> lengths;
+  for (const auto& q : queries_.codes) lengths.push_back(q.size());
+  const uint64_t V = split_subqueries(lengths, params_.n_sub, params_.w).size();
+  layout_ = resolve_layout(params_.layout, V);
+  filters_ = SubqueryFilters(queries_.codes, params_, force_vectors || layout_ != Stage1aLayout::bitsliced,
+                             layout_ == Stage1aLayout::bitsliced);
+  const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
+  for (const auto& q : queries_.codes) {
+    search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
+    cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
+  }
+  stats_.seconds_build = seconds_since(t0);
+  stats_.tp.assign(filters_.count(), 0);
+  stats_.fp.assign(filters_.count(), 0);
+  stats_.db_bases = totals_.bases;
+  stats_.db_records = totals_.records;
+}
+
+double BlastSearch::modeled_fpr(uint32_t v) const {
+  return expected_fpr(filters_.inserted(v), params_.m_bits, params_.k);
+}
+
+double BlastSearch::empirical_fpr(uint32_t v) const {
+  const double negatives = double(stats_.db_wmers) - double(stats_.tp[v]);
+  return negatives > 0 ? double(stats_.fp[v]) / negatives : 0.0;
+}
+
+void BlastSearch::search(const DbBatch& batch) {
+  for (const auto& n : batch.names) subject_names_.push_back(n);
+  const int w = params_.w;
+  const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, w);
+  const uint32_t V = filters_.count();
+
+  // Stage 1a: chunks over threads; each chunk's hits come back sorted, so concatenating in chunk order keeps
+  // the stream order whatever the thread count.
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<Stage1aHit>> hits(chunks.size());
+  std::vector<uint64_t> wmers(chunks.size(), 0);
+  if (V > 0 && external_stage1a) {
+    if (!external_prepared_) {
+      external_stage1a->prepare(filters_.vectors());
+      external_prepared_ = true;
+    }
+    for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = external_stage1a->run_chunk(chunks[i], hits[i]);
+  } else if (V > 0) {
+    const SubqueryVectors vec = filters_.vectors();
+    const BitslicedMatrix mat = filters_.bitsliced();
+    parallel_for(chunks.size(), params_.threads, [&](size_t i) {
+      switch (layout_) {
+        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], hits[i]); break;
+        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], hits[i]); break;
+        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], hits[i]); break;
+      }
+    });
+  }
+  stats_.seconds_stage1a += seconds_since(t0);
+  uint64_t nhits = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    stats_.db_wmers += wmers[i];
+    nhits += hits[i].size();
+  }
+  stats_.membership_tests = stats_.db_wmers * V;
+  stats_.stage1a_hits += nhits;
+  if (on_stage1a) {
+    std::vector<Stage1aHit> all;
+    all.reserve(nhits);
+    for (const auto& h : hits) all.insert(all.end(), h.begin(), h.end());
+    on_stage1a(batch, all);
+  }
+
+  // Stage 1b: verification per chunk, per-thread TP/FP counters merged afterwards.
+  t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<Seed>> seeds(chunks.size());
+  std::vector<std::vector<uint64_t>> tp(chunks.size()), fp(chunks.size());
+  auto locate = [&](uint64_t pos, uint32_t& subject, uint64_t& s_pos) {
+    const uint64_t local = pos - batch.first_pos;
+    const size_t r = batch.record_at(local);
+    subject = batch.first_record + uint32_t(r);
+    s_pos = local - batch.local_starts[r];
+  };
+  parallel_for(chunks.size(), params_.threads, [&](size_t i) {
+    tp[i].assign(V, 0);
+    fp[i].assign(V, 0);
+    verify_hits(hits[i], batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i],
+                tp[i], fp[i]);
+    std::vector<Stage1aHit>().swap(hits[i]);
+  });
+  std::vector<Seed> all_seeds;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    for (uint32_t v = 0; v < V; ++v) {
+      stats_.tp[v] += tp[i][v];
+      stats_.fp[v] += fp[i][v];
+      stats_.true_positives += tp[i][v];
+      stats_.false_positives += fp[i][v];
+    }
+    all_seeds.insert(all_seeds.end(), seeds[i].begin(), seeds[i].end());
+    std::vector<Seed>().swap(seeds[i]);
+  }
+  stats_.seconds_stage1b += seconds_since(t0);
+  stats_.seeds += all_seeds.size();
+  if (on_seeds) on_seeds(batch, all_seeds);
+  if (!run_stage2) return;
+
+  // Stage 2: seeds arrive in stream order; each query strand is an independent work unit that takes its seeds in
+  // that order. Thread t handles the strands g with g % threads == t, reading the shared seed list without copying.
+  t0 = std::chrono::steady_clock::now();
+  const size_t G = queries_.size() * 2;
+  if (diagonals_.size() != G) diagonals_.resize(G);
+  const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_};
+  const int T = int(std::min<size_t>(size_t(params_.threads), std::max<size_t>(G, 1)));
+  std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
+  std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
+  parallel_for(size_t(T), T, [&](size_t t) {
+    constexpr size_t kAhead = 8;
+    auto mine = [&](const Seed& y) { return (size_t(y.query) * 2 + y.strand) % size_t(T) == t; };
+    auto prefetch_seed = [&](const Seed& y) {
+      const size_t gy = size_t(y.query) * 2 + y.strand;
+      const bool m = y.strand == 1;
+      const std::vector<uint8_t>& qy = m ? queries_.rc_codes[y.query] : queries_.codes[y.query];
+      const uint64_t qp = m ? qy.size() - y.q_pos - uint64_t(w) : y.q_pos;
+      if (diagonals_[gy])
+        diagonals_[gy]->prefetch(batch.first_pos + batch.local_starts[y.subject - batch.first_record] + y.s_pos, qp);
+      __builtin_prefetch(qy.data() + qp);
+    };
+    for (size_t i = 0; i < all_seeds.size(); ++i) {
+      if (i + kAhead < all_seeds.size() && mine(all_seeds[i + kAhead])) prefetch_seed(all_seeds[i + kAhead]);
+      const Seed& x = all_seeds[i];
+      if (!mine(x)) continue;
+      const size_t g = size_t(x.query) * 2 + x.strand;
+      const uint32_t query = x.query;
+      const bool minus = x.strand == 1;
+      const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
+      const uint64_t q_len = qc.size();
+      if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(q_len));
+      DiagonalTable& diag = *diagonals_[g];
+      const size_t r = x.subject - batch.first_record;
+      const uint64_t rec_stream = batch.first_pos + batch.local_starts[r];
+      const uint64_t q_pos = minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos;
+      if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) continue;  // already explored on this diagonal
+      const uint8_t* s = batch.codes.data() + batch.local_starts[r];
+      const uint64_t s_len = batch.lengths[r];
+      const ExtensionCutoffs& cut = cutoffs_[query];
+      ++extensions[t];
+      // As blastn: a failed extension marks only the word itself as explored.
+      if (w >= 11 && approximate_ungapped_score(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring) < cut.reduced) {
+        diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
+        continue;
+      }
+      UngappedExtension e = extend_ungapped(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring);
+      if (e.score < cut.word) {
+        diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
+        continue;
+      }
+      diag.record(rec_stream + x.s_pos, q_pos, rec_stream + e.s_start + e.length);
+      if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) continue;
+      const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
+      if (!(evalue <= params_.evalue)) continue;
+      Hsp h;
+      h.query = query;
+      h.subject = x.subject;
+      h.strand = minus ? 1 : 0;
+      h.q_start = minus ? q_len - e.q_start - e.length : e.q_start;
+      h.q_end = h.q_start + e.length;
+      h.s_start = e.s_start;
+      h.s_end = e.s_start + e.length;
+      h.score = e.score;
+      for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == s[e.s_start + k] && s[e.s_start + k] < 4);
+      h.evalue = evalue;
+      h.bits = bitscore_of(karlin_, e.score);
+      found[t].push_back(h);
+    }
+  });
+  for (size_t t = 0; t < size_t(T); ++t) {
+    stats_.extensions += extensions[t];
+    hsps_.insert(hsps_.end(), found[t].begin(), found[t].end());
+  }
+  stats_.seconds_stage2 += seconds_since(t0);
+}
+
+std::vector<Hsp> BlastSearch::finish() {
+  // Subjects of each query ranked by their best E-value (then best score), as BLAST reports them.
+  std::vector<Hsp> out = hsps_;
+  std::sort(out.begin(), out.end(), [](const Hsp& a, const Hsp& b) {
+    return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
+  });
+  struct Rank {
+    double evalue;
+    int64_t score;
+  };
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, Rank>> best;
+  for (const Hsp& h : out) {
+    if (best.empty() || best.back().first != std::make_pair(h.query, h.subject))
+      best.push_back({{h.query, h.subject}, {h.evalue, h.score}});
+    else if (h.score > best.back().second.score)
+      best.back().second = {h.evalue, h.score};
+  }
+  auto rank_of = [&](const Hsp& h) {
+    auto it = std::lower_bound(best.begin(), best.end(), std::make_pair(h.query, h.subject),
+                               [](const auto& x, const std::pair<uint32_t, uint32_t>& k) { return x.first < k; });
+    return it->second;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Hsp& a, const Hsp& b) {
+    if (a.query != b.query) return a.query < b.query;
+    if (a.subject != b.subject) {
+      const Rank ra = rank_of(a), rb = rank_of(b);
+      if (ra.evalue != rb.evalue) return ra.evalue < rb.evalue;
+      if (ra.score != rb.score) return ra.score > rb.score;
+      return a.subject < b.subject;
+    }
+    if (a.score != b.score) return a.score > b.score;
+    return std::tie(a.s_start, a.q_start, a.strand) < std::tie(b.s_start, b.q_start, b.strand);
+  });
+  stats_.hsps = out.size();
+  return out;
+}
+
+TabularHit BlastSearch::tabular(const Hsp& h) const {
+  TabularHit t;
+  t.query = queries_.names[h.query];
+  t.subject = subject_names_[h.subject];
+  t.length = h.q_end - h.q_start;
+  t.identities = h.identities;
+  t.q_start = h.q_start + 1;
+  t.q_end = h.q_end;
+  if (h.strand == 0) {
+    t.s_start = h.s_start + 1;
+    t.s_end = h.s_end;
+  } else {
+    t.s_start = h.s_end;
+    t.s_end = h.s_start + 1;
+  }
+  t.evalue = h.evalue;
+  t.bits = h.bits;
+  return t;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,222 @@
+#include "bloomseq/blast/stage1a_cpu.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/encode/dna.hpp"
+
+namespace bloomseq {
+namespace {
+
+// The valid w-mers that start in the chunk's first n_starts bases: their stream positions and canonical keys.
+void chunk_wmers(const DbChunk& c, std::vector<uint64_t>& pos, std::vector<uint64_t>& keys) {
+  pos.clear();
+  keys.clear();
+  const uint64_t end = std::min<uint64_t>(c.n, c.n_starts + uint64_t(c.w) - 1);
+  for_each_wmer(c.codes, end, c.w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+    pos.push_back(c.first_pos + i);
+    keys.push_back(canonical_wmer(fwd, rc));
+  });
+}
+
+// w-mers handled per block by the vector layout: the first-probe slots of a block (128 KiB) stay in L2 while every
+// vector streams past them once.
+constexpr size_t kVectorBlock = 32768;
+
+}  // namespace
+
+uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+  std::vector<uint64_t> pos, keys;
+  chunk_wmers(chunk, pos, keys);
+  const size_t first_hit = hits.size();
+  const int k = vec.k;
+  std::vector<uint32_t> slots(kVectorBlock * size_t(k));  // slots[j * B + i]: bit probed by hash j for w-mer i
+  uint32_t h[kMaxHashes];
+  for (size_t b0 = 0; b0 < keys.size(); b0 += kVectorBlock) {
+    const size_t B = std::min(kVectorBlock, keys.size() - b0);
+    for (size_t i = 0; i < B; ++i) {
+      vec.hash.hash_all(keys[b0 + i], h);
+      for (int j = 0; j < k; ++j) slots[size_t(j) * kVectorBlock + i] = uint32_t(bloom_slot(h[j], vec.m_bits));
+    }
+    for (uint32_t v = 0; v < vec.count; ++v) {
+      const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
+      for (size_t i = 0; i < B; ++i) {
+        if (!test_bit(words, slots[i])) continue;  // ~1 - fill of all tests end here
+        int j = 1;
+        while (j < k && test_bit(words, slots[size_t(j) * kVectorBlock + i])) ++j;
+        if (j == k) hits.push_back({pos[b0 + i], v});
+      }
+    }
+  }
+  std::sort(hits.begin() + first_hit, hits.end());
+  return keys.size();
+}
+
+uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+  std::vector<uint64_t> pos, keys;
+  chunk_wmers(chunk, pos, keys);
+  const size_t first_hit = hits.size();
+  for (uint32_t v = 0; v < vec.count; ++v) {
+    const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      int j = 0;
+      while (j < vec.k && test_bit(words, bloom_slot(vec.hash.hash(j, keys[i]), vec.m_bits))) ++j;
+      if (j == vec.k) hits.push_back({pos[i], v});
+    }
+  }
+  std::sort(hits.begin() + first_hit, hits.end());
+  return keys.size();
+}
+
+// ---- bit-sliced layout ----------------------------------------------------------------------------------------
+namespace {
+
+enum class Isa { scalar, avx2, avx512 };
+
+Isa best_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+  if (__builtin_cpu_supports("avx2")) return Isa::avx2;
+  return Isa::scalar;
+}
+Isa g_isa = best_isa();
+
+// Emits the set bits of `acc` (8 words = 512 columns starting at column 64 * word0) as hits, ascending.
+inline void emit_block(const uint64_t* acc, uint64_t word0, uint64_t pos, uint32_t count,
+                       std::vector<Stage1aHit>& hits) {
+  for (int w = 0; w < 8; ++w) {
+    uint64_t bits = acc[w];
+    while (bits) {
+      const uint32_t col = uint32_t((word0 + uint64_t(w)) * 64 + uint64_t(__builtin_ctzll(bits)));
+      bits &= bits - 1;
+      if (col < count) hits.push_back({pos, col});
+    }
+  }
+}
+
+// How far ahead (in w-mers) the row reads are prefetched.
+constexpr size_t kPrefetchAhead = 8;
+
+// Row pointers of w-mer i: rows[i * k + j].
+void row_pointers(const BitslicedMatrix& M, const std::vector<uint64_t>& keys, std::vector<const uint64_t*>& rows) {
+  rows.resize(keys.size() * size_t(M.k));
+  uint32_t h[kMaxHashes];
+  for (size_t i = 0; i < keys.size(); ++i) {
+    M.hash.hash_all(keys[i], h);
+    for (int j = 0; j < M.k; ++j) rows[i * size_t(M.k) + size_t(j)] = M.rows + bloom_slot(h[j], M.m_bits) * M.words_per_row;
+  }
+}
+
+// Prefetch the two rows every block reads (the rest are read only when the first two agree somewhere).
+inline void prefetch_rows(const BitslicedMatrix& M, const uint64_t* const* r) {
+  const int n = M.k < 2 ? 1 : 2;
+  for (int j = 0; j < n; ++j)
+    for (uint64_t off = 0; off < M.words_per_row; off += 8) __builtin_prefetch(r[j] + off, 0, 0);
+}
+
+void bitsliced_scalar(const BitslicedMatrix& M, const std::vector<uint64_t>& pos,
+                      const std::vector<const uint64_t*>& rows, std::vector<Stage1aHit>& hits) {
+  const int k = M.k;
+  alignas(64) uint64_t acc[8];
+  for (size_t i = 0; i < pos.size(); ++i) {
+    if (i + kPrefetchAhead < pos.size()) prefetch_rows(M, &rows[(i + kPrefetchAhead) * size_t(k)]);
+    const uint64_t* const* r = &rows[i * size_t(k)];
+    for (uint64_t b = 0; b < M.words_per_row; b += 8) {
+      uint64_t any = 0;
+      for (int w = 0; w < 8; ++w) any |= acc[w] = r[0][b + w] & r[k > 1 ? 1 : 0][b + w];
+      for (int j = 2; j < k && any; ++j) {
+        any = 0;
+        for (int w = 0; w < 8; ++w) any |= acc[w] &= r[j][b + w];
+      }
+      if (any) emit_block(acc, b, pos[i], M.count, hits);
+    }
+  }
+}
+
+__attribute__((target("avx2"))) void bitsliced_avx2(const BitslicedMatrix& M, const std::vector<uint64_t>& pos,
+                                                    const std::vector<const uint64_t*>& rows,
+                                                    std::vector<Stage1aHit>& hits) {
+  const int k = M.k;
+  alignas(64) uint64_t acc[8];
+  for (size_t i = 0; i < pos.size(); ++i) {
+    if (i + kPrefetchAhead < pos.size()) prefetch_rows(M, &rows[(i + kPrefetchAhead) * size_t(k)]);
+    const uint64_t* const* r = &rows[i * size_t(k)];
+    const uint64_t* r1 = r[k > 1 ? 1 : 0];
+    for (uint64_t b = 0; b < M.words_per_row; b += 8) {
+      __m256i lo = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(r[0] + b)), _mm256_loadu_si256((const __m256i*)(r1 + b)));
+      __m256i hi = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(r[0] + b + 4)), _mm256_loadu_si256((const __m256i*)(r1 + b + 4)));
+      bool any = !_mm256_testz_si256(_mm256_or_si256(lo, hi), _mm256_or_si256(lo, hi));
+      for (int j = 2; j < k && any; ++j) {
+        lo = _mm256_and_si256(lo, _mm256_loadu_si256((const __m256i*)(r[j] + b)));
+        hi = _mm256_and_si256(hi, _mm256_loadu_si256((const __m256i*)(r[j] + b + 4)));
+        any = !_mm256_testz_si256(_mm256_or_si256(lo, hi), _mm256_or_si256(lo, hi));
+      }
+      if (any) {
+        _mm256_store_si256((__m256i*)acc, lo);
+        _mm256_store_si256((__m256i*)(acc + 4), hi);
+        emit_block(acc, b, pos[i], M.count, hits);
+      }
+    }
+  }
+}
+
+__attribute__((target("avx512f"))) void bitsliced_avx512(const BitslicedMatrix& M, const std::vector<uint64_t>& pos,
+                                                        const std::vector<const uint64_t*>& rows,
+                                                        std::vector<Stage1aHit>& hits) {
+  const int k = M.k;
+  alignas(64) uint64_t acc[8];
+  for (size_t i = 0; i < pos.size(); ++i) {
+    if (i + kPrefetchAhead < pos.size()) prefetch_rows(M, &rows[(i + kPrefetchAhead) * size_t(k)]);
+    const uint64_t* const* r = &rows[i * size_t(k)];
+    const uint64_t* r1 = r[k > 1 ? 1 : 0];
+    for (uint64_t b = 0; b < M.words_per_row; b += 8) {
+      __m512i a = _mm512_and_si512(_mm512_loadu_si512(r[0] + b), _mm512_loadu_si512(r1 + b));
+      __mmask8 any = _mm512_test_epi64_mask(a, a);
+      for (int j = 2; j < k && any; ++j) {
+        a = _mm512_and_si512(a, _mm512_loadu_si512(r[j] + b));
+        any = _mm512_test_epi64_mask(a, a);
+      }
+      if (any) {
+        _mm512_store_si512(acc, a);
+        emit_block(acc, b, pos[i], M.count, hits);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t stage1a_bitsliced(const BitslicedMatrix& M, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+  std::vector<uint64_t> pos, keys;
+  chunk_wmers(chunk, pos, keys);
+  std::vector<const uint64_t*> rows;
+  row_pointers(M, keys, rows);
+  switch (g_isa) {
+    case Isa::avx512: bitsliced_avx512(M, pos, rows, hits); break;
+    case Isa::avx2: bitsliced_avx2(M, pos, rows, hits); break;
+    case Isa::scalar: bitsliced_scalar(M, pos, rows, hits); break;
+  }
+  return keys.size();
+}
+
+const char* bitsliced_isa() {
+  return g_isa == Isa::avx512 ? "avx512" : g_isa == Isa::avx2 ? "avx2" : "scalar";
+}
+
+bool force_bitsliced_isa(const char* isa) {
+  const Isa best = best_isa();
+  const std::string s = isa ? isa : "";
+  Isa want = best;
+  if (s == "avx512") want = Isa::avx512;
+  else if (s == "avx2") want = Isa::avx2;
+  else if (s == "scalar") want = Isa::scalar;
+  else if (!s.empty()) return false;
+  if (int(want) > int(best)) return false;
+  g_isa = want;
+  return true;
+}
+
+}  // namespace bloomseq

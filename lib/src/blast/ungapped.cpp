@@ -1,0 +1,142 @@
+#include "bloomseq/blast/ungapped.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bloomseq/blast/karlin.hpp"
+
+namespace bloomseq {
+
+UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
+                                  uint64_t s_pos, const UngappedScoring& sc) {
+  auto score = [&](uint8_t a, uint8_t b) { return (a == b && a < 4) ? sc.reward : sc.penalty; };
+  const int64_t X = -int64_t(sc.xdrop);
+  int64_t total = 0, sum = 0;
+
+  // Left: from the base before the seed start towards the sequence starts.
+  uint64_t best_left = q_pos;  // first query base of the HSP
+  const uint64_t left_len = std::min(q_pos, s_pos);
+  for (uint64_t i = 1; i <= left_len; ++i) {
+    sum += score(q[q_pos - i], s[s_pos - i]);
+    if (sum > 0) {
+      best_left = q_pos - i;
+      total += sum;
+      sum = 0;
+    } else if (sum < X) {
+      break;
+    }
+  }
+
+  // Right: from the seed start.
+  uint64_t best_right = q_pos;  // one past the last query base of the HSP
+  sum = 0;
+  const uint64_t right_len = std::min(q_len - q_pos, s_len - s_pos);
+  for (uint64_t i = 0; i < right_len; ++i) {
+    sum += score(q[q_pos + i], s[s_pos + i]);
+    if (sum > 0) {
+      best_right = q_pos + i + 1;
+      total += sum;
+      sum = 0;
+    } else if (sum < X) {
+      break;
+    }
+  }
+
+  UngappedExtension e;
+  e.q_start = best_left;
+  e.s_start = s_pos - (q_pos - best_left);
+  e.length = best_right - best_left;
+  e.score = total;
+  return e;
+}
+
+int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
+                                   uint64_t s_pos, const UngappedScoring& sc) {
+  auto group = [&](uint64_t qa, uint64_t sa) {
+    int64_t g = 0;
+    for (int j = 0; j < 4; ++j) g += (q[qa + uint64_t(j)] == s[sa + uint64_t(j)] && s[sa + uint64_t(j)] < 4) ? sc.reward : sc.penalty;
+    return g;
+  };
+  const int64_t X = -int64_t(sc.xdrop);
+  const uint64_t adj = (4 - s_pos % 4) % 4;
+  const uint64_t q_ext = q_pos + adj, s_ext = s_pos + adj;
+  int64_t score = 0, sum = 0;
+  const uint64_t left = std::min(q_ext, s_ext) / 4;
+  for (uint64_t i = 1; i <= left; ++i) {
+    sum += group(q_ext - 4 * i, s_ext - 4 * i);
+    if (sum > 0) {
+      score += sum;
+      sum = 0;
+    }
+    if (sum < X) break;
+  }
+  sum = 0;
+  const uint64_t right = (q_ext <= q_len && s_ext <= s_len) ? std::min(q_len - q_ext, s_len - s_ext) / 4 : 0;
+  for (uint64_t i = 0; i < right; ++i) {
+    sum += group(q_ext + 4 * i, s_ext + 4 * i);
+    if (sum > 0) {
+      score += sum;
+      sum = 0;
+    }
+    if (sum < X) break;
+  }
+  return score;
+}
+
+namespace {
+// BLAST's BlastKarlinEtoS_simple: the smallest score whose E-value in `space` is at most e (at least 1).
+int64_t score_for_evalue(const KarlinParams& kp, double space, double e) {
+  e = std::max(e, 1.0e-297);
+  const int64_t s = int64_t(std::ceil(std::log(kp.K * space / e) / kp.lambda));
+  return std::max<int64_t>(1, s);
+}
+}  // namespace
+
+ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length, double search_space,
+                                   uint64_t mean_subject_length, double evalue) {
+  ExtensionCutoffs c;
+  c.hit = score_for_evalue(kp, search_space, evalue);
+  const double subj = double(mean_subject_length);
+  const double word_space = std::min(subj, 2.0 * double(query_length)) * subj;
+  c.word = std::min(score_for_evalue(kp, word_space, 0.05), c.hit);
+  c.reduced = int64_t(0.8 * double(c.word));
+  return c;
+}
+
+DiagonalTable::DiagonalTable(uint64_t query_length) {
+  uint64_t n = 64;
+  while (n <= query_length) n *= 2;
+  last_end_ = HugeBuffer<uint64_t>(n);
+  mask_ = n - 1;
+}
+
+bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScoring& sc, int64_t cutoff,
+                         UngappedExtension& ext) {
+  const uint8_t* qs = q + ext.q_start;
+  const uint8_t* ss = s + ext.s_start;
+  int64_t sum = 0, score = 0;
+  uint64_t best_start = 0, best_end = 0, cur_start = 0;
+  for (uint64_t i = 0; i < ext.length; ++i) {
+    sum += (qs[i] == ss[i] && qs[i] < 4) ? sc.reward : sc.penalty;
+    if (sum < 0) {
+      sum = 0;
+      cur_start = i + 1;
+      if (score < cutoff) {
+        best_start = best_end = i + 1;
+        score = 0;
+      }
+    } else if (sum > score) {
+      score = sum;
+      best_end = i + 1;
+      best_start = cur_start;
+    }
+  }
+  ext.score = score;
+  if (score < cutoff) return false;
+  ext.q_start += best_start;
+  ext.s_start += best_start;
+  ext.length = best_end - best_start;
+  return true;
+}
+
+}  // namespace bloomseq

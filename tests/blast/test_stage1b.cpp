@@ -1,0 +1,122 @@
+// Stage 1b: the seeds equal the brute-force set of exact w-mer matches (both strands) exactly, with a Bloom
+// filter small enough to produce many false positives; TP + FP = stage-1a hits.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "helpers.hpp"
+
+using namespace bloomseq;
+using namespace blast_test;
+
+namespace {
+
+struct Observed {
+  std::vector<Stage1aHit> hits;
+  std::vector<Seed> seeds;
+  std::vector<Hsp> hsps;
+  BlastStats stats;
+};
+
+Observed run(const Records& q, const Records& db, BlastParams p, uint64_t batch_bases) {
+  BlastSearch s(make_queries(q), p, totals_of(db));
+  Observed o;
+  s.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { o.hits.insert(o.hits.end(), h.begin(), h.end()); };
+  s.on_seeds = [&](const DbBatch&, const std::vector<Seed>& x) { o.seeds.insert(o.seeds.end(), x.begin(), x.end()); };
+  for (const auto& b : make_batches(db, batch_bases)) s.search(b);
+  o.hsps = s.finish();
+  o.stats = s.stats();
+  return o;
+}
+
+Records related_data(std::mt19937_64& rng, int w) {
+  Records q, db;
+  const std::string base = random_dna(rng, 6000, 0.001);
+  q.names = {"q1", "q2", "tiny"};
+  q.seqs = {base.substr(0, 3500), mutate(rng, base.substr(2500), 0.05), std::string(size_t(w > 1 ? w - 1 : 1), 'A')};
+  db.names = {"d1", "d2", "d3", "short"};
+  db.seqs = {mutate(rng, base.substr(1000, 2000), 0.08) + random_dna(rng, 500),
+             revcomp(mutate(rng, base.substr(0, 4000), 0.03)), random_dna(rng, 2500, 0.01), "ACG"};
+  Records both;
+  both.names = q.names;
+  both.seqs = q.seqs;
+  both.names.insert(both.names.end(), db.names.begin(), db.names.end());
+  both.seqs.insert(both.seqs.end(), db.seqs.begin(), db.seqs.end());
+  return both;
+}
+
+std::pair<Records, Records> split(const Records& both) {
+  Records q, db;
+  for (size_t i = 0; i < both.seqs.size(); ++i) {
+    Records& r = i < 3 ? q : db;
+    r.names.push_back(both.names[i]);
+    r.seqs.push_back(both.seqs[i]);
+  }
+  return {q, db};
+}
+
+}  // namespace
+
+TEST_CASE("stage-1b seeds equal the brute-force exact matches", "[blast][stage1b]") {
+  std::mt19937_64 rng(7);
+  for (int w : {8, 11, 17, 28}) {
+    for (const char* layout : {"vector", "bitsliced"}) {
+      INFO("w=" << w << " layout=" << layout);
+      const auto qd = split(related_data(rng, w));
+      BlastParams p;
+      p.w = w;
+      p.n_sub = 257;
+      p.k = 2;
+      p.m_bits = 512;  // tiny: plenty of false positives to reject
+      p.layout = parse_layout(layout);
+      p.chunk_bases = 1024;
+      const Observed o = run(qd.first, qd.second, p, 1);
+      std::set<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, int>> got;
+      for (const Seed& s : o.seeds) got.insert({s.query, s.subject, s.q_pos, s.s_pos, s.strand});
+      CHECK(got.size() == o.seeds.size());  // no duplicates
+      CHECK(got == oracle_seeds(qd.first, qd.second, w));
+      CHECK(o.stats.true_positives + o.stats.false_positives == o.hits.size());
+      CHECK(o.stats.false_positives > 0);
+    }
+  }
+}
+
+TEST_CASE("results do not depend on threads, chunk size or batch size", "[blast][threads]") {
+  std::mt19937_64 rng(99);
+  const auto qd = split(related_data(rng, 11));
+  BlastParams p;
+  p.w = 11;
+  p.n_sub = 211;
+  p.k = 3;
+  p.m_bits = 2048;
+  p.layout = Stage1aLayout::bitsliced;
+  p.chunk_bases = 1024;
+  p.threads = 1;
+  const Observed ref = run(qd.first, qd.second, p, uint64_t(1) << 30);
+  REQUIRE(!ref.hsps.empty());
+  struct Variant {
+    int threads;
+    uint64_t chunk;
+    uint64_t batch;
+    Stage1aLayout layout;
+  };
+  for (const Variant& v : {Variant{2, 1024, uint64_t(1) << 30, Stage1aLayout::bitsliced},
+                           Variant{3, 1031, 1, Stage1aLayout::bitsliced},
+                           Variant{4, 4096, 3000, Stage1aLayout::vector}, Variant{1, 1 << 20, 1, Stage1aLayout::vector}}) {
+    INFO("threads=" << v.threads << " chunk=" << v.chunk << " batch=" << v.batch);
+    BlastParams q = p;
+    q.threads = v.threads;
+    q.chunk_bases = v.chunk;
+    q.layout = v.layout;
+    const Observed o = run(qd.first, qd.second, q, v.batch);
+    CHECK(o.hits == ref.hits);
+    CHECK(o.seeds == ref.seeds);
+    REQUIRE(o.hsps.size() == ref.hsps.size());
+    for (size_t i = 0; i < o.hsps.size(); ++i) {
+      CHECK(o.hsps[i].q_start == ref.hsps[i].q_start);
+      CHECK(o.hsps[i].s_start == ref.hsps[i].s_start);
+      CHECK(o.hsps[i].score == ref.hsps[i].score);
+      CHECK(o.hsps[i].evalue == ref.hsps[i].evalue);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# blast-bloom's command line: help, stages, .2bit databases, stats JSON, exit codes and one-line errors, no
+# half-written output. Usage: blast_bloom_cli.sh BIN_DIR SRC_DIR
+set -uo pipefail
+bin="$1"; src="$2"; bb="$bin/blast-bloom"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+q="$src/data/lambda_virus.fa"; db="$src/data/ecoli_536_200k.fa"
+fail=0
+check() {  # description expected_status command...
+  local what="$1" want="$2"; shift 2
+  "$@" > "$tmp/stdout" 2> "$tmp/stderr"; local got=$?
+  if [[ "$got" != "$want" ]]; then echo "FAIL $what: exit $got, expected $want"; cat "$tmp/stderr"; fail=1; else echo "ok   $what"; fi
+}
+check "--help" 0 "$bb" --help
+grep -q "Examples" "$tmp/stdout" || { echo "FAIL --help has no examples"; fail=1; }
+check "HSPs with header" 0 "$bb" "$q" "$db" -o "$tmp/hsp.tsv" --stats "$tmp/stats.json"
+head -n1 "$tmp/hsp.tsv" | grep -q '^# qaccver' || { echo "FAIL no # header"; fail=1; }
+[[ $(grep -vc '^#' "$tmp/hsp.tsv") -gt 0 ]] || { echo "FAIL no HSPs"; fail=1; }
+if command -v python3 >/dev/null; then
+  python3 -c "import json; d=json.load(open('$tmp/stats.json')); assert d['membership_tests']>0 and 'fpr' in d and d['hsps']>0" \
+    || { echo "FAIL stats JSON"; fail=1; }
+else
+  grep -q '"membership_tests"' "$tmp/stats.json" || { echo "FAIL stats JSON"; fail=1; }
+fi
+check "stage 1a" 0 "$bb" --stage 1a -w 16 "$q" "$db" -o "$tmp/1a.tsv"
+head -n1 "$tmp/1a.tsv" | grep -q '^#subject' || { echo "FAIL 1a header"; fail=1; }
+check "stage 1b" 0 "$bb" --stage 1b -w 16 "$q" "$db" -o "$tmp/1b.tsv"
+head -n1 "$tmp/1b.tsv" | grep -q '^#query' || { echo "FAIL 1b header"; fail=1; }
+check "encode" 0 "$bb" encode "$db" -o "$tmp/db.2bit"
+check ".2bit database" 0 "$bb" --no-header "$q" "$tmp/db.2bit" -o "$tmp/hsp2.tsv"
+cmp -s <(grep -v '^#' "$tmp/hsp.tsv") "$tmp/hsp2.tsv" || { echo "FAIL .2bit and FASTA databases differ"; fail=1; }
+check "gzip output" 0 "$bb" "$q" "$db" -o "$tmp/hsp.tsv.gz"
+cmp -s <(gzip -dc "$tmp/hsp.tsv.gz") "$tmp/hsp.tsv" || { echo "FAIL gzip output differs"; fail=1; }
+check "missing query" 66 "$bb" "$tmp/none.fa" "$db"
+grep -q "none.fa" "$tmp/stderr" || { echo "FAIL error does not name the file"; fail=1; }
+[[ $(wc -l < "$tmp/stderr") -eq 1 ]] || { echo "FAIL error is not one line"; fail=1; }
+check "bad word size" 64 "$bb" -w 40 "$q" "$db"
+check "bad scoring" 64 "$bb" --reward 3 --penalty=-7 "$q" "$db"
+check "unknown option" 64 "$bb" --frobnicate "$q" "$db"
+check "cuda backend" 64 "$bb" --backend cuda "$q" "$db"
+grep -q "CUDA backend not available in this build" "$tmp/stderr" || grep -q "CUDA" "$tmp/stderr" || { echo "FAIL cuda message"; fail=1; }
+printf ">empty\n" > "$tmp/empty.fa"
+printf ">bad\nACGT\n@@@\n" > "$tmp/bad.fa"
+check "malformed database" 65 "$bb" "$q" "$tmp/bad.fa" -o "$tmp/never.tsv"
+[[ ! -e "$tmp/never.tsv" ]] || { echo "FAIL output written despite the error"; fail=1; }
+exit $fail
