@@ -39,7 +39,7 @@ Examples:
 
 The HSPs equal those of
   blastn -task blastn -ungapped -dust no -sum_stats false -word_size W -reward R -penalty P -subject DB -outfmt 6
-for sequences without ambiguity codes (N never seeds and scores as a mismatch here).
+(ambiguity codes in the database may give small differences: see docs/blast-bloom.md).
 Negative numbers need '=': --penalty=-3.
 Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 70 internal error, 74 I/O error.
 )";

@@ -30,8 +30,11 @@ struct RefHsp {
   }
 };
 
+// N against anything scores as BLAST's matrix scores a fully degenerate code: the average over the four bases,
+// rounded half away from zero.
 int pair_score(char a, char b, int reward, int penalty) {
-  return (a == b && a != 'N') ? reward : penalty;
+  if (a == 'N' || b == 'N') return int(std::lround((reward + 3.0 * penalty) / 4.0));
+  return a == b ? reward : penalty;
 }
 
 // Largest integer ell with ell <= alpha/lambda (ln K + ln((m - ell)(n - N ell))) + beta, by counting up.

@@ -13,10 +13,10 @@ db="$src/data/ecoli_536_200k.fa"
 # strands, several queries and subject coordinates far into the database.
 { cat "$q"; echo ">slice_rc"; awk 'NR>1' "$db" | tr -d '\n' | cut -c 50001-58000 | rev | tr ACGTacgt TGCAtgca | fold -w 70; } > "$tmp/q2.fa"
 status=0
-run() {  # name query db w reward penalty threads layout
-  local name="$1" query="$2" dbf="$3" w="$4" r="$5" p="$6" t="$7" layout="$8"
+run() {  # name query db w reward penalty threads layout [blastn subject, when db is .2bit]
+  local name="$1" query="$2" dbf="$3" w="$4" r="$5" p="$6" t="$7" layout="$8" subject="${9:-$3}"
   blastn -task blastn -ungapped -dust no -sum_stats false -word_size "$w" -reward "$r" -penalty "$p" \
-    -query "$query" -subject "$db" -outfmt 6 | sort > "$tmp/want"
+    -query "$query" -subject "$subject" -outfmt 6 | sort > "$tmp/want"
   "$bin/blast-bloom" --no-header -w "$w" --reward "$r" --penalty="$p" -t "$t" --layout "$layout" "$query" "$dbf" \
     | sort > "$tmp/got"
   if cmp -s "$tmp/want" "$tmp/got"; then
@@ -29,7 +29,11 @@ run() {  # name query db w reward penalty threads layout
 }
 run "lambda vs E. coli 200k, w=11 1/-2"            "$q" "$db" 11 1 -2 1 auto
 run "lambda vs E. coli 200k, w=11 2/-3, 2 threads" "$q" "$db" 11 2 -3 2 vector
-run "2 queries vs E. coli 200k, w=28, .2bit db"   "$tmp/q2.fa" "$tmp/db.2bit" 28 1 -2 1 bitsliced
+run "2 queries vs E. coli 200k, w=28, .2bit db"   "$tmp/q2.fa" "$tmp/db.2bit" 28 1 -2 1 bitsliced "$db"
 run "2 queries vs E. coli 200k, w=16"               "$tmp/q2.fa" "$db" 16 1 -2 2 auto
 run "2 queries vs E. coli 200k, w=11 2/-3"          "$tmp/q2.fa" "$db" 11 2 -3 1 bitsliced
+# A query with 69 scattered N (deformed wing virus) against a relative: N scores as BLAST's matrix scores it.
+bee="$src/data/bee-viruses"
+run "DWV (with N) vs VDV-1, w=11 1/-2"             "$bee/dwv.fa" "$bee/vdv1.fa" 11 1 -2 2 auto
+run "DWV (with N) vs VDV-1, w=11 2/-3"             "$bee/dwv.fa" "$bee/vdv1.fa" 11 2 -3 1 vector
 exit $status

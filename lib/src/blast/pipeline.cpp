@@ -171,7 +171,8 @@ void BlastSearch::search(const DbBatch& batch) {
   t0 = std::chrono::steady_clock::now();
   const size_t G = queries_.size() * 2;
   if (diagonals_.size() != G) diagonals_.resize(G);
-  const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_};
+  const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
+                                ambiguous_score(params_.reward, params_.penalty)};
   const int T = int(std::min<size_t>(size_t(params_.threads), std::max<size_t>(G, 1)));
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);

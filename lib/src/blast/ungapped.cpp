@@ -9,7 +9,7 @@ namespace bloomseq {
 
 UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
                                   uint64_t s_pos, const UngappedScoring& sc) {
-  auto score = [&](uint8_t a, uint8_t b) { return (a == b && a < 4) ? sc.reward : sc.penalty; };
+  auto score = [&](uint8_t a, uint8_t b) { return sc.pair(a, b); };
   const int64_t X = -int64_t(sc.xdrop);
   int64_t total = 0, sum = 0;
 
@@ -54,7 +54,7 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
                                    uint64_t s_pos, const UngappedScoring& sc) {
   auto group = [&](uint64_t qa, uint64_t sa) {
     int64_t g = 0;
-    for (int j = 0; j < 4; ++j) g += (q[qa + uint64_t(j)] == s[sa + uint64_t(j)] && s[sa + uint64_t(j)] < 4) ? sc.reward : sc.penalty;
+    for (int j = 0; j < 4; ++j) g += sc.pair(q[qa + uint64_t(j)], s[sa + uint64_t(j)]);
     return g;
   };
   const int64_t X = -int64_t(sc.xdrop);
@@ -103,6 +103,11 @@ ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length
   return c;
 }
 
+int ambiguous_score(int reward, int penalty) {
+  const double v = (3.0 * penalty + reward) / 4.0;
+  return int(v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5));
+}
+
 DiagonalTable::DiagonalTable(uint64_t query_length) {
   uint64_t n = 64;
   while (n <= query_length) n *= 2;
@@ -117,7 +122,7 @@ bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScori
   int64_t sum = 0, score = 0;
   uint64_t best_start = 0, best_end = 0, cur_start = 0;
   for (uint64_t i = 0; i < ext.length; ++i) {
-    sum += (qs[i] == ss[i] && qs[i] < 4) ? sc.reward : sc.penalty;
+    sum += sc.pair(qs[i], ss[i]);
     if (sum < 0) {
       sum = 0;
       cur_start = i + 1;

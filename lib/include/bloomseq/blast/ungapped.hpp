@@ -15,7 +15,15 @@ struct UngappedScoring {
   int reward = 1;
   int penalty = -2;
   int xdrop = 11;  // raw score units, positive
+  // An ambiguity code (N) against anything: BLAST's nucleotide matrix gives a fully degenerate code
+  // round((3 * penalty + reward) / 4), half away from zero: -1 for 1/-2, -2 for 2/-3.
+  int ambiguous = -1;
+
+  int pair(uint8_t a, uint8_t b) const { return (a < 4 && b < 4) ? (a == b ? reward : penalty) : ambiguous; }
 };
+
+// The `ambiguous` score for a reward/penalty pair.
+int ambiguous_score(int reward, int penalty);
 
 struct UngappedExtension {
   uint64_t q_start = 0;  // 0-based, in the (possibly reverse-complemented) query strand

@@ -1,0 +1,130 @@
+// One-pass classification of reads against many FACS filters.
+//
+// All filters share w and the H3 seed, and H3 function i is the same whatever k a filter uses, so every canonical
+// w-mer of a read is hashed once with the largest k (kmax) and each filter is probed with its own first k hashes.
+// Scoring runs one ReadScorer per (read, filter); the CPU driver interleaves the scorers of a group of reads:
+// each step asks every active scorer for its next frame, hashes it (once per read and frame), prefetches the
+// filter words it will probe, and only then tests the frames, so dozens of cache misses are in flight at once.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/facs/params.hpp"
+#include "bloomseq/facs/read_scorer.hpp"
+#include "bloomseq/hash/h3.hpp"
+#include "bloomseq/io/filter_file.hpp"
+
+namespace bloomseq {
+
+// What a read (or a pair) was called.
+constexpr int32_t kCallNovel = -1;     // no filter reached the threshold
+constexpr int32_t kCallTie = -2;       // several filters share the best score
+constexpr int32_t kCallUnscored = -3;  // no complete k-mer (shorter than w, or N everywhere): counted as noMatch
+
+// Scores of a batch: per read and filter, points / denominator is the score (FACS: covered bases / L;
+// BioBloom: half points / 2F); the denominator is the same for every filter of a read, so points compare.
+struct BatchScores {
+  size_t reads = 0;
+  size_t filters = 0;
+  std::vector<int32_t> points;    // [read * filters + filter]
+  std::vector<uint8_t> passed;    // [read * filters + filter]
+  std::vector<int32_t> denominator;  // [read]
+  std::vector<int32_t> call;         // [read]: filter index or kCall*
+  std::vector<int32_t> matched;      // [read]: filters that passed the threshold
+  uint64_t lookups = 0;              // frame lookups (for statistics)
+
+  void resize(size_t n, size_t f);
+  double score(size_t r, size_t j) const {
+    return denominator[r] ? double(points[r * filters + j]) / double(denominator[r]) : 0.0;
+  }
+  // Score of the call (the best score), 0 when none passed.
+  double best_score(size_t r) const;
+};
+
+class Classifier {
+ public:
+  // Keeps a reference to `set`, which must outlive the classifier. Throws UsageError on an empty set or
+  // (for the BioBloom score) a threshold outside (0, 1].
+  Classifier(const FilterSet& set, const ClassifyParams& params);
+
+  // One scorer of one read against one filter, with where its lookup stands.
+  struct Job {
+    uint32_t read = 0;
+    uint32_t filter = 0;
+    int32_t frame = -1;   // frame being looked up
+    int32_t from = 0;     // probes [from, stage) were prefetched and are tested next: 0-2, 2-4, 4-8, ...
+    int32_t stage = 0;
+    uint8_t* state = nullptr;
+    const uint32_t* hashes = nullptr;
+    ReadScorer scorer;
+  };
+
+  // One lookup of the quick pass: frame `slot` in `filter`, probes [from, to) prefetched.
+  struct ProbeItem {
+    uint32_t slot = 0;
+    uint16_t filter = 0;
+    uint8_t from = 0;
+    uint8_t to = 0;
+    uint8_t* state = nullptr;
+  };
+
+  // Per-thread scratch memory, reused between batches.
+  struct Workspace {
+    std::vector<uint64_t> packed;        // the group's reads, 2 bits per base (packed_base layout)
+    std::vector<uint64_t> invalid;       // one bit per base: N or IUPAC
+    std::vector<size_t> base_offset;     // [read]: first word in packed and invalid
+    std::vector<size_t> frame_offset;    // [read]: first frame (hash slots) of the read
+    std::vector<int32_t> frames;         // [read]
+    std::vector<int32_t> valid_frames;   // [read]: > 0 if the read has a complete k-mer (1 = yes; not a count)
+    std::vector<uint32_t> hashes;        // [frame][kmax]
+    std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2/3/4 hashes 0-1/0-3/all
+    std::vector<uint64_t> keys;          // [frame]: canonical key, once computed
+    std::vector<uint8_t> states;         // [read][filter][frame]
+    std::vector<uint32_t> active;
+    std::vector<Job> jobs;
+    std::vector<ProbeItem> probes;
+    BatchScores mate_scores;
+  };
+
+  // Probes prefetched for a new lookup. A miss usually shows within the first two probes (fill ~1/2), so the
+  // remaining k - 2 words are only fetched for lookups that pass them, in a second round.
+  static constexpr int kFirstProbes = 2;
+
+  // Scores and calls single reads.
+  void classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  // Scores and calls pairs: mate scores add up, a filter passes if both mates pass (PairMode::both) or either.
+  void classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n, BatchScores& out,
+                      Workspace& ws) const;
+
+  const FilterSet& filters() const { return set_; }
+  const ClassifyParams& params() const { return params_; }
+  int max_hashes() const { return kmax_; }
+
+ private:
+  void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
+                   int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+  void quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const;
+  // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
+  bool hash_head(Workspace& ws, size_t read, int frame) const;
+  // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
+  void hash_more(Workspace& ws, size_t slot, int upto) const;
+  void call(BatchScores& out, const std::vector<int32_t>& valid_frames) const;
+
+  const FilterSet& set_;
+  ClassifyParams params_;
+  int kmax_ = 0;
+  H3Family family_;
+  int key_bytes_ = 0;
+  int tail_lanes_ = 0;                // 16 or 32 (fixed-length SIMD loop)
+  std::vector<uint64_t> head_table_;  // [byte][value]: functions 0 and 1 packed in one word
+  std::vector<uint64_t> mid_table_;   // [byte][value]: functions 2 and 3
+  std::vector<uint32_t> tail_table_;  // [byte][value][tail_lanes]: functions 4 .. kmax - 1, zero padded
+  std::vector<ConstBloomView> views_;
+  std::vector<int> ks_;
+};
+
+}  // namespace bloomseq

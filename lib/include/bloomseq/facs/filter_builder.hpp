@@ -1,0 +1,38 @@
+// Building FACS filters: one Bloom filter of canonical w-mers per reference (a file or a record), sized from the
+// number of distinct w-mers for a target false-positive rate.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomseq/facs/params.hpp"
+#include "bloomseq/io/filter_file.hpp"
+
+namespace bloomseq {
+
+// Distinct canonical w-mers of the sequences (w-mers with N are skipped), sorted ascending.
+std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_view>& seqs, int w);
+
+// HyperLogLog estimate of the number of distinct canonical w-mers (2^14 registers, standard error ~0.8%).
+uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w);
+
+// Size (m bits, k hashes) for n elements under the parameters: explicit m and k win, otherwise m from the FPR
+// target and k optimal for that m.
+void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k);
+
+// Builds one filter from the sequences of one reference.
+FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
+                         const std::string& source);
+
+// An empty container with the build parameters (w, seed, canonical).
+FilterSet make_filter_set(const BuildParams& p, const std::string& command_line);
+
+// Throws UsageError if filters built with `p` could not join `set` (different w or seed).
+void check_compatible(const FilterSet& set, const BuildParams& p, const std::string& path);
+
+// FPR predicted for the filter from its element count, and from its actual fill fraction.
+double predicted_fpr(const FilterEntry& f);
+double fill_fpr(const FilterEntry& f);
+
+}  // namespace bloomseq

@@ -1,0 +1,50 @@
+// Parameters of filter building and classification, as plain structs so that a planner (the performance model)
+// can fill them in, and so that the JSON report can print exactly what a run used.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "bloomseq/facs/read_scorer.hpp"
+#include "bloomseq/hash/h3.hpp"
+
+namespace bloomseq {
+
+// Defaults chosen by measurement (docs/benchmarks.md, "facs" section).
+constexpr int kFacsDefaultWordSize = 21;
+constexpr double kFacsDefaultFpr = 5e-4;
+constexpr double kFacsDefaultThreshold = 0.55;    // FACS score: covered bases / read length
+constexpr double kBioBloomDefaultThreshold = 0.15;  // BioBloom Tools' default s
+
+enum class KmerCount : uint8_t {
+  exact,        // sort + unique of all canonical k-mers: exact, 8 bytes per k-mer of memory
+  hyperloglog,  // HyperLogLog estimate (2^14 registers, ~1% error): constant memory
+};
+
+struct BuildParams {
+  int w = kFacsDefaultWordSize;
+  double fpr = kFacsDefaultFpr;  // target false-positive rate per k-mer lookup
+  int hashes = 0;                // 0 = optimal for the size
+  uint64_t m_bits = 0;           // 0 = sized from the distinct k-mer count and fpr
+  bool per_record = false;       // one filter per FASTA record instead of per file
+  KmerCount count = KmerCount::exact;
+  uint64_t seed = kDefaultH3Seed;
+};
+
+enum class PairMode : uint8_t {
+  both,    // a pair matches a filter only if both mates do (BioBloom -e)
+  either,  // one mate is enough (BioBloom -e -i)
+};
+
+struct ClassifyParams {
+  ScoreKind score = ScoreKind::facs;
+  double threshold = kFacsDefaultThreshold;  // FACS: fraction of bases; BioBloom: s
+  PairMode pair_mode = PairMode::both;
+  int threads = 1;
+  uint64_t batch_bases = uint64_t(1) << 21;  // bases per batch handed to a worker
+  int group_reads = 32;                      // reads scored together to overlap memory latency
+};
+
+const char* score_kind_name(ScoreKind k);
+const char* pair_mode_name(PairMode m);
+
+}  // namespace bloomseq

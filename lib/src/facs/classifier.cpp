@@ -1,0 +1,399 @@
+#include "bloomseq/facs/classifier.hpp"
+
+#include <algorithm>
+
+#include "bloomseq/encode/dna.hpp"
+#include "bloomseq/error.hpp"
+
+namespace bloomseq {
+namespace {
+
+struct CodeTable {
+  uint8_t code[256];
+  constexpr CodeTable() : code() {
+    for (int c = 0; c < 256; ++c) code[c] = base_code(char(c));
+  }
+  constexpr uint8_t operator[](uint8_t c) const { return code[c]; }
+};
+constexpr CodeTable kCodeOf{};
+
+}  // namespace
+
+const char* score_kind_name(ScoreKind k) { return k == ScoreKind::facs ? "facs" : "biobloom"; }
+const char* pair_mode_name(PairMode m) { return m == PairMode::both ? "both" : "either"; }
+
+void BatchScores::resize(size_t n, size_t f) {
+  reads = n;
+  filters = f;
+  points.assign(n * f, 0);
+  passed.assign(n * f, 0);
+  denominator.assign(n, 0);
+  call.assign(n, kCallNovel);
+  matched.assign(n, 0);
+  lookups = 0;
+}
+
+double BatchScores::best_score(size_t r) const {
+  const int32_t c = call[r];
+  if (c >= 0) return score(r, size_t(c));
+  if (c != kCallTie) return 0.0;
+  int32_t best = 0;
+  for (size_t j = 0; j < filters; ++j)
+    if (passed[r * filters + j]) best = std::max(best, points[r * filters + j]);
+  return denominator[r] ? double(best) / double(denominator[r]) : 0.0;
+}
+
+Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set_(set), params_(params) {
+  if (set.filters.empty()) throw UsageError("no filters to classify against");
+  if (set.w < 1 || set.w > kMaxWordSize) throw DataError("filters have an invalid k-mer size " + std::to_string(set.w));
+  if (!(params.threshold > 0.0 && params.threshold <= 1.0))
+    throw UsageError("score threshold must be in (0, 1], got " + std::to_string(params.threshold));
+  if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
+  for (const FilterEntry& f : set.filters) {
+    if (f.k < 1 || f.k > kMaxHashes) throw DataError("filter '" + f.name + "' has an invalid hash count");
+    kmax_ = std::max(kmax_, f.k);
+    views_.push_back(f.bits.view());
+    ks_.push_back(f.k);
+  }
+  family_ = H3Family(kmax_, set.w, set.seed);
+  // Re-lay the byte-sliced H3 tables: functions 0,1 and 2,3 (what a missing k-mer usually needs: the first
+  // zero bit shows within a probe or two) each in one 64-bit word per row, the others in rows of 16 or 32
+  // lanes so that the loop over them is fixed-length SIMD.
+  const H3ByteView hv = family_.byte_view();
+  key_bytes_ = hv.key_bytes;
+  const int k = kmax_;
+  const int rest = std::max(0, k - 2 * kFirstProbes);
+  tail_lanes_ = rest <= 16 ? 16 : 32;
+  head_table_.assign(size_t(key_bytes_) * 256, 0);
+  mid_table_.assign(size_t(key_bytes_) * 256, 0);
+  tail_table_.assign(size_t(key_bytes_) * 256 * size_t(tail_lanes_), 0);
+  auto fn = [&](const uint32_t* src, int i) { return i < k ? uint64_t(src[i]) : 0; };
+  for (size_t row = 0; row < size_t(key_bytes_) * 256; ++row) {
+    const uint32_t* src = hv.tables + row * size_t(k);
+    head_table_[row] = fn(src, 0) | fn(src, 1) << 32;
+    mid_table_[row] = fn(src, 2) | fn(src, 3) << 32;
+    for (int i = 0; i < rest; ++i) tail_table_[row * size_t(tail_lanes_) + size_t(i)] = src[2 * kFirstProbes + i];
+  }
+}
+
+void Classifier::classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+  score(reads, n, out, ws);
+  call(out, ws.valid_frames);
+}
+
+void Classifier::classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n,
+                                BatchScores& out, Workspace& ws) const {
+  score(mates1, n, out, ws);
+  std::vector<int32_t> valid1 = ws.valid_frames;
+  BatchScores& m2 = ws.mate_scores;
+  score(mates2, n, m2, ws);
+  const size_t nf = set_.filters.size();
+  for (size_t r = 0; r < n; ++r) {
+    out.denominator[r] += m2.denominator[r];
+    valid1[r] += ws.valid_frames[r];
+    for (size_t j = 0; j < nf; ++j) {
+      const size_t i = r * nf + j;
+      out.points[i] += m2.points[i];
+      out.passed[i] = params_.pair_mode == PairMode::both ? (out.passed[i] & m2.passed[i]) : (out.passed[i] | m2.passed[i]);
+    }
+  }
+  out.lookups += m2.lookups;
+  call(out, valid1);
+}
+
+void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames) const {
+  const size_t nf = out.filters;
+  for (size_t r = 0; r < out.reads; ++r) {
+    int32_t best = -1, best_points = -1, ties = 0, matched = 0;
+    for (size_t j = 0; j < nf; ++j) {
+      if (!out.passed[r * nf + j]) continue;
+      ++matched;
+      const int32_t p = out.points[r * nf + j];
+      if (p > best_points) {
+        best_points = p;
+        best = int32_t(j);
+        ties = 1;
+      } else if (p == best_points) {
+        ++ties;
+      }
+    }
+    out.matched[r] = matched;
+    if (valid_frames[r] == 0) out.call[r] = kCallUnscored;
+    else if (matched == 0) out.call[r] = kCallNovel;
+    else out.call[r] = ties > 1 ? kCallTie : best;
+  }
+}
+
+void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+  const size_t nf = set_.filters.size();
+  out.resize(n, nf);
+  ws.valid_frames.assign(n, 0);
+  const size_t g = size_t(params_.group_reads);
+  for (size_t first = 0; first < n; first += g) {
+    const size_t cnt = std::min(g, n - first);
+    score_group(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
+                &ws.valid_frames[first], out.lookups, ws);
+  }
+}
+
+void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
+                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+  const int w = set_.w;
+  const size_t nf = views_.size();
+  const size_t kmax = size_t(kmax_);
+
+  // 1. Every read packed 2 bits per base (base i at bits 2(i%32) of word i/32) plus a bit mask of its N/IUPAC
+  //    positions. Keys and hashes are computed lazily from these, in O(1) per frame, only for the frames that are
+  //    looked up (an error-free read needs ~L/w of them); a read without any complete k-mer is flagged here.
+  ws.base_offset.resize(n + 1);  // in packed words; the invalid mask uses the same index / 2 rounded up
+  ws.frame_offset.resize(n + 1);
+  ws.frames.resize(n);
+  size_t words = 0, total = 0;
+  for (size_t r = 0; r < n; ++r) {
+    ws.base_offset[r] = words;
+    words += reads[r].size() / 32 + 2;  // +1 spare word: windows may read one word past the end
+    const int64_t f = int64_t(reads[r].size()) - w + 1;
+    ws.frame_offset[r] = total;
+    ws.frames[r] = f > 0 ? int32_t(std::min<int64_t>(f, INT32_MAX)) : 0;
+    total += size_t(ws.frames[r]);
+  }
+  ws.base_offset[n] = words;
+  ws.frame_offset[n] = total;
+  ws.packed.assign(words, 0);
+  ws.invalid.assign(words, 0);  // one bit per base: half the words would do; the same offsets keep it simple
+  for (size_t r = 0; r < n; ++r) {
+    const std::string_view s = reads[r];
+    uint64_t* pk = ws.packed.data() + ws.base_offset[r];
+    uint64_t* inv = ws.invalid.data() + ws.base_offset[r];
+    uint64_t any_invalid = 0;
+    for (size_t i0 = 0; i0 < s.size(); i0 += 32) {  // 32 bases per packed word, accumulated in registers
+      const size_t m = std::min<size_t>(32, s.size() - i0);
+      uint64_t word = 0, bad = 0;
+      for (size_t i = 0; i < m; ++i) {
+        const uint64_t code = kCodeOf[uint8_t(s[i0 + i])];
+        word |= (code & 3) << (2 * i);
+        bad |= (code >> 2) << i;
+      }
+      pk[i0 >> 5] = word;
+      inv[i0 >> 6] |= bad << (i0 & 63);
+      any_invalid |= bad;
+    }
+    int longest = int(std::min<size_t>(s.size(), INT32_MAX));
+    if (any_invalid) {  // longest run of valid bases, only for reads with N
+      int run = 0;
+      longest = 0;
+      for (size_t i = 0; i < s.size(); ++i) {
+        run = (inv[i >> 6] >> (i & 63)) & 1 ? 0 : run + 1;
+        longest = std::max(longest, run);
+      }
+    }
+    valid_frames[r] = longest >= w ? 1 : 0;
+  }
+  ws.hashed.assign(total, 0);
+  ws.keys.resize(total);
+  if (ws.hashes.size() < total * kmax) ws.hashes.resize(total * kmax);
+  ws.states.assign(total * nf, kFrameUnknown);
+  if (params_.score == ScoreKind::facs) quick_pass(n, lookups, ws);
+
+  // 2. One scorer per (read, filter), all advanced in rounds: a job's next lookup is hashed and its first words
+  //    prefetched in one round and tested in the next, after every other job has issued its own prefetches.
+  const size_t njobs = n * nf;
+  ws.jobs.resize(njobs);
+  ws.active.clear();
+  auto finish = [&](const Job& jb) {
+    const size_t i = size_t(jb.read) * nf + jb.filter;
+    points[i] = jb.scorer.points();
+    passed[i] = jb.scorer.passes(params_.threshold) ? 1 : 0;
+    denom[jb.read] = jb.scorer.denominator();
+    lookups += uint64_t(jb.scorer.lookups());
+  };
+  auto prefetch = [&](const Job& jb, int from, int to) {
+    const ConstBloomView v = views_[jb.filter];
+    for (int i = from; i < to; ++i) __builtin_prefetch(v.words + (bloom_slot(jb.hashes[i], v.m_bits) >> 5));
+  };
+  // Asks the scorer for its next frame (frames with N are answered as misses on the spot), makes sure the frame's
+  // first hashes exist (once per read, shared by all filters) and prefetches the first probes.
+  auto advance = [&](Job& jb) -> bool {
+    for (;;) {
+      const int f = jb.scorer.next(jb.state);
+      if (f < 0) {
+        finish(jb);
+        return false;
+      }
+      if (!hash_head(ws, jb.read, f)) {
+        jb.state[f] = kFrameMiss;  // an N in the k-mer: not a lookup
+        continue;
+      }
+      jb.frame = f;
+      jb.hashes = ws.hashes.data() + (ws.frame_offset[jb.read] + size_t(f)) * kmax;
+      jb.from = 0;
+      jb.stage = std::min(kFirstProbes, ks_[jb.filter]);
+      prefetch(jb, 0, jb.stage);
+      return true;
+    }
+  };
+  for (size_t r = 0, job = 0; r < n; ++r) {
+    const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    for (size_t j = 0; j < nf; ++j, ++job) {
+      Job& jb = ws.jobs[job];
+      jb.read = uint32_t(r);
+      jb.filter = uint32_t(j);
+      jb.state = ws.states.data() + ws.frame_offset[r] * nf + j * size_t(ws.frames[r]);
+      jb.scorer.start(params_.score, len, w, params_.threshold);
+      if (advance(jb)) ws.active.push_back(uint32_t(job));
+    }
+  }
+  while (!ws.active.empty()) {
+    size_t keep = 0;
+    for (size_t a = 0; a < ws.active.size(); ++a) {
+      const uint32_t job = ws.active[a];
+      Job& jb = ws.jobs[job];
+      const ConstBloomView v = views_[jb.filter];
+      const int k = ks_[jb.filter];
+      bool hit = true;
+      for (int i = jb.from; i < jb.stage && hit; ++i) hit = test_bit(v.words, bloom_slot(jb.hashes[i], v.m_bits));
+      if (hit && jb.stage < k) {  // the first probes passed: fetch the rest and test them next round
+        const int next = std::min(k, 2 * jb.stage);
+        hash_more(ws, ws.frame_offset[jb.read] + size_t(jb.frame), next);
+        prefetch(jb, jb.stage, next);
+        jb.from = jb.stage;
+        jb.stage = next;
+        ws.active[keep++] = job;
+        continue;
+      }
+      jb.scorer.feed(jb.state, jb.frame, hit);
+      if (advance(jb)) ws.active[keep++] = job;
+    }
+    ws.active.resize(keep);
+  }
+}
+
+// FACS's quick pass for all reads and filters of a group at once, frame-major: every quick frame of every read
+// is hashed once, then looked up in every filter in rounds of probes (2, then 4, 8, ... of its k), each round
+// prefetching the next probes of the lookups still alive. A missing k-mer usually dies in the first round (fill
+// ~1/2 per probe), so most filters cost ~2 probes per quick frame. The results go into the frame states that
+// the scorers read, so the scorers then only look up frames the quick pass did not cover (around errors).
+void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
+  const int w = set_.w;
+  const size_t nf = views_.size();
+  const size_t kmax = size_t(kmax_);
+  ws.probes.clear();
+  for (size_t r = 0; r < n; ++r) {
+    const int F = ws.frames[r];
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {
+      const size_t slot = ws.frame_offset[r] + size_t(q);
+      uint8_t* st = ws.states.data() + ws.frame_offset[r] * nf + size_t(q);
+      if (!hash_head(ws, r, q)) {
+        for (size_t j = 0; j < nf; ++j) st[j * size_t(F)] = kFrameMiss;
+        continue;
+      }
+      const uint32_t* h = ws.hashes.data() + slot * kmax;
+      for (size_t j = 0; j < nf; ++j) {
+        ProbeItem it;
+        it.slot = uint32_t(slot);
+        it.filter = uint16_t(j);
+        it.from = 0;
+        it.to = uint8_t(std::min(kFirstProbes, ks_[j]));
+        it.state = st + j * size_t(F);
+        const ConstBloomView v = views_[j];
+        for (int i = 0; i < it.to; ++i) __builtin_prefetch(v.words + (bloom_slot(h[i], v.m_bits) >> 5));
+        ws.probes.push_back(it);
+      }
+    }
+  }
+  lookups += ws.probes.size();
+  while (!ws.probes.empty()) {
+    size_t keep = 0;
+    for (size_t a = 0; a < ws.probes.size(); ++a) {
+      ProbeItem it = ws.probes[a];
+      const ConstBloomView v = views_[it.filter];
+      const uint32_t* h = ws.hashes.data() + size_t(it.slot) * kmax;
+      bool hit = true;
+      for (int i = it.from; i < it.to && hit; ++i) hit = test_bit(v.words, bloom_slot(h[i], v.m_bits));
+      const int k = ks_[it.filter];
+      if (!hit || it.to >= k) {
+        *it.state = hit ? kFrameHit : kFrameMiss;
+        continue;
+      }
+      it.from = it.to;
+      it.to = uint8_t(std::min(k, 2 * int(it.to)));
+      hash_more(ws, it.slot, it.to);
+      for (int i = it.from; i < it.to; ++i) __builtin_prefetch(v.words + (bloom_slot(h[i], v.m_bits) >> 5));
+      ws.probes[keep++] = it;
+    }
+    ws.probes.resize(keep);
+  }
+}
+
+bool Classifier::hash_head(Workspace& ws, size_t read, int frame) const {
+  const size_t slot = ws.frame_offset[read] + size_t(frame);
+  const uint8_t done = ws.hashed[slot];
+  if (done) return done != 1;
+  const int w = set_.w;
+  const uint64_t* pk = ws.packed.data() + ws.base_offset[read];
+  const uint64_t* inv = ws.invalid.data() + ws.base_offset[read];
+  const size_t pos = size_t(frame);
+  // N in the window? (bits [pos, pos + w) of the invalid mask)
+  const size_t iw = pos >> 6;
+  const int ish = int(pos & 63);
+  uint64_t bad = inv[iw] >> ish;
+  if (ish && ish + w > 64) bad |= inv[iw + 1] << (64 - ish);
+  if (bad & ((uint64_t(1) << w) - 1)) {
+    ws.hashed[slot] = 1;
+    return false;
+  }
+  // The window with its first base in the low bits is the complement of the reverse complement; the forward
+  // w-mer (first base most significant) is its 2-bit-group reversal.
+  const size_t pw = pos >> 5;
+  const int psh = int(2 * (pos & 31));
+  uint64_t x = pk[pw] >> psh;
+  if (psh && psh + 2 * w > 64) x |= pk[pw + 1] << (64 - psh);
+  const uint64_t mask = wmer_mask(w);
+  const uint64_t rc = ~x & mask;
+  const uint64_t fwd = revcomp_wmer(rc, w);
+  const uint64_t key = canonical_wmer(fwd, rc);
+  ws.keys[slot] = key;
+  uint64_t h = 0;
+  for (int b = 0; b < key_bytes_; ++b) h ^= head_table_[size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)];
+  uint32_t* out = ws.hashes.data() + slot * size_t(kmax_);
+  out[0] = uint32_t(h);
+  if (kmax_ > 1) out[1] = uint32_t(h >> 32);
+  ws.hashed[slot] = 2;
+  return true;
+}
+
+namespace {
+
+template <size_t kLanes>
+void xor_rows(const uint32_t* table, uint64_t key, int key_bytes, uint32_t* out, int count) {
+  uint32_t acc[kLanes] = {};
+  for (int b = 0; b < key_bytes; ++b) {
+    const uint32_t* row = table + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * kLanes;
+    for (size_t i = 0; i < kLanes; ++i) acc[i] ^= row[i];
+  }
+  for (int i = 0; i < count; ++i) out[i] = acc[i];
+}
+
+}  // namespace
+
+void Classifier::hash_more(Workspace& ws, size_t slot, int upto) const {
+  uint8_t& done = ws.hashed[slot];
+  uint32_t* out = ws.hashes.data() + slot * size_t(kmax_);
+  const uint64_t key = ws.keys[slot];
+  if (done < 3 && kmax_ > kFirstProbes) {  // functions 2 and 3
+    uint64_t h = 0;
+    for (int b = 0; b < key_bytes_; ++b) h ^= mid_table_[size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)];
+    out[2] = uint32_t(h);
+    if (kmax_ > 3) out[3] = uint32_t(h >> 32);
+    done = 3;
+  }
+  if (upto <= 2 * kFirstProbes || done >= 4) return;
+  const int rest = kmax_ - 2 * kFirstProbes;
+  if (rest > 0) {
+    if (tail_lanes_ == 16) xor_rows<16>(tail_table_.data(), key, key_bytes_, out + 2 * kFirstProbes, rest);
+    else xor_rows<32>(tail_table_.data(), key, key_bytes_, out + 2 * kFirstProbes, rest);
+  }
+  done = 4;
+}
+
+}  // namespace bloomseq

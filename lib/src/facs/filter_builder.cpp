@@ -1,0 +1,130 @@
+#include "bloomseq/facs/filter_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bloomseq/encode/dna.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+
+namespace bloomseq {
+namespace {
+
+template <class F>
+void for_each_canonical(const std::vector<std::string_view>& seqs, int w, F&& f) {
+  for (std::string_view s : seqs) {
+    WmerRoller r(w);
+    for (char c : s)
+      if (r.push(base_code(c))) f(canonical_wmer(r.fwd, r.rc));
+  }
+}
+
+void check_word_size(int w) {
+  if (w < 1 || w > kMaxWordSize) throw UsageError("k-mer size must be 1..32, got " + std::to_string(w));
+}
+
+}  // namespace
+
+std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_view>& seqs, int w) {
+  check_word_size(w);
+  size_t total = 0;
+  for (std::string_view s : seqs) total += s.size();
+  std::vector<uint64_t> keys;
+  keys.reserve(total);
+  for_each_canonical(seqs, w, [&](uint64_t key) { keys.push_back(key); });
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w) {
+  check_word_size(w);
+  constexpr int p = 14;
+  constexpr uint32_t registers = 1u << p;
+  std::vector<uint8_t> reg(registers, 0);
+  for_each_canonical(seqs, w, [&](uint64_t key) {
+    const uint64_t h = SplitMix64(key).next();  // a strong 64-bit mix of the key
+    const uint32_t idx = uint32_t(h >> (64 - p));
+    const uint64_t rest = (h << p) | (uint64_t(1) << (p - 1));  // guard bit keeps the rank bounded
+    const uint8_t rank = uint8_t(__builtin_clzll(rest) + 1);
+    if (rank > reg[idx]) reg[idx] = rank;
+  });
+  double sum = 0;
+  uint32_t zeros = 0;
+  for (uint8_t r : reg) {
+    sum += std::ldexp(1.0, -int(r));
+    zeros += r == 0;
+  }
+  const double m = registers;
+  const double alpha = 0.7213 / (1.0 + 1.079 / m);
+  double e = alpha * m * m / sum;
+  if (e <= 2.5 * m && zeros > 0) e = m * std::log(m / double(zeros));  // small-range (linear counting) correction
+  return uint64_t(std::llround(e));
+}
+
+void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k) {
+  m_bits = p.m_bits ? p.m_bits : bits_for_fpr(std::max<uint64_t>(n, 1), p.fpr);
+  if (m_bits > kMaxBloomBits)
+    throw UsageError("filter for " + std::to_string(n) + " k-mers at FPR " + std::to_string(p.fpr) +
+                     " needs more than 2^32 bits; raise --fpr or split the reference (--per-record)");
+  k = p.hashes ? p.hashes : optimal_hashes(std::max<uint64_t>(n, 1), m_bits);
+  if (k < 1 || k > kMaxHashes) throw UsageError("number of hash functions must be 1..32, got " + std::to_string(k));
+}
+
+FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
+                         const std::string& source) {
+  check_word_size(p.w);
+  FilterEntry f;
+  f.name = name;
+  f.source = source;
+  for (std::string_view s : seqs) f.source_length += s.size();
+
+  std::vector<uint64_t> keys;
+  if (p.count == KmerCount::exact) {
+    keys = distinct_canonical_wmers(seqs, p.w);
+    f.elements = keys.size();
+  } else {
+    f.elements = estimate_distinct_wmers(seqs, p.w);
+  }
+  uint64_t m = 0;
+  size_filter(f.elements, p, m, f.k);
+  f.bits = BloomVector(m);
+
+  const H3Family family(f.k, p.w, p.seed);
+  const H3ByteView hv = family.byte_view();
+  BloomView view = f.bits.view();
+  uint32_t h[kMaxHashes];
+  auto insert = [&](uint64_t key) {
+    hv.hash_all(key, h);
+    view.insert(h, f.k);
+  };
+  if (p.count == KmerCount::exact) {
+    for (uint64_t key : keys) insert(key);
+  } else {
+    for_each_canonical(seqs, p.w, insert);
+  }
+  return f;
+}
+
+FilterSet make_filter_set(const BuildParams& p, const std::string& command_line) {
+  check_word_size(p.w);
+  FilterSet set;
+  set.w = p.w;
+  set.seed = p.seed;
+  set.canonical = true;
+  set.command_line = command_line;
+  return set;
+}
+
+void check_compatible(const FilterSet& set, const BuildParams& p, const std::string& path) {
+  if (set.w != p.w)
+    throw UsageError(path + ": filters use k-mer size " + std::to_string(set.w) + ", this run asked for " +
+                     std::to_string(p.w) + " (pass -w " + std::to_string(set.w) + ")");
+  if (set.seed != p.seed) throw UsageError(path + ": filters use a different hash seed than this run");
+  if (!set.canonical) throw UsageError(path + ": filters hold non-canonical k-mers; facs needs canonical ones");
+}
+
+double predicted_fpr(const FilterEntry& f) { return expected_fpr(f.elements, f.bits.m_bits(), f.k); }
+double fill_fpr(const FilterEntry& f) { return fpr_from_fill(f.bits.fill_fraction(), f.k); }
+
+}  // namespace bloomseq

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# CLI tests of facs on the bundled data: build-filter, info, classify (real SRR059298 reads against the four bee
+# viruses, lambda reads, pairs, gz/stdin/threads equivalence, split outputs) and the error paths.
+# Usage: facs_cli.sh BIN_DIR SRC_DIR
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+facs=$bin/facs
+[ -x "$facs" ] || { echo "no $facs"; exit 1; }
+data=$src/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fails=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# expect_exit CODE NAME CMD...: the command fails with CODE and prints exactly one line on stderr
+expect_exit() {
+  local code=$1 name=$2
+  shift 2
+  "$@" > out.txt 2> err.txt
+  local rc=$?
+  if [ "$rc" -eq "$code" ] && [ "$(wc -l < err.txt)" -eq 1 ]; then ok "$name (exit $rc: $(cat err.txt))"
+  else bad "$name: exit $rc, expected $code; stderr: $(head -3 err.txt)"; fi
+}
+# column of the summary row for a filter
+summary_field() { awk -F'\t' -v n="$2" -v c="$3" '$1 == n { print $c }' "$1"; }
+
+bees="$data/bee-viruses/dwv.fa $data/bee-viruses/vdv1.fa $data/bee-viruses/vdv1dwv5.fa $data/bee-viruses/vdv1dwv9.fa"
+
+# --- build-filter and info
+"$facs" build-filter -o refs.bf $bees "$data/lambda_virus.fa" 2> build.txt
+check "build-filter writes a container" "[ -s refs.bf ]"
+check "build-filter prints what it built" "grep -q '^lambda_virus' build.txt && grep -q 'wrote 5 filter' build.txt"
+"$facs" info refs.bf > info.txt
+check "info lists 5 filters with k-mers, bits, FPR" "[ \$(grep -vc '^#' info.txt) -eq 5 ] && grep -q '^#name.*predicted_fpr' info.txt"
+check "info: predicted FPR near the 5e-4 target" \
+  "awk -F'\t' '!/^#/ && (\$9 > 6e-4 || \$9 < 3e-4) { bad = 1 } END { exit bad }' info.txt"
+cp refs.bf add.bf
+"$facs" build-filter -q -o add.bf --add --name ecoli200k "$data/ecoli_536_200k.fa"
+check "build-filter --add appends" "[ \$(\"$facs\" info add.bf | grep -vc '^#') -eq 6 ]"
+expect_exit 64 "build-filter --add refuses a duplicate name" "$facs" build-filter -q -o add.bf --add "$data/lambda_virus.fa"
+expect_exit 64 "build-filter --add refuses another k-mer size" "$facs" build-filter -q -o add.bf --add -w 25 "$data/lambda_virus.fa"
+for f in $bees; do cat "$f"; echo; done > allbees.fa  # the files lack a final newline
+"$facs" build-filter -q -o per_record.bf --per-record allbees.fa
+check "build-filter --per-record: one filter per record" "[ \$(\"$facs\" info per_record.bf | grep -vc '^#') -eq 4 ]"
+
+# --- classify the real SRR059298 reads (72 bp, many N) against the bee viruses and lambda
+"$facs" classify "$data/SRR059298_5k.fastq.gz" refs.bf -o calls.tsv --scores --summary summary.tsv --json run.json 2> log.txt
+total=$(grep -vc '^#' calls.tsv)
+check "one per-read line per read" "[ $total -eq 5000 ]"
+bee_calls=$(awk -F'\t' '!/^#/ && ($2 ~ /^(dwv|vdv1|vdv1dwv5|vdv1dwv9)$/ || ($2 == "tie" && $4 !~ /lambda/)) { n++ } END { print n + 0 }' calls.tsv)
+echo "     SRR059298 5k: $bee_calls of 5000 reads called to a bee virus"
+check "most SRR059298 reads classify to the bee viruses (>= 75%)" "[ $bee_calls -ge 3750 ]"
+check "no SRR059298 read is called lambda" "! awk -F'\t' '\$2 == \"lambda_virus\"' calls.tsv | grep -q ."
+check "summary has the BioBloom columns and rows" \
+  "head -1 summary.tsv | grep -q \$'^#filter_id\thits\tmisses\tshared\trate_hits\trate_misses\trate_shared' && grep -q '^multiMatch' summary.tsv && grep -q '^noMatch' summary.tsv"
+check "summary rows add up (hits + misses = total)" \
+  "awk -F'\t' '!/^#/ && \$2 + \$3 != 5000 { bad = 1 } END { exit bad }' summary.tsv"
+check "JSON has parameters and totals" "python3 -c 'import json,sys; j=json.load(open(\"run.json\")); sys.exit(0 if j[\"results\"][\"total\"] == 5000 and j[\"parameters\"][\"kmer_size\"] == 21 else 1)'"
+
+# plain vs gz vs stdin vs threads: identical calls
+zcat "$data/SRR059298_5k.fastq.gz" > reads.fq
+"$facs" classify reads.fq refs.bf -o plain.tsv --scores --summary /dev/null 2> /dev/null
+zcat "$data/SRR059298_5k.fastq.gz" | "$facs" classify - refs.bf -o stdin.tsv --scores --summary /dev/null 2> /dev/null
+"$facs" classify reads.fq refs.bf -o threads.tsv --scores -t 3 --batch-bases 5000 --summary /dev/null 2> /dev/null
+body() { grep -v '^# ' "$1"; }
+check "gz and plain input give identical calls" "cmp -s <(body calls.tsv) <(body plain.tsv)"
+check "stdin gives identical calls" "cmp -s <(body calls.tsv) <(body stdin.tsv)"
+check "1 and 3 threads give identical calls" "cmp -s <(body calls.tsv) <(body threads.tsv)"
+
+# lambda reads and pairs
+"$facs" classify "$data/lambda_reads_1.fq" refs.bf -o lambda.tsv --summary /dev/null 2> /dev/null
+lam=$(awk -F'\t' '$2 == "lambda_virus"' lambda.tsv | wc -l)
+nlam=$(grep -vc '^#' lambda.tsv)
+echo "     lambda reads: $lam of $nlam called lambda_virus"
+check "lambda reads classify to lambda (>= 85%)" "[ $((lam * 100)) -ge $((nlam * 85)) ]"
+"$facs" classify "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" refs.bf --summary both.tsv 2> /dev/null
+"$facs" classify "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" --pair-mode either refs.bf --summary either.tsv 2> /dev/null
+b=$(summary_field both.tsv lambda_virus 2)
+e=$(summary_field either.tsv lambda_virus 2)
+echo "     lambda pairs: $b (both mates) <= $e (either mate)"
+check "pairs: either-mate matches at least as many as both-mates" "[ $b -le $e ] && [ $b -gt 0 ]"
+
+# split outputs
+"$facs" classify reads.fq refs.bf --matched-out split_ --unmatched-out novel.fq.gz --summary split_summary.tsv 2> /dev/null
+nov=$(( $(zcat novel.fq.gz | wc -l) / 4 ))
+check "--unmatched-out holds the noMatch reads (gzip)" "[ $nov -eq $(summary_field split_summary.tsv noMatch 2) ]"
+dwv=$(( $(wc -l < split_dwv.fq) / 4 ))
+check "--matched-out PREFIX writes per-filter FASTQ with the reads called to it" \
+  "[ $dwv -eq $(summary_field split_summary.tsv dwv 8) ] && [ -f split_multiMatch.fq ]"
+
+# short reads, N only, empty input
+printf '@short\nACGTACGT\n+\nIIIIIIII\n@n\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII\n@empty\n\n+\n\n' > odd.fq
+"$facs" classify odd.fq refs.bf -o odd.tsv --summary odd_summary.tsv 2> /dev/null
+check "short, all-N and empty reads are unscored and counted as noMatch" \
+  "[ \$(grep -c \$'\tunscored\t' odd.tsv) -eq 3 ] && [ \$(summary_field odd_summary.tsv noMatch 2) -eq 3 ]"
+: > empty.fq
+"$facs" classify empty.fq refs.bf -o empty.tsv --summary empty_summary.tsv 2> /dev/null
+check "empty input: exit 0, zero counts" "[ \$(summary_field empty_summary.tsv noMatch 2) -eq 0 ] && [ -f empty.tsv ]"
+
+# --- errors: one line, sysexits code, nothing half-written
+expect_exit 66 "missing reads file" "$facs" classify nosuch.fq refs.bf -o never.tsv
+check "no output left behind on failure" "[ ! -e never.tsv ]"
+expect_exit 66 "missing filter file" "$facs" classify reads.fq nosuch.bf
+head -c 1000 /dev/urandom > garbage.bf
+expect_exit 65 "corrupt filter file" "$facs" classify reads.fq garbage.bf
+expect_exit 64 "k-mer size differing from the run request" "$facs" classify reads.fq refs.bf -w 25
+"$facs" build-filter -q -w 25 -o w25.bf "$data/lambda_virus.fa"
+expect_exit 64 "filters with different k-mer sizes in one run" "$facs" classify reads.fq refs.bf w25.bf
+{ head -8 reads.fq; printf '@broken\nACGT\n+\nII\n'; } > broken.fq
+expect_exit 65 "malformed FASTQ names the record" "$facs" classify broken.fq refs.bf -o never.tsv
+check "the error names file and record" "grep -q 'broken.fq' err.txt && grep -q 'record 3' err.txt"
+check "no per-read output after a data error" "[ ! -e never.tsv ]"
+head -40 "$data/lambda_reads_2.fq" > short_mates.fq
+expect_exit 65 "mate file ending early" "$facs" classify "$data/lambda_reads_1.fq" --mate short_mates.fq refs.bf
+expect_exit 64 "bad option value" "$facs" classify reads.fq refs.bf --score nosuch
+expect_exit 64 "unknown command" "$facs" nosuch
+for c in build-filter classify info; do
+  check "$c --help shows examples" "\"$facs\" $c --help | grep -q Example"
+done
+
+[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
