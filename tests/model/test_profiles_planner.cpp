@@ -254,7 +254,7 @@ TEST_CASE("planner: targets, limits and objectives", "[planner]") {
   // Brute force over the same space: nothing feasible is faster.
   for (uint64_t n : {1000ull, 4000ull, 16000ull, 64000ull})
     for (int k = 1; k <= 12; ++k)
-      for (uint64_t m = 8192; m <= (1u << 22); m *= 2)
+      for (uint64_t m = 8192; m <= (1u << 18); m *= 2)  // the CPU search space (vectors up to one L1 cache)
         for (Layout lay : {Layout::Vector, Layout::BitSliced}) {
           Stage1aConfig c = p.config;
           c.n_sub = n;

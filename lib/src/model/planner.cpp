@@ -21,7 +21,10 @@ std::vector<uint64_t> default_n_sub(int w) {
 
 std::vector<uint64_t> default_m(const DeviceProfile& d, const KernelResources& kr) {
   std::vector<uint64_t> v;
-  for (uint64_t m = 8192; m <= (uint64_t(1) << 22); m *= 2) {
+  // On a CPU the calibration and the validation sweep cover vectors up to 256 Kbit (one L1 data cache); larger
+  // vectors spill every probe to L2/DRAM, where the fitted constants under-predict by an order of magnitude.
+  const uint64_t max_m = d.kind == DeviceKind::Gpu ? (uint64_t(1) << 22) : (uint64_t(1) << 18);
+  for (uint64_t m = 8192; m <= max_m; m *= 2) {
     if (d.kind == DeviceKind::Gpu &&
         vector_shared_bytes(m) + kr.static_shared_bytes + d.reserved_shared_per_block > d.shared_per_mp)
       break;
