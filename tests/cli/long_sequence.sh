@@ -9,9 +9,9 @@ tmp=$(mktemp -d)
 trap "rm -rf $tmp" EXIT
 
 # Query: 2,000 bases of lambda phage.
-awk 'NR > 1' "$src/data/lambda_virus.fa" | tr -d '\n' | head -c 12000 | tail -c 2000 > "$tmp/frag"
-{ echo ">lambda_2k"; cat "$tmp/frag"; echo; } > "$tmp/query.fa"
-frag=$(cat "$tmp/frag")
+lambda=$(awk 'NR > 1' "$src/data/lambda_virus.fa" | tr -d '\n')
+frag=${lambda:10000:2000}
+printf '>lambda_2k\n%s\n' "$frag" > "$tmp/query.fa"
 rc_frag=$(printf '%s' "$frag" | rev | tr ACGT TGCA)
 
 # Database: one line of 100 Mbases: random ACGT (every byte value maps to a base), a run of 5,000 N, the fragment
