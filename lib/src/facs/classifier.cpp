@@ -381,10 +381,16 @@ bool Classifier::blocked_contains(Workspace& ws, size_t slot, const ConstBloomVi
     const uint32_t bit = blocked_bit(hash);
     return (block[bit >> 5] >> (bit & 31)) & 1u;
   };
-  if (!test(h[1])) return false;  // half of the misses end here, before hashing further
+  // A missing k-mer usually shows within the first bits (each is set with probability ~fill), so the hash
+  // functions are computed in stages: 0-1 (done), 2-3, then the rest only if bits 1-3 are all set.
+  if (!test(h[1])) return false;
   if (k == 1) return true;
+  hash_more(ws, slot, 2 * kFirstProbes);
+  for (int i = 2; i <= k && i < 2 * kFirstProbes; ++i)
+    if (!test(h[i])) return false;
+  if (k < 2 * kFirstProbes) return true;
   hash_more(ws, slot, k + 1);
-  for (int i = 2; i <= k; ++i)
+  for (int i = 2 * kFirstProbes; i <= k; ++i)
     if (!test(h[i])) return false;
   return true;
 }
