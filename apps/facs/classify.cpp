@@ -3,12 +3,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bloomseq/backend/backend.hpp"
 #include "bloomseq/app/json_writer.hpp"
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/error.hpp"
@@ -112,6 +114,9 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
        cxxopts::value<double>())
       ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
       ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
+      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
+       cxxopts::value<std::string>()->default_value("cpu"))
+      ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
                       "multiMatch.fq; a PREFIX ending in .gz writes gzip", cxxopts::value<std::string>())
       ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz)",
@@ -172,7 +177,11 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const FilterSet set = load_filters(bf_paths, r["kmer"].as<int>());
-  const Classifier classifier(set, cp);
+  Classifier classifier(set, cp);
+  const std::unique_ptr<Backend> backend =
+      make_backend(r["backend"].as<std::string>(), r["device"].as<int>(), cp.threads,
+                   r.count("no-progress") ? nullptr : &std::cerr);
+  if (backend->name() != "cpu") classifier.use_backend(backend.get());
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);
   const size_t nf = names.size();

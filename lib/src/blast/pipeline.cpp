@@ -106,7 +106,7 @@ void BlastSearch::search(const DbBatch& batch) {
       external_stage1a->prepare(filters_.vectors());
       external_prepared_ = true;
     }
-    for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = external_stage1a->run_chunk(chunks[i], hits[i]);
+    external_stage1a->run_chunks(chunks, hits, wmers);
   } else if (V > 0) {
     const SubqueryVectors vec = filters_.vectors();
     const BitslicedMatrix mat = filters_.bitsliced();

@@ -1,6 +1,9 @@
 #include "bloomseq/blast/stage1a_backend.hpp"
 
+#include <algorithm>
 #include <mutex>
+
+#include "bloomseq/backend/backend.hpp"
 
 namespace bloomseq {
 namespace {
@@ -19,8 +22,67 @@ void register_stage1a_backend(const Stage1aBackendFactory& factory) {
   registry().push_back(factory);
 }
 
+namespace {
+// Stage 1a through the library's backend interface (the CUDA backend, or any other Backend).
+class BackendStage1a final : public Stage1aBackend {
+ public:
+  explicit BackendStage1a(std::unique_ptr<Backend> b) : backend_(std::move(b)) {}
+  std::string name() const override { return backend_->description(); }
+  void prepare(const SubqueryVectors& vectors) override { vectors_ = vectors; }
+  uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
+    backend_->stage1a(vectors_, chunk, hits);
+    return count_chunk_wmers(chunk);
+  }
+  void run_chunks(const std::vector<DbChunk>& chunks, std::vector<std::vector<Stage1aHit>>& hits,
+                  std::vector<uint64_t>& wmers) override {
+    size_t next = 0;
+    backend_->stage1a_stream(
+        vectors_,
+        [&](DbChunk& c) {
+          if (next == chunks.size()) return false;
+          c = chunks[next++];
+          return true;
+        },
+        [&](uint64_t i, std::vector<Stage1aHit>& h) { hits[i].swap(h); });
+    for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = count_chunk_wmers(chunks[i]);
+  }
+
+ private:
+  std::unique_ptr<Backend> backend_;
+  SubqueryVectors vectors_;
+};
+}  // namespace
+
+std::unique_ptr<Stage1aBackend> adapt_stage1a_backend(std::unique_ptr<Backend> backend) {
+  return std::make_unique<BackendStage1a>(std::move(backend));
+}
+
+uint64_t count_chunk_wmers(const DbChunk& chunk) {
+  const uint64_t w = uint64_t(chunk.w);
+  uint64_t count = 0, run = 0;
+  const uint64_t end = std::min(chunk.n, chunk.n_starts + w - 1);
+  for (uint64_t i = 0; i < end; ++i) {
+    run = chunk.codes[i] < 4 ? run + 1 : 0;
+    if (run >= w) ++count;  // the w-mer starting at i + 1 - w (< n_starts because i < n_starts + w - 1)
+  }
+  return count;
+}
+
 const Stage1aBackendFactory* find_stage1a_backend(const std::string& kind) {
   std::lock_guard<std::mutex> lock(registry_mutex());
+  if (kind == "cuda" && cuda_compiled_in()) {
+    static const Stage1aBackendFactory cuda_factory{
+        "cuda",
+        [](std::string& why) {
+          if (cuda_devices() > 0) return true;
+          why = "no usable CUDA device (no driver or no GPU found)";
+          return false;
+        },
+        [](int device) { return adapt_stage1a_backend(make_backend("cuda", device)); }};
+    bool registered = false;
+    for (const auto& f : registry()) registered = registered || f.kind == kind;
+    if (!registered) return &cuda_factory;
+  }
   for (const auto& f : registry())
     if (f.kind == kind) return &f;
   return nullptr;

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "bloomseq/backend/backend.hpp"
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 
@@ -158,6 +159,10 @@ void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames
 }
 
 void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+  if (backend_) {
+    score_on_backend(reads, n, out, ws);
+    return;
+  }
   const size_t nf = set_.filters.size();
   out.resize(n, nf);
   ws.valid_frames.assign(n, 0);
@@ -166,6 +171,51 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
     const size_t cnt = std::min(g, n - first);
     score_group(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
                 &ws.valid_frames[first], out.lookups, ws);
+  }
+}
+
+void Classifier::score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+  const size_t nf = set_.filters.size();
+  const int w = set_.w;
+  out.resize(n, nf);
+  ws.valid_frames.assign(n, 0);
+  std::vector<uint8_t> codes;
+  std::vector<uint64_t> offsets{0};
+  for (size_t r = 0; r < n; ++r) {
+    for (char c : reads[r]) codes.push_back(kCodeOf[uint8_t(c)]);
+    offsets.push_back(codes.size());
+  }
+  std::vector<ClassifyFilter> filters(nf);
+  for (size_t j = 0; j < nf; ++j)
+    filters[j] = {views_[j], ks_[j], blocked_[j] ? BloomLayout::blocked512 : BloomLayout::classic};
+  const FilterBank bank{filters.data(), uint32_t(nf), &family_};
+  ClassifyHits hits;
+  {
+    std::lock_guard<std::mutex> lock(*backend_mutex_);
+    backend_->classify(bank, ReadBatchView{codes.data(), offsets.data(), uint32_t(n)}, hits);
+  }
+  // Every frame's answer is known: the scorers only read the states (a frame with N is a miss, as on the CPU).
+  for (size_t r = 0; r < n; ++r) {
+    const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    int run = 0;
+    for (uint64_t i = offsets[r]; i < offsets[r + 1] && ws.valid_frames[r] == 0; ++i) {
+      run = codes[i] < 4 ? run + 1 : 0;
+      if (run >= w) ws.valid_frames[r] = 1;
+    }
+    const uint32_t frames = hits.frames[r];
+    for (size_t j = 0; j < nf; ++j) {
+      ws.states.assign(std::max<uint32_t>(frames, 1), kFrameMiss);
+      for (uint32_t f = 0; f < frames; ++f)
+        if (hits.frame_hit(uint32_t(r), uint32_t(j), f)) ws.states[f] = kFrameHit;
+      ReadScorer sc;
+      sc.start(params_.score, len, w, params_.threshold);
+      for (int f = sc.next(ws.states.data()); f >= 0; f = sc.next(ws.states.data())) sc.feed(ws.states.data(), f, false);
+      const size_t i = r * nf + j;
+      out.points[i] = sc.points();
+      out.passed[i] = sc.passes(params_.threshold) ? 1 : 0;
+      out.denominator[r] = sc.denominator();
+    }
+    out.lookups += uint64_t(frames) * nf;
   }
 }
 

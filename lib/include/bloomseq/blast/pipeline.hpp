@@ -61,8 +61,8 @@ class BlastSearch {
   std::function<void(const DbBatch&, const std::vector<Stage1aHit>&)> on_stage1a;
   std::function<void(const DbBatch&, const std::vector<Seed>&)> on_seeds;
   bool run_stage2 = true;
-  // When set, stage 1a runs here instead of the CPU layouts (a GPU backend); it gets the vector layout and is
-  // called for one chunk at a time, in order.
+  // When set, stage 1a runs here instead of the CPU layouts (a GPU backend); it gets the vector layout and all
+  // chunks of a batch at once (run_chunks), so it can overlap them.
   Stage1aBackend* external_stage1a = nullptr;
 
   void search(const DbBatch& batch);

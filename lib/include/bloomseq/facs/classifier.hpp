@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@
 #include "bloomseq/io/filter_file.hpp"
 
 namespace bloomseq {
+
+class Backend;
 
 // What a read (or a pair) was called.
 constexpr int32_t kCallNovel = -1;     // no filter reached the threshold
@@ -101,12 +104,18 @@ class Classifier {
   void classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n, BatchScores& out,
                       Workspace& ws) const;
 
+  // Frame lookups on a library backend (backend/backend.hpp, e.g. the CUDA backend) instead of the CPU path: the
+  // backend returns every frame's hit bit and the same scorers run on them, so calls and scores are identical.
+  // Not owned; calls from several threads are serialised. nullptr (the default) = the CPU path.
+  void use_backend(Backend* backend) { backend_ = backend; }
+
   const FilterSet& filters() const { return set_; }
   const ClassifyParams& params() const { return params_; }
   int max_hashes() const { return kmax_; }
 
  private:
   void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  void score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
   void quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const;
@@ -121,6 +130,8 @@ class Classifier {
 
   const FilterSet& set_;
   ClassifyParams params_;
+  Backend* backend_ = nullptr;
+  std::unique_ptr<std::mutex> backend_mutex_ = std::make_unique<std::mutex>();
   int kmax_ = 0;
   H3Family family_;
   int key_bytes_ = 0;

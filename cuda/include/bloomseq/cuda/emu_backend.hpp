@@ -1,0 +1,51 @@
+// A Backend that runs the CUDA kernel bodies on the host through the emulator (emu_ctx.hpp), with the same
+// planning, packing, ordered streaming and overflow handling as the CUDA backend. Tests compare it with the CPU
+// reference bit for bit; the knobs below force the awkward paths (tiny grids = many passes, tiny output buffers
+// = overflow reruns, several vectors per block, chunk slices).
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "bloomseq/backend/backend.hpp"
+#include "bloomseq/cuda/launch_config.hpp"
+
+namespace bloomseq::cuda {
+
+struct EmuOptions {
+  GpuProfile profile;               // the device the plan is made for
+  uint32_t stage1a_threads = 64;
+  uint32_t classify_threads = 64;
+  uint32_t vectors_per_group = 1;
+  uint32_t max_blocks = 0;          // cap the grid (0: as planned)
+  uint32_t slices = 0;              // force chunk slices (0: as planned)
+  uint32_t initial_capacity = 1u << 16;  // stage-1a hit buffer, grown on overflow
+  size_t streams = 2;
+  uint64_t shared_limit = 0;        // pretend shared memory per block is this small (0: profile's)
+};
+
+struct EmuStats {
+  uint64_t launches = 0;
+  uint64_t overflow_reruns = 0;
+  uint64_t max_passes = 0;
+  uint64_t max_blocks = 0;
+  bool vectors_in_shared = true;
+};
+
+std::unique_ptr<Backend> make_emulated_backend(const EmuOptions& options = {}, EmuStats* stats = nullptr);
+
+// Calls f(std::integral_constant<int, R>{}) with R = hash_registers_for(k).
+template <class F>
+decltype(auto) with_hash_registers(int k, F&& f);
+
+}  // namespace bloomseq::cuda
+
+#include <type_traits>
+
+template <class F>
+decltype(auto) bloomseq::cuda::with_hash_registers(int k, F&& f) {
+  switch (hash_registers_for(k)) {
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 16: return f(std::integral_constant<int, 16>{});
+    default: return f(std::integral_constant<int, 32>{});
+  }
+}

@@ -1,0 +1,89 @@
+// Launch configuration (blocks B_r, threads T_r, dynamic shared memory) as plain host arithmetic, so it is
+// unit-tested without a GPU. The CUDA backend fills GpuProfile from cudaGetDeviceProperties and KernelAttributes
+// from cudaFuncGetAttributes; tests use hand-written profiles.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace bloomseq::cuda {
+
+struct GpuProfile {
+  std::string name = "generic";
+  int sm_count = 1;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  int max_threads_per_block = 1024;
+  int regs_per_sm = 65536;
+  uint64_t shared_per_sm = 228 * 1024;
+  uint64_t shared_per_block = 48 * 1024;         // without opt-in
+  uint64_t shared_per_block_optin = 227 * 1024;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  uint64_t shared_reserved_per_block = 1024;     // the runtime's own reservation (sm_80+)
+  double clock_ghz = 1.5;
+  double mem_bandwidth_gbs = 1000;
+  uint64_t l2_bytes = 0;
+  int async_engines = 1;
+  uint64_t global_mem = uint64_t(16) << 30;
+  int cc_major = 9, cc_minor = 0;
+};
+
+// Built-in profiles for reports and tests (numbers from the vendors' specifications).
+GpuProfile gtx480_profile();
+GpuProfile h100_profile();
+
+struct KernelAttributes {
+  int regs_per_thread = 32;
+  uint64_t static_shared = 0;
+  int max_threads_per_block = 1024;
+};
+
+struct LaunchConfig {
+  uint32_t blocks = 0;         // B_r
+  uint32_t threads = 0;        // T_r (multiple of 32)
+  uint64_t shared_bytes = 0;   // dynamic shared memory per block
+  uint32_t blocks_per_sm = 0;  // resident blocks per SM at this configuration (B_a)
+  uint32_t passes = 0;         // ceil(work items / (B_a * MP))
+};
+
+// Resident blocks per SM (0 if one block does not fit): the minimum over the thread, block, register and
+// shared-memory limits.
+uint32_t blocks_per_sm(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t threads, uint64_t shared_bytes);
+
+struct Stage1aShape {
+  uint32_t vectors = 0;
+  uint32_t words_per_vector = 0;
+  int k = 0;
+  int key_nibbles = 0;
+  uint64_t n_starts = 0;  // w-mers per chunk
+};
+
+struct Stage1aPlan {
+  LaunchConfig launch;
+  uint32_t vectors_per_group = 1;
+  uint32_t slices = 1;
+  bool vectors_in_shared = true;
+};
+
+// The paper's decomposition: one sub-query vector per block in shared memory (vectors_per_group > 1 when asked
+// and it fits); the chunk is cut into slices when there are too few vectors to fill the device (2 waves);
+// blocks = min(work items, resident blocks), the rest are later passes of the grid-stride loop.
+// Throws UsageError if even the hash tables do not fit in shared memory.
+// `known_blocks_per_sm` > 0 replaces the computed occupancy (the CUDA backend passes what
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor reports for the planned block, which also knows the register
+// allocation granularity).
+Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
+                         uint32_t threads = 256, uint32_t vectors_per_group = 1, uint32_t known_blocks_per_sm = 0);
+
+// FACS: one block per read, grid-stride over the batch; shared memory holds the nibble tables and the
+// per-filter counts.
+LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
+                           int k_max, int key_nibbles, uint32_t threads = 128, uint32_t known_blocks_per_sm = 0);
+
+// Threads per read block: enough for one tile over a typical read's frames (32..256, multiple of 32).
+uint32_t classify_threads_for(double mean_frames);
+
+// The template instance of a kernel for a given k: 8, 16 or 32 hash registers.
+int hash_registers_for(int k);
+
+std::string describe(const GpuProfile& gpu);
+
+}  // namespace bloomseq::cuda

@@ -1,0 +1,78 @@
+// The real kernels: each is the shared kernel body run with the device execution context.
+#include "device_ctx.cuh"
+#include "kernels.hpp"
+#include "cuda_check.hpp"
+
+namespace bloomseq::cuda {
+
+template <int KMax>
+__global__ void stage1a_kernel(const Stage1aKernelParams p) {
+  DeviceCtx ctx;
+  stage1a_body<KMax>(ctx, p);
+}
+
+template <int KMax>
+__global__ void classify_kernel(const ClassifyKernelParams p) {
+  DeviceCtx ctx;
+  classify_body<KMax>(ctx, p);
+}
+
+namespace {
+
+const void* kernel_symbol(KernelKind kind, int hash_registers) {
+  switch (hash_registers) {
+    case 8:
+      return kind == KernelKind::stage1a ? reinterpret_cast<const void*>(&stage1a_kernel<8>)
+                                         : reinterpret_cast<const void*>(&classify_kernel<8>);
+    case 16:
+      return kind == KernelKind::stage1a ? reinterpret_cast<const void*>(&stage1a_kernel<16>)
+                                         : reinterpret_cast<const void*>(&classify_kernel<16>);
+    default:
+      return kind == KernelKind::stage1a ? reinterpret_cast<const void*>(&stage1a_kernel<32>)
+                                         : reinterpret_cast<const void*>(&classify_kernel<32>);
+  }
+}
+
+}  // namespace
+
+KernelAttributes kernel_attributes(KernelKind kind, int hash_registers) {
+  cudaFuncAttributes a{};
+  BLOOMSEQ_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel_symbol(kind, hash_registers)));
+  KernelAttributes k;
+  k.regs_per_thread = a.numRegs;
+  k.static_shared = a.sharedSizeBytes;
+  k.max_threads_per_block = a.maxThreadsPerBlock;
+  return k;
+}
+
+void allow_shared_bytes(KernelKind kind, int hash_registers, size_t bytes) {
+  BLOOMSEQ_CUDA_CHECK(cudaFuncSetAttribute(kernel_symbol(kind, hash_registers),
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
+uint32_t runtime_blocks_per_sm(KernelKind kind, int hash_registers, uint32_t threads, size_t shared_bytes) {
+  int n = 0;
+  BLOOMSEQ_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_symbol(kind, hash_registers), int(threads), shared_bytes));
+  return uint32_t(n > 0 ? n : 0);
+}
+
+void launch_stage1a(int hash_registers, const LaunchConfig& c, const Stage1aKernelParams& p, cudaStream_t s) {
+  switch (hash_registers) {
+    case 8: stage1a_kernel<8><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+    case 16: stage1a_kernel<16><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+    default: stage1a_kernel<32><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+  }
+  BLOOMSEQ_CUDA_CHECK_LAUNCH("stage1a_kernel");
+}
+
+void launch_classify(int hash_registers, const LaunchConfig& c, const ClassifyKernelParams& p, cudaStream_t s) {
+  switch (hash_registers) {
+    case 8: classify_kernel<8><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+    case 16: classify_kernel<16><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+    default: classify_kernel<32><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+  }
+  BLOOMSEQ_CUDA_CHECK_LAUNCH("classify_kernel");
+}
+
+}  // namespace bloomseq::cuda

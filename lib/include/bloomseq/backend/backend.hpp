@@ -1,0 +1,61 @@
+// Where the two problems run: the CPU (the reference) or a CUDA device, chosen at run time.
+//
+// make_backend("auto") uses CUDA only when it was compiled in AND a device answers, else the CPU with one
+// informative line; "cuda" without a usable device is an error. Nothing here depends on CUDA: the CUDA backend
+// lives in the separate bloomseq_cuda library, found at link time through a weak hook (see registry.cpp).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomseq/backend/classify.hpp"
+#include "bloomseq/backend/stage1a.hpp"
+
+namespace bloomseq {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // "cpu" or "cuda".
+  virtual std::string name() const = 0;
+  // One line for logs and --stats: e.g. "cuda:0 NVIDIA H100 80GB HBM3 (132 SMs, 79.1 GiB)".
+  virtual std::string description() const = 0;
+
+  // Stage 1a of one chunk: appends its hits sorted by (db_pos, subquery).
+  virtual void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) = 0;
+
+  // Streamed stage 1a: pulls chunks with next(chunk) until it returns false (a chunk's memory only needs to stay
+  // valid until the following call to next) and hands each chunk's sorted hits to emit(chunk_index, hits), in
+  // input order. A GPU backend keeps several chunks in flight; the default runs them one by one.
+  using ChunkSource = std::function<bool(DbChunk&)>;
+  using Stage1aSink = std::function<void(uint64_t chunk_index, std::vector<Stage1aHit>& hits)>;
+  virtual void stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& next, const Stage1aSink& emit);
+
+  // Classification of one batch of reads against all filters.
+  virtual void classify(const FilterBank& bank, const ReadBatchView& reads, ClassifyHits& out) = 0;
+
+  // Streamed classification, same contract as stage1a_stream.
+  using BatchSource = std::function<bool(ReadBatchView&)>;
+  using ClassifySink = std::function<void(uint64_t batch_index, ClassifyHits& hits)>;
+  virtual void classify_stream(const FilterBank& bank, const BatchSource& next, const ClassifySink& emit);
+};
+
+// The CPU reference backend (single-threaded; `threads` is reserved for the parallel layouts).
+std::unique_ptr<Backend> make_cpu_backend(int threads = 1);
+
+// True when this binary contains the CUDA backend.
+bool cuda_compiled_in();
+// CUDA devices that answer (0 when CUDA is not compiled in, or no driver/device). Never throws.
+int cuda_devices();
+
+// name: "auto", "cpu" or "cuda"; device: CUDA device ordinal. `log` receives the one informative line when
+// "auto" falls back to the CPU (nullptr: silent). Throws UsageError for an unknown name, a bad device number,
+// or "cuda" when CUDA is not compiled in or no device answers.
+std::unique_ptr<Backend> make_backend(const std::string& name, int device = 0, int threads = 1,
+                                      std::ostream* log = nullptr);
+
+}  // namespace bloomseq

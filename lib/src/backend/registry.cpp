@@ -1,0 +1,49 @@
+// Backend selection. The CUDA backend is an optional, separately built library (bloomseq_cuda); this file must
+// link without it, so it refers to the CUDA factory through weak symbols: they resolve to null when the library
+// is absent. bloomseq_cuda forces its factory object into every binary that links it (see cuda/CMakeLists.txt).
+#include <ostream>
+#include <string>
+
+#include "bloomseq/backend/backend.hpp"
+#include "bloomseq/error.hpp"
+
+namespace bloomseq {
+
+// Defined in cuda/src/cuda_backend.cu (declared for users in bloomseq/cuda/cuda_backend.hpp).
+std::unique_ptr<Backend> make_cuda_backend(int device) __attribute__((weak));
+int cuda_device_count() __attribute__((weak));
+
+bool cuda_compiled_in() { return &make_cuda_backend != nullptr && &cuda_device_count != nullptr; }
+
+int cuda_devices() { return cuda_compiled_in() ? cuda_device_count() : 0; }
+
+std::unique_ptr<Backend> make_backend(const std::string& name, int device, int threads, std::ostream* log) {
+  if (name != "auto" && name != "cpu" && name != "cuda")
+    throw UsageError("unknown backend '" + name + "' (expected auto, cpu or cuda)");
+  if (device < 0) throw UsageError("--device must be >= 0, got " + std::to_string(device));
+  if (name == "cpu") return make_cpu_backend(threads);
+
+  const int devices = cuda_devices();
+  if (name == "cuda") {
+    if (!cuda_compiled_in())
+      throw UsageError("--backend cuda: this build has no CUDA support (rebuild with -DBLOOMSEQ_CUDA=ON)");
+    if (devices == 0) throw UsageError("--backend cuda: no usable CUDA device (no driver or no GPU found)");
+    if (device >= devices)
+      throw UsageError("--device " + std::to_string(device) + ": only " + std::to_string(devices) +
+                       " CUDA device(s) found");
+    return make_cuda_backend(device);
+  }
+  // auto
+  if (devices > device) return make_cuda_backend(device);
+  if (log) {
+    if (!cuda_compiled_in())
+      *log << "backend: cpu (this build has no CUDA support)\n";
+    else if (devices == 0)
+      *log << "backend: cpu (CUDA compiled in, but no usable CUDA device found)\n";
+    else
+      *log << "backend: cpu (CUDA device " << device << " not present; " << devices << " device(s) found)\n";
+  }
+  return make_cpu_backend(threads);
+}
+
+}  // namespace bloomseq

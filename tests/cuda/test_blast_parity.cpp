@@ -1,0 +1,132 @@
+// The CUDA kernels (emulated) inside the blast-bloom pipeline: through the Stage1aBackend adapter the pipeline
+// must produce the same stage-1a hits, w-mer counts and HSPs as its CPU layouts.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/stage1a_backend.hpp"
+#include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/blast/subquery_vectors.hpp"
+#include "bloomseq/cuda/emu_backend.hpp"
+
+using namespace bloomseq;
+
+namespace {
+
+std::string random_dna(std::mt19937_64& rng, size_t n) {
+  std::string s(n, 'A');
+  for (auto& c : s) c = "ACGT"[rng() % 4];
+  for (size_t i = 0; i + 20 < n; i += 500 + rng() % 1000)
+    for (size_t j = 0; j < 1 + rng() % 12; ++j) s[i + j] = 'N';
+  return s;
+}
+
+std::string revcomp(const std::string& s) {
+  std::string r(s.rbegin(), s.rend());
+  for (auto& c : r) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : 'N';
+  return r;
+}
+
+// Database records: random sequence with pieces of the query on both strands, plus records shorter than w.
+DbBatch make_db(std::mt19937_64& rng, const std::string& query, int w) {
+  DbBatch batch;
+  for (int r = 0; r < 4; ++r) {
+    std::string s = random_dna(rng, 3000 + rng() % 3000);
+    for (size_t at = 100; at + 300 < s.size(); at += 700 + rng() % 900) {
+      const size_t from = rng() % (query.size() - 200);
+      std::string piece = query.substr(from, 100 + rng() % 100);
+      if (rng() & 1) piece = revcomp(piece);
+      for (auto& c : piece)
+        if (rng() % 40 == 0) c = "ACGT"[rng() % 4];
+      s.replace(at, piece.size(), piece);
+    }
+    batch.add_record("subject" + std::to_string(r), s);
+  }
+  batch.add_record("tiny", std::string(size_t(w) - 1, 'A'));
+  return batch;
+}
+
+}  // namespace
+
+TEST_CASE("blast pipeline: the emulated CUDA stage 1a gives the CPU layouts' hits and HSPs", "[cuda][blast]") {
+  const int w = GENERATE(11, 16);
+  std::mt19937_64 rng{uint64_t(w)};
+  const std::string query = random_dna(rng, 4001);
+  BlastParams params;
+  params.w = w;
+  params.n_sub = 307;
+  params.m_bits = 4099;  // small prime m: many false positives, partial words
+  params.k = 4;
+  params.chunk_bases = 1031;  // several chunks per batch (prime), boundaries inside w-mers
+  params.layout = Stage1aLayout::vector;
+  const DbBatch batch = make_db(rng, query, w);
+  const DbTotals totals{batch.codes.size(), batch.size()};
+
+  auto run = [&](Stage1aBackend* external) {
+    QuerySet q;
+    q.add("query", query);
+    BlastSearch search(std::move(q), params, totals, true);
+    search.external_stage1a = external;
+    std::vector<Stage1aHit> hits;
+    search.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { hits = h; };
+    search.search(batch);
+    auto hsps = search.finish();
+    return std::make_tuple(hits, search.stats().db_wmers, hsps);
+  };
+  const auto [cpu_hits, cpu_wmers, cpu_hsps] = run(nullptr);
+
+  cuda::EmuOptions o;
+  o.initial_capacity = 64;  // overflow reruns on the larger chunks
+  o.max_blocks = 5;         // 14 sub-queries: several passes
+  auto emulated = adapt_stage1a_backend(cuda::make_emulated_backend(o));
+  const auto [gpu_hits, gpu_wmers, gpu_hsps] = run(emulated.get());
+
+  REQUIRE(cpu_hits.size() > 100);
+  CHECK(gpu_hits == cpu_hits);
+  CHECK(gpu_wmers == cpu_wmers);
+  REQUIRE(cpu_hsps.size() > 3);
+  REQUIRE(gpu_hsps.size() == cpu_hsps.size());
+  for (size_t i = 0; i < cpu_hsps.size(); ++i) {
+    CHECK(gpu_hsps[i].q_start == cpu_hsps[i].q_start);
+    CHECK(gpu_hsps[i].s_start == cpu_hsps[i].s_start);
+    CHECK(gpu_hsps[i].score == cpu_hsps[i].score);
+    CHECK(gpu_hsps[i].evalue == cpu_hsps[i].evalue);
+  }
+}
+
+TEST_CASE("blast pipeline: emulated kernel, vector and bit-sliced layouts agree chunk by chunk", "[cuda][blast]") {
+  std::mt19937_64 rng(99);
+  const int w = 12;
+  const std::string query = random_dna(rng, 2500);
+  BlastParams params;
+  params.w = w;
+  params.n_sub = 211;
+  params.m_bits = 2053;
+  params.k = 3;
+  std::vector<std::vector<uint8_t>> codes(1);
+  for (char c : query) codes[0].push_back(base_code(c));
+  const SubqueryFilters filters(codes, params, true, true);
+  const DbBatch batch = make_db(rng, query, w);
+  const auto chunks = chunk_batch(batch, 1009, w);
+  REQUIRE(chunks.size() > 3);
+
+  auto emulated = adapt_stage1a_backend(cuda::make_emulated_backend());
+  emulated->prepare(filters.vectors());
+  std::vector<std::vector<Stage1aHit>> gpu(chunks.size());
+  std::vector<uint64_t> gpu_wmers(chunks.size());
+  emulated->run_chunks(chunks, gpu, gpu_wmers);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    std::vector<Stage1aHit> vec, bits;
+    const uint64_t n_vec = stage1a_vector_layout(filters.vectors(), chunks[i], vec);
+    const uint64_t n_bits = stage1a_bitsliced(filters.bitsliced(), chunks[i], bits);
+    CHECK(gpu[i] == vec);
+    CHECK(gpu[i] == bits);
+    CHECK(gpu_wmers[i] == n_vec);
+    CHECK(n_bits == n_vec);
+    CHECK(count_chunk_wmers(chunks[i]) == n_vec);
+  }
+}
