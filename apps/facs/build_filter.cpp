@@ -43,6 +43,9 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
       ("k,hashes", "hash functions (default: optimal for the size)", cxxopts::value<int>()->default_value("0"))
       ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
        cxxopts::value<uint64_t>()->default_value("0"))
+      ("layout", "bit layout: blocked (all probes of a k-mer in one 64-byte cache line; ~15-20% more bits for the "
+                 "same FPR, several times faster to query) or classic (probes anywhere in the filter)",
+       cxxopts::value<std::string>()->default_value("blocked"))
       ("per-record", "one filter per FASTA record instead of one per file")
       ("name", "filter name, once per input file in order (default: the file name without extensions)",
        cxxopts::value<std::vector<std::string>>())
@@ -88,6 +91,10 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
   p.m_bits = r["bits"].as<uint64_t>();
   p.per_record = r.count("per-record") > 0;
   p.seed = r["seed"].as<uint64_t>();
+  const std::string layout = r["layout"].as<std::string>();
+  if (layout == "blocked") p.layout = BloomLayout::blocked512;
+  else if (layout == "classic") p.layout = BloomLayout::classic;
+  else throw UsageError("build-filter: --layout must be blocked or classic, got '" + layout + "'");
   const std::string count = r["count"].as<std::string>();
   if (count == "exact") p.count = KmerCount::exact;
   else if (count == "hll") p.count = KmerCount::hyperloglog;
@@ -99,7 +106,9 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
     if (tune.target_fpr > 0) p.fpr = tune.target_fpr;
     else tune.target_fpr = p.fpr;
   }
-  if (p.hashes < 0 || p.hashes > kMaxHashes) throw UsageError("build-filter: -k must be 1..32");
+  const int max_k = p.layout == BloomLayout::blocked512 ? kMaxHashes - 1 : kMaxHashes;
+  if (p.hashes < 0 || p.hashes > max_k)
+    throw UsageError("build-filter: -k must be 1.." + std::to_string(max_k) + " for the " + layout + " layout");
   std::vector<std::string> names;
   if (r.count("name")) names = r["name"].as<std::vector<std::string>>();
   if (!names.empty() && names.size() != refs.size())
@@ -125,9 +134,10 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
     if (!taken.insert(name).second)
       throw UsageError("build-filter: two filters would be named '" + name + "' (use --name)");
     BuildParams q = p;
-    if (tune.on) {
+    if (tune.on && p.layout == BloomLayout::classic) {
       // The model's plan for this reference: m and k for its distinct k-mer count (counted once more here, the same
-      // way the build counts them); explicit -m / -k stay fixed.
+      // way the build counts them); explicit -m / -k stay fixed. The plan uses the classic FPR formula; blocked
+      // filters are sized by the builder itself from the blocked formula for the same target (p.fpr).
       const uint64_t n = p.count == KmerCount::exact ? distinct_canonical_wmers(seqs, p.w).size()
                                                      : estimate_distinct_wmers(seqs, p.w);
       const model::FacsPlan fp = model::plan_facs(std::max<uint64_t>(n, 1), tune.target_fpr, tune.reads,
@@ -191,13 +201,13 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
   }
 
   if (!r.count("quiet")) {
-    std::fprintf(stderr, "#filter\tsource_bases\tkmers\tbits\thashes\tpredicted_fpr\tbytes\n");
+    std::fprintf(stderr, "#filter\tsource_bases\tkmers\tbits\thashes\tpredicted_fpr\tbytes\tlayout\n");
     for (size_t j = first_new; j < set.filters.size(); ++j) {
       const FilterEntry& f = set.filters[j];
-      std::fprintf(stderr, "%s\t%llu\t%llu\t%llu\t%d\t%.3g\t%llu\n", f.name.c_str(),
+      std::fprintf(stderr, "%s\t%llu\t%llu\t%llu\t%d\t%.3g\t%llu\t%s\n", f.name.c_str(),
                    (unsigned long long)f.source_length, (unsigned long long)f.elements,
                    (unsigned long long)f.bits.m_bits(), f.k, predicted_fpr(f),
-                   (unsigned long long)(bloom_words(f.bits.m_bits()) * 4));
+                   (unsigned long long)(bloom_words(f.bits.m_bits()) * 4), layout_name(f.layout));
     }
     std::fprintf(stderr, "wrote %zu filter(s) (w=%d) to %s\n", set.filters.size() - first_new, set.w, out.c_str());
   }
@@ -226,18 +236,18 @@ int facs_info(int argc, char** argv) {
   for (const std::string& path : r["files"].as<std::vector<std::string>>()) {
     const FilterSet set = read_filter_file(path);
     std::printf("# file: %s\n# format_version: %u\n# kmer_size: %d\n# seed: %llu\n# canonical: %s\n# filters: %zu\n",
-                path.c_str(), kFilterFormatVersion, set.w, (unsigned long long)set.seed,
+                path.c_str(), set.format_version, set.w, (unsigned long long)set.seed,
                 set.canonical ? "yes" : "no", set.filters.size());
     std::string cl = set.command_line;
     const std::string sep = "\n# command: ";
     for (size_t pos = 0; (pos = cl.find('\n', pos)) != std::string::npos; pos += sep.size()) cl.replace(pos, 1, sep);
     std::printf("# command: %s\n", cl.c_str());
-    std::printf("#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\n");
+    std::printf("#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\tlayout\n");
     for (const FilterEntry& f : set.filters)
-      std::printf("%s\t%s\t%llu\t%llu\t%d\t%llu\t%llu\t%.4f\t%.3g\t%.3g\n", f.name.c_str(), f.source.c_str(),
+      std::printf("%s\t%s\t%llu\t%llu\t%d\t%llu\t%llu\t%.4f\t%.3g\t%.3g\t%s\n", f.name.c_str(), f.source.c_str(),
                   (unsigned long long)f.source_length, (unsigned long long)f.elements, f.k,
                   (unsigned long long)f.bits.m_bits(), (unsigned long long)(bloom_words(f.bits.m_bits()) * 4),
-                  f.bits.fill_fraction(), predicted_fpr(f), fill_fpr(f));
+                  f.bits.fill_fraction(), predicted_fpr(f), fill_fpr(f), layout_name(f.layout));
   }
   return 0;
 }

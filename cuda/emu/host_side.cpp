@@ -27,9 +27,10 @@ FlatFilters flatten_filters(const FilterBank& bank) {
     d.word_offset = flat.words.size();
     d.m_bits = filter.bits.m_bits;
     d.k = uint32_t(filter.k);
+    d.layout = uint32_t(filter.layout);
     flat.desc.push_back(d);
     flat.words.insert(flat.words.end(), filter.bits.words, filter.bits.words + bloom_words(filter.bits.m_bits));
-    flat.k_max = std::max(flat.k_max, filter.k);
+    flat.k_max = std::max(flat.k_max, layout_hashes(filter.layout, filter.k));
   }
   flat.words.push_back(0);  // never empty
   return flat;
@@ -56,8 +57,8 @@ std::vector<uint32_t> nibble_tables_from(const H3ByteView& bytes, int k, int w) 
 void check_bank(const FilterBank& bank) {
   if (!bank.family) throw UsageError("classify: filter bank without a hash family");
   for (uint32_t f = 0; f < bank.count; ++f) {
-    const int k = bank.filters[f].k;
-    if (k < 1 || k > bank.family->k())
+    const int k = layout_hashes(bank.filters[f].layout, bank.filters[f].k);
+    if (bank.filters[f].k < 1 || k > bank.family->k())
       throw UsageError("classify: filter " + std::to_string(f) + " uses k = " + std::to_string(k) +
                        " but the hash family has " + std::to_string(bank.family->k()) + " functions");
     if (bank.filters[f].bits.m_bits == 0) throw UsageError("classify: filter " + std::to_string(f) + " has no bits");

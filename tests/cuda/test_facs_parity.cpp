@@ -28,18 +28,21 @@ FilterSet make_set(std::mt19937_64& rng, int w, std::vector<std::string>& refs) 
   set.w = w;
   set.seed = kDefaultH3Seed;
   const int ks[] = {3, 7, 5};
-  const uint64_t ms[] = {40009, 65537, 30011};
+  const uint64_t ms[] = {40009, 512 * 128, 30011};
   for (int f = 0; f < 3; ++f) {
     refs.push_back(random_dna(rng, 4000));
     FilterEntry e;
     e.name = "ref" + std::to_string(f);
     e.k = ks[f];
     e.bits = BloomVector(ms[f]);
-    const H3Family fam(e.k, w, set.seed);
+    e.layout = f == 1 ? BloomLayout::blocked512 : BloomLayout::classic;  // both layouts in one bank
+    const H3Family fam(layout_hashes(e.layout, e.k), w, set.seed);
+    const BlockedBloomView blocked{e.bits.words().data(), e.bits.m_bits()};
     uint32_t h[kMaxHashes];
     for (uint64_t key : canonical_wmers(refs.back(), w)) {
       fam.byte_view().hash_all(key, h);
-      e.bits.insert(h, e.k);
+      if (e.layout == BloomLayout::blocked512) blocked.insert(h, e.k);
+      else e.bits.insert(h, e.k);
     }
     set.filters.push_back(std::move(e));
   }

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "bloomseq/bloom/blocked_bloom.hpp"
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/encode/sequence.hpp"
 #include "bloomseq/facs/classifier.hpp"
@@ -114,21 +115,42 @@ TEST_CASE("distinct k-mer counts: exact matches a hash set, HyperLogLog within 3
 
 TEST_CASE("filters are sized for the FPR target and hold every k-mer") {
   Fixture fx(25, 1, 30000);
-  const FilterEntry& f = fx.set.filters[0];
-  CHECK(f.elements == distinct_canonical_wmers({fx.genomes[0]}, 25).size());
-  CHECK(f.k == optimal_hashes(f.elements, f.bits.m_bits()));
-  CHECK(predicted_fpr(f) <= 5.5e-4);
-  CHECK(std::abs(fill_fpr(f) - predicted_fpr(f)) < 3e-4);
-  const H3Family fam(f.k, 25, kDefaultH3Seed);
-  for (uint64_t key : distinct_canonical_wmers({fx.genomes[0]}, 25)) {
-    uint32_t h[kMaxHashes];
-    fam.byte_view().hash_all(key, h);
-    REQUIRE(f.bits.contains(h, f.k));
+  for (BloomLayout layout : {BloomLayout::blocked512, BloomLayout::classic}) {
+    BuildParams bp = fx.bp;
+    bp.layout = layout;
+    const FilterEntry f = build_filter({fx.genomes[0]}, bp, "g", "mem");
+    INFO(layout_name(layout));
+    CHECK(f.layout == layout);
+    CHECK(f.elements == distinct_canonical_wmers({fx.genomes[0]}, 25).size());
+    if (layout == BloomLayout::classic) {
+      CHECK(f.k == optimal_hashes(f.elements, f.bits.m_bits()));
+    } else {
+      CHECK(f.bits.m_bits() % 512 == 0);
+      CHECK(f.k == blocked_optimal_hashes(f.elements, f.bits.m_bits()));
+      // The blocked filter needs more bits than the classic one for the same target, but not many more.
+      const uint64_t classic_m = bits_for_fpr(f.elements, bp.fpr);
+      CHECK(f.bits.m_bits() > classic_m);
+      CHECK(f.bits.m_bits() < classic_m * 13 / 10);
+    }
+    CHECK(predicted_fpr(f) <= 5.5e-4);
+    CHECK(std::abs(fill_fpr(f) - predicted_fpr(f)) < 3e-4);
+    const H3Family fam(layout_hashes(layout, f.k), 25, kDefaultH3Seed);
+    const BloomView v{const_cast<uint32_t*>(f.bits.words().data()), f.bits.m_bits()};
+    for (uint64_t key : distinct_canonical_wmers({fx.genomes[0]}, 25)) {
+      uint32_t h[kMaxHashes];
+      fam.byte_view().hash_all(key, h);
+      if (layout == BloomLayout::classic) REQUIRE(v.contains(h, f.k));
+      else REQUIRE(ConstBlockedBloomView{v.words, v.m_bits}.contains(h, f.k));
+    }
   }
 }
 
 TEST_CASE("no false negatives: the Bloom score is never below the exact k-mer set score") {
   Fixture fx(21, 2, 20000);
+  const BloomLayout layout = GENERATE(BloomLayout::blocked512, BloomLayout::classic);
+  BuildParams bp = fx.bp;
+  bp.layout = layout;
+  fx.set.filters[0] = build_filter({fx.genomes[0]}, bp, "g0", "mem");
   std::unordered_set<uint64_t> exact;
   for (uint64_t k : canonical_wmers(fx.genomes[0], 21)) exact.insert(k);
   std::vector<std::string> reads;
@@ -213,6 +235,11 @@ TEST_CASE("random reads come out novel; non-zero scores occur at the rate the FP
 TEST_CASE("one pass over many filters gives the same scores as one filter at a time") {
   Fixture fx(23, 4, 20000);
   fx.set.filters[2].k = 3;  // different k per filter share one hashing pass
+  BuildParams classic = fx.bp;  // and classic and blocked filters mix in one run
+  classic.layout = BloomLayout::classic;
+  fx.set.filters[1] = build_filter({fx.genomes[1]}, classic, "g1", "mem");
+  fx.set.filters[3] = build_filter({fx.genomes[3]}, classic, "g3", "mem");
+  fx.set.filters[3].k = 30;  // more hash functions than any blocked filter uses
   std::vector<std::string> reads;
   for (int i = 0; i < 600; ++i) reads.push_back(sample_read(fx.genomes[size_t(i % 4)], 120, 0.01, fx.rng));
   for (ScoreKind kind : {ScoreKind::facs, ScoreKind::biobloom}) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "io_test_util.hpp"
 
@@ -129,7 +130,8 @@ TEST_CASE("filter file: round trip of several filters", "[io][bf]") {
   // The bytes follow docs/file-formats.md: magic, version, sizes, 64-byte aligned payloads, zlib crc32 trailer.
   std::string b = read_bytes(path);
   CHECK(std::memcmp(b.data(), "BLMSQBF\0", 8) == 0);
-  CHECK(get<uint32_t>(b, 8) == kFilterFormatVersion);
+  CHECK(get<uint32_t>(b, 8) == 1u);  // all filters classic: written as version 1, readable by older programs
+  CHECK(back.format_version == 1u);
   CHECK(get<uint64_t>(b, 16) == b.size());
   CHECK(get<uint64_t>(b, 24) == set.seed);
   CHECK(get<uint32_t>(b, 32) == 21);
@@ -144,6 +146,70 @@ TEST_CASE("filter file: round trip of several filters", "[io][bf]") {
   std::string fixed = b;
   fix_checksums(fixed);
   CHECK(fixed == b);
+}
+
+TEST_CASE("filter file: version 2 stores each filter's layout", "[io][bf]") {
+  TempDir dir;
+  std::mt19937_64 rng(23);
+  FilterSet set = sample_set(rng);
+  FilterEntry blocked;
+  blocked.name = "blocked";
+  blocked.source = "b.fa";
+  blocked.elements = 100;
+  blocked.k = 31;  // k + 1 hash functions: the most a blocked filter may use
+  blocked.layout = BloomLayout::blocked512;
+  blocked.bits = BloomVector(512 * 3);
+  for (auto& word : blocked.bits.words()) word = uint32_t(rng());
+  set.filters.insert(set.filters.begin() + 2, blocked);
+  const auto path = dir.file("v2.bf");
+  write_filter_file(path, set);
+  const std::string b = read_bytes(path);
+  CHECK(get<uint32_t>(b, 8) == 2u);
+  const FilterSet back = read_filter_file(path);
+  CHECK(back.format_version == 2u);
+  REQUIRE(back.filters.size() == set.filters.size());
+  for (size_t i = 0; i < set.filters.size(); ++i) {
+    INFO(i);
+    CHECK(back.filters[i].layout == set.filters[i].layout);
+    CHECK(back.filters[i].k == set.filters[i].k);
+    CHECK(back.filters[i].bits.words() == set.filters[i].bits.words());
+  }
+  CHECK(read_filter_header(path).filters[2].layout == BloomLayout::blocked512);
+  // The layout field follows k (entry field 20 in version 2; m moves to 24).
+  const size_t entry = entry_offset(b, 0);
+  size_t at = entry + 4 + get<uint32_t>(b, entry);
+  at += 4 + get<uint32_t>(b, at);
+  CHECK(get<uint32_t>(b, at + 20) == 0u);
+  CHECK(get<uint64_t>(b, at + 24) == set.filters[0].bits.m_bits());
+
+  // A blocked filter must be whole blocks and leave room for the block-picking hash function.
+  FilterSet bad = set;
+  bad.filters[2].k = kMaxHashes;
+  CHECK_THROWS_AS(write_filter_file(dir.file("bad.bf"), bad), UsageError);
+  bad.filters[2].k = 4;
+  bad.filters[2].bits = BloomVector(500);
+  CHECK_THROWS_AS(write_filter_file(dir.file("bad.bf"), bad), UsageError);
+
+  // Corrupt layouts are rejected by the reader too.
+  auto patched = [&](auto f, const std::string& fragment) {
+    std::string c = b;
+    f(c);
+    fix_checksums(c);
+    const auto p = dir.file("patched.bf");
+    write_bytes(p, c);
+    expect_reject(p, fragment);
+  };
+  size_t e2 = entry_offset(b, 0);
+  for (int j = 0; j < 2; ++j) {  // entry 2 (entries are 4 bytes longer in version 2)
+    e2 += 4 + get<uint32_t>(b, e2);
+    e2 += 4 + get<uint32_t>(b, e2);
+    e2 += 48;
+  }
+  size_t f2 = e2 + 4 + get<uint32_t>(b, e2);
+  f2 += 4 + get<uint32_t>(b, f2);
+  CHECK(get<uint32_t>(b, f2 + 20) == 1u);
+  patched([&](std::string& c) { put<uint32_t>(c, f2 + 20, 7); }, "unknown layout 7");
+  patched([&](std::string& c) { put<uint32_t>(c, f2 + 16, 32); }, "blocked filter allows");
 }
 
 TEST_CASE("filter file: real-sized vector and non-canonical flag", "[io][bf]") {

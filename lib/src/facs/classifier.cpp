@@ -1,6 +1,11 @@
 #include "bloomseq/facs/classifier.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/encode/dna.hpp"
@@ -51,11 +56,15 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     throw UsageError("score threshold must be in (0, 1], got " + std::to_string(params.threshold));
   if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
   for (const FilterEntry& f : set.filters) {
-    if (f.k < 1 || f.k > kMaxHashes) throw DataError("filter '" + f.name + "' has an invalid hash count");
-    kmax_ = std::max(kmax_, f.k);
-    views_.push_back(f.bits.view());
+    if (f.k < 1 || layout_hashes(f.layout, f.k) > kMaxHashes)
+      throw DataError("filter '" + f.name + "' has an invalid hash count");
+    if (f.layout == BloomLayout::blocked512 && f.bits.m_bits() % kBloomBlockBits != 0)
+      throw DataError("filter '" + f.name + "' is blocked but not made of whole 512-bit blocks");
+    kmax_ = std::max(kmax_, layout_hashes(f.layout, f.k));
     ks_.push_back(f.k);
+    blocked_.push_back(f.layout == BloomLayout::blocked512 ? 1 : 0);
   }
+  copy_filters_to_huge_pages();
   family_ = H3Family(kmax_, set.w, set.seed);
   // Re-lay the byte-sliced H3 tables: functions 0,1 and 2,3 (what a missing k-mer usually needs: the first
   // zero bit shows within a probe or two) each in one 64-bit word per row, the others in rows of 16 or 32
@@ -74,6 +83,30 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     head_table_[row] = fn(src, 0) | fn(src, 1) << 32;
     mid_table_[row] = fn(src, 2) | fn(src, 3) << 32;
     for (int i = 0; i < rest; ++i) tail_table_[row * size_t(tail_lanes_) + size_t(i)] = src[2 * kFirstProbes + i];
+  }
+}
+
+// Lookups land on random cache lines of megabytes of filters: with 4 KiB pages nearly every one also misses the
+// TLB (and a page walk under virtualisation costs several more memory accesses). The filters are therefore
+// copied into one 2 MiB-aligned arena that the kernel is asked to back with transparent huge pages.
+void Classifier::copy_filters_to_huge_pages() {
+  constexpr size_t kHuge = size_t(2) << 20;
+  size_t words = 0;
+  for (const FilterEntry& f : set_.filters) words += (f.bits.words().size() + 15) / 16 * 16;  // 64-byte aligned
+  const size_t bytes = std::max<size_t>(kHuge, (words * 4 + kHuge - 1) / kHuge * kHuge);
+  void* mem = std::aligned_alloc(kHuge, bytes);
+  if (!mem) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(mem, bytes, MADV_HUGEPAGE);  // a hint: without huge pages everything still works
+#endif
+  arena_ = std::shared_ptr<uint32_t>(static_cast<uint32_t*>(mem), [](uint32_t* p) { std::free(p); });
+  uint32_t* at = arena_.get();
+  views_.clear();
+  for (const FilterEntry& f : set_.filters) {
+    const std::vector<uint32_t>& src = f.bits.words();
+    std::memcpy(at, src.data(), src.size() * 4);
+    views_.push_back(ConstBloomView{at, f.bits.m_bits()});
+    at += (src.size() + 15) / 16 * 16;
   }
 }
 
@@ -153,7 +186,8 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
     offsets.push_back(codes.size());
   }
   std::vector<ClassifyFilter> filters(nf);
-  for (size_t j = 0; j < nf; ++j) filters[j] = {views_[j], ks_[j]};
+  for (size_t j = 0; j < nf; ++j)
+    filters[j] = {views_[j], ks_[j], blocked_[j] ? BloomLayout::blocked512 : BloomLayout::classic};
   const FilterBank bank{filters.data(), uint32_t(nf), &family_};
   ClassifyHits hits;
   {
@@ -276,6 +310,12 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
       jb.frame = f;
       jb.hashes = ws.hashes.data() + (ws.frame_offset[jb.read] + size_t(f)) * kmax;
       jb.from = 0;
+      if (blocked_[jb.filter]) {  // one cache line holds every probe
+        const ConstBloomView v = views_[jb.filter];
+        __builtin_prefetch(v.words + blocked_block_word(jb.hashes[0], v.m_bits));
+        jb.stage = ks_[jb.filter];
+        return true;
+      }
       jb.stage = std::min(kFirstProbes, ks_[jb.filter]);
       prefetch(jb, 0, jb.stage);
       return true;
@@ -300,7 +340,11 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
       const ConstBloomView v = views_[jb.filter];
       const int k = ks_[jb.filter];
       bool hit = true;
-      for (int i = jb.from; i < jb.stage && hit; ++i) hit = test_bit(v.words, bloom_slot(jb.hashes[i], v.m_bits));
+      if (blocked_[jb.filter]) {
+        hit = blocked_contains(ws, ws.frame_offset[jb.read] + size_t(jb.frame), v, k);
+      } else {
+        for (int i = jb.from; i < jb.stage && hit; ++i) hit = test_bit(v.words, bloom_slot(jb.hashes[i], v.m_bits));
+      }
       if (hit && jb.stage < k) {  // the first probes passed: fetch the rest and test them next round
         const int next = std::min(k, 2 * jb.stage);
         hash_more(ws, ws.frame_offset[jb.read] + size_t(jb.frame), next);
@@ -345,7 +389,9 @@ void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
         it.to = uint8_t(std::min(kFirstProbes, ks_[j]));
         it.state = st + j * size_t(F);
         const ConstBloomView v = views_[j];
-        for (int i = 0; i < it.to; ++i) __builtin_prefetch(v.words + (bloom_slot(h[i], v.m_bits) >> 5));
+        if (blocked_[j]) __builtin_prefetch(v.words + blocked_block_word(h[0], v.m_bits));
+        else
+          for (int i = 0; i < it.to; ++i) __builtin_prefetch(v.words + (bloom_slot(h[i], v.m_bits) >> 5));
         ws.probes.push_back(it);
       }
     }
@@ -357,6 +403,10 @@ void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
       ProbeItem it = ws.probes[a];
       const ConstBloomView v = views_[it.filter];
       const uint32_t* h = ws.hashes.data() + size_t(it.slot) * kmax;
+      if (blocked_[it.filter]) {
+        *it.state = blocked_contains(ws, it.slot, v, ks_[it.filter]) ? kFrameHit : kFrameMiss;
+        continue;
+      }
       bool hit = true;
       for (int i = it.from; i < it.to && hit; ++i) hit = test_bit(v.words, bloom_slot(h[i], v.m_bits));
       const int k = ks_[it.filter];
@@ -372,6 +422,27 @@ void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
     }
     ws.probes.resize(keep);
   }
+}
+
+bool Classifier::blocked_contains(Workspace& ws, size_t slot, const ConstBloomView& v, int k) const {
+  const uint32_t* h = ws.hashes.data() + slot * size_t(kmax_);
+  const uint32_t* block = v.words + blocked_block_word(h[0], v.m_bits);
+  auto test = [&](uint32_t hash) {
+    const uint32_t bit = blocked_bit(hash);
+    return (block[bit >> 5] >> (bit & 31)) & 1u;
+  };
+  // A missing k-mer usually shows within the first bits (each is set with probability ~fill), so the hash
+  // functions are computed in stages: 0-1 (done), 2-3, then the rest only if bits 1-3 are all set.
+  if (!test(h[1])) return false;
+  if (k == 1) return true;
+  hash_more(ws, slot, 2 * kFirstProbes);
+  for (int i = 2; i <= k && i < 2 * kFirstProbes; ++i)
+    if (!test(h[i])) return false;
+  if (k < 2 * kFirstProbes) return true;
+  hash_more(ws, slot, k + 1);
+  for (int i = 2 * kFirstProbes; i <= k; ++i)
+    if (!test(h[i])) return false;
+  return true;
 }
 
 bool Classifier::hash_head(Workspace& ws, size_t read, int frame) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bloomseq/bloom/blocked_bloom.hpp"
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -63,6 +64,18 @@ uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int 
 }
 
 void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k) {
+  if (p.layout == BloomLayout::blocked512) {
+    // Sized by the blocked formula so that the predicted FPR still meets --fpr.
+    m_bits = p.m_bits ? round_up_to_blocks(p.m_bits) : blocked_bits_for_fpr(std::max<uint64_t>(n, 1), p.fpr);
+    if (m_bits > kMaxBloomBits)
+      throw UsageError("filter for " + std::to_string(n) + " k-mers at FPR " + std::to_string(p.fpr) +
+                       " needs more than 2^32 bits; raise --fpr or split the reference (--per-record)");
+    k = p.hashes ? p.hashes : blocked_optimal_hashes(std::max<uint64_t>(n, 1), m_bits);
+    if (k < 1 || k >= kMaxHashes)
+      throw UsageError("a blocked filter needs 1.." + std::to_string(kMaxHashes - 1) + " hash functions, got " +
+                       std::to_string(k));
+    return;
+  }
   m_bits = p.m_bits ? p.m_bits : bits_for_fpr(std::max<uint64_t>(n, 1), p.fpr);
   if (m_bits > kMaxBloomBits)
     throw UsageError("filter for " + std::to_string(n) + " k-mers at FPR " + std::to_string(p.fpr) +
@@ -89,14 +102,18 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
   uint64_t m = 0;
   size_filter(f.elements, p, m, f.k);
   f.bits = BloomVector(m);
+  f.layout = p.layout;
 
-  const H3Family family(f.k, p.w, p.seed);
+  const bool blocked = p.layout == BloomLayout::blocked512;
+  const H3Family family(layout_hashes(p.layout, f.k), p.w, p.seed);
   const H3ByteView hv = family.byte_view();
   BloomView view = f.bits.view();
+  const BlockedBloomView blocked_view{view.words, view.m_bits};
   uint32_t h[kMaxHashes];
   auto insert = [&](uint64_t key) {
     hv.hash_all(key, h);
-    view.insert(h, f.k);
+    if (blocked) blocked_view.insert(h, f.k);
+    else view.insert(h, f.k);
   };
   if (p.count == KmerCount::exact) {
     for (uint64_t key : keys) insert(key);
@@ -124,7 +141,21 @@ void check_compatible(const FilterSet& set, const BuildParams& p, const std::str
   if (!set.canonical) throw UsageError(path + ": filters hold non-canonical k-mers; facs needs canonical ones");
 }
 
-double predicted_fpr(const FilterEntry& f) { return expected_fpr(f.elements, f.bits.m_bits(), f.k); }
-double fill_fpr(const FilterEntry& f) { return fpr_from_fill(f.bits.fill_fraction(), f.k); }
+double predicted_fpr(const FilterEntry& f) {
+  const uint64_t m = f.bits.m_bits() ? f.bits.m_bits() : f.m_bits;
+  if (f.layout == BloomLayout::blocked512) return blocked_expected_fpr(f.elements, m, f.k);
+  return expected_fpr(f.elements, m, f.k);
+}
+double fill_fpr(const FilterEntry& f) {
+  if (f.layout != BloomLayout::blocked512) return fpr_from_fill(f.bits.fill_fraction(), f.k);
+  // Blocks fill unevenly, so fill^k understates a blocked filter's FPR: infer the key count the fill implies
+  // (fill = 1 - (1 - 1/m)^(k n)) and apply the blocked formula to it.
+  const double fill = f.bits.fill_fraction();
+  const double m = double(f.bits.m_bits());
+  if (fill <= 0.0) return 0.0;
+  if (fill >= 1.0) return 1.0;
+  const double n = std::log1p(-fill) / (double(f.k) * std::log1p(-1.0 / m));
+  return blocked_expected_fpr(uint64_t(std::llround(n)), f.bits.m_bits(), f.k);
+}
 
 }  // namespace bloomseq

@@ -184,6 +184,7 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
     in.fail("corrupt: header claims " + std::to_string(count) + " filters, more than its " +
             std::to_string(h.header_bytes) + " bytes can describe");
   h.set.w = int(w);
+  h.set.format_version = version;
   h.set.canonical = flags & kFlagCanonical;
 
 
@@ -199,6 +200,11 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
     e.source_length = c.num<uint64_t>("source length");
     e.elements = c.num<uint64_t>("element count");
     uint32_t k = c.num<uint32_t>("k");
+    uint32_t layout = version >= 2 ? c.num<uint32_t>("layout") : 0;
+    if (layout > uint32_t(BloomLayout::blocked512)) c.fail("unknown layout " + std::to_string(layout));
+    e.layout = BloomLayout(layout);
+    if (e.layout == BloomLayout::blocked512 && k >= uint32_t(kMaxHashes))
+      c.fail("k = " + std::to_string(k) + " (a blocked filter allows 1.." + std::to_string(kMaxHashes - 1) + ")");
     e.m_bits = c.num<uint64_t>("m");
     uint64_t offset = c.num<uint64_t>("payload offset");
     uint64_t bytes = c.num<uint64_t>("payload size");
@@ -207,6 +213,8 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
     e.k = int(k);
     if (e.m_bits < 1 || e.m_bits > kMaxBloomBits)
       c.fail("m = " + std::to_string(e.m_bits) + " bits is out of range (1..2^32)");
+    if (e.layout == BloomLayout::blocked512 && e.m_bits % kBloomBlockBits != 0)
+      c.fail("m = " + std::to_string(e.m_bits) + " bits is not a whole number of 512-bit blocks");
     if (bytes != payload_bytes(e.m_bits))
       c.fail("payload size " + std::to_string(bytes) + " does not match m = " + std::to_string(e.m_bits));
     if (offset % kAlign != 0 || offset < next_free || offset > payload_end || bytes > payload_end - offset)
@@ -263,9 +271,14 @@ void write_filter_file(const std::string& path, const FilterSet& set) {
   if (set.w < 1 || set.w > 32) throw UsageError("filter file: w = " + std::to_string(set.w) + " (must be 1..32)");
   if (set.filters.empty()) throw UsageError("filter file " + path + ": no filters to write");
   if (set.command_line.size() > kMaxStringBytes) throw UsageError("filter file: command line too long");
+  // Version 1 unless some filter needs the layout field, so that all-classic files stay readable by old readers.
+  bool any_blocked = false;
+  for (auto& e : set.filters) any_blocked |= e.layout != BloomLayout::classic;
+  const uint32_t version = any_blocked ? kFilterFormatVersion : 1;
+  const uint64_t entry_extra = version >= 2 ? 4 : 0;
   Writer w;
   w.bytes.append(kMagic, sizeof kMagic);
-  w.num<uint32_t>(kFilterFormatVersion);
+  w.num<uint32_t>(version);
   w.num<uint32_t>(0);  // header size, patched below
   w.num<uint64_t>(0);  // file size, patched below
   w.num<uint64_t>(set.seed);
@@ -278,7 +291,7 @@ void write_filter_file(const std::string& path, const FilterSet& set) {
   for (auto& e : set.filters) {
     if (e.name.size() > kMaxStringBytes || e.source.size() > kMaxStringBytes)
       throw UsageError("filter file: name or source of '" + e.name.substr(0, 64) + "' too long");
-    header += 8 + e.name.size() + e.source.size() + kMinEntryBytes - 8;
+    header += 8 + e.name.size() + e.source.size() + kMinEntryBytes - 8 + entry_extra;
   }
   header = align_up(header);
   if (header > kMaxHeaderBytes) throw UsageError("filter file: too many filters or names too long");
@@ -287,6 +300,9 @@ void write_filter_file(const std::string& path, const FilterSet& set) {
   for (auto& e : set.filters) {
     if (e.k < 1 || e.k > kMaxHashes) throw UsageError("filter '" + e.name + "': k = " + std::to_string(e.k));
     if (e.bits.m_bits() < 1) throw UsageError("filter '" + e.name + "': empty Bloom vector");
+    if (e.layout == BloomLayout::blocked512 && (e.bits.m_bits() % kBloomBlockBits != 0 || e.k >= kMaxHashes))
+      throw UsageError("filter '" + e.name + "': a blocked filter needs whole 512-bit blocks and k < " +
+                       std::to_string(kMaxHashes));
     offsets.push_back(offset);
     offset = align_up(offset + payload_bytes(e.bits.m_bits()));
   }
@@ -298,6 +314,7 @@ void write_filter_file(const std::string& path, const FilterSet& set) {
     w.num<uint64_t>(e.source_length);
     w.num<uint64_t>(e.elements);
     w.num<uint32_t>(uint32_t(e.k));
+    if (version >= 2) w.num<uint32_t>(uint32_t(e.layout));
     w.num<uint64_t>(e.bits.m_bits());
     w.num<uint64_t>(offsets[i]);
     w.num<uint64_t>(payload_bytes(e.bits.m_bits()));

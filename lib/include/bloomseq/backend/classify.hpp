@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/hd.hpp"
@@ -23,7 +24,8 @@ struct ReadBatchView {
 
 struct ClassifyFilter {
   ConstBloomView bits;
-  int k = 0;  // this filter uses the first k functions of the family
+  int k = 0;  // bits probed: classic uses functions 0..k-1, blocked uses 0 (the block) and 1..k
+  BloomLayout layout = BloomLayout::classic;
 };
 
 // Filters sharing one H3 family (k of the family >= every filter's k) and word size family->w().

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/facs/read_scorer.hpp"
@@ -122,6 +123,9 @@ class Classifier {
   bool hash_head(Workspace& ws, size_t read, int frame) const;
   // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
   void hash_more(Workspace& ws, size_t slot, int upto) const;
+  // Lookup of a frame whose head is hashed in a blocked filter (hashes the rest only if the first bit is set).
+  bool blocked_contains(Workspace& ws, size_t slot, const ConstBloomView& v, int k) const;
+  void copy_filters_to_huge_pages();
   void call(BatchScores& out, const std::vector<int32_t>& valid_frames) const;
 
   const FilterSet& set_;
@@ -137,6 +141,8 @@ class Classifier {
   std::vector<uint32_t> tail_table_;  // [byte][value][tail_lanes]: functions 4 .. kmax - 1, zero padded
   std::vector<ConstBloomView> views_;
   std::vector<int> ks_;
+  std::vector<uint8_t> blocked_;  // [filter]: BloomLayout::blocked512
+  std::shared_ptr<uint32_t> arena_;  // the filters' bits, on huge pages where the system allows (views_ point here)
 };
 
 }  // namespace bloomseq

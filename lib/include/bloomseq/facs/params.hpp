@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/facs/read_scorer.hpp"
 #include "bloomseq/hash/h3.hpp"
 
@@ -28,6 +29,8 @@ struct BuildParams {
   bool per_record = false;       // one filter per FASTA record instead of per file
   KmerCount count = KmerCount::exact;
   uint64_t seed = kDefaultH3Seed;
+  // Blocked by default: one cache line per k-mer lookup instead of k (docs/facs.md, "Filter layout").
+  BloomLayout layout = BloomLayout::blocked512;
 };
 
 enum class PairMode : uint8_t {

@@ -2,7 +2,7 @@
 //
 // Layout (little-endian), see docs/file-formats.md:
 //   header  magic "BLMSQBF\0", format version, w, seed, canonical flag, filter count, command line, and per filter:
-//           name, source, source length, element count, k, m bits, payload offset
+//           name, source, source length, element count, k, m bits, payload offset (version 2: and the layout)
 //   payload each filter's bits as 32-bit words (see bloom_view.hpp), 64-byte aligned for direct loading
 //   trailer crc32 over header and payload
 // Writes go to a temporary file renamed on success. Loading rejects a wrong magic, an unknown version,
@@ -12,18 +12,24 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_vector.hpp"
 
 namespace bloomseq {
 
-constexpr uint32_t kFilterFormatVersion = 1;
+// Version 2 adds a per-filter layout (classic or blocked). Files whose filters are all classic are still written
+// as version 1, so older readers keep loading them; version 1 files load as classic.
+constexpr uint32_t kFilterFormatVersion = 2;
+
+inline const char* layout_name(BloomLayout l) { return l == BloomLayout::blocked512 ? "blocked" : "classic"; }
 
 struct FilterEntry {
   std::string name;            // label used in outputs (default: file stem or record name)
   std::string source;          // where it came from (path, or path:record)
   uint64_t source_length = 0;  // bases in the source
   uint64_t elements = 0;       // distinct k-mers inserted
-  int k = 0;                   // hash functions used by this filter (the first k of the family)
+  int k = 0;                   // bits probed per k-mer (classic: hash functions 0..k-1; blocked: 1..k, 0 = block)
+  BloomLayout layout = BloomLayout::classic;
   uint64_t m_bits = 0;         // filter size; set by both readers (read_filter_header leaves `bits` empty)
   BloomVector bits;
 };
@@ -33,6 +39,7 @@ struct FilterSet {
   uint64_t seed = 0;         // H3 seed
   bool canonical = true;     // canonical k-mers inserted
   std::string command_line;  // the command that built it
+  uint32_t format_version = kFilterFormatVersion;  // as read (writers choose the lowest version that fits)
   std::vector<FilterEntry> filters;
 };
 

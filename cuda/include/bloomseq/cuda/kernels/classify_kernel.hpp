@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "bloomseq/backend/classify.hpp"
+#include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/cuda/exec.hpp"
 #include "bloomseq/cuda/kernels/stage1a_kernel.hpp"
@@ -20,7 +21,7 @@ struct FilterDesc {
   uint64_t word_offset;  // into ClassifyKernelParams::filter_words
   uint64_t m_bits;
   uint32_t k;
-  uint32_t pad;
+  uint32_t layout;  // BloomLayout
 };
 
 struct ClassifyKernelParams {
@@ -47,7 +48,21 @@ BLOOMSEQ_HD uint64_t classify_shared_words(int key_nibbles, int k_max, uint32_t 
 }
 
 template <int KMax>
-BLOOMSEQ_HD bool probe_global(const uint32_t* words, uint64_t m_bits, const uint32_t* h, int k) {
+BLOOMSEQ_HD bool probe_global(const uint32_t* words, uint64_t m_bits, const uint32_t* h, int k, uint32_t layout) {
+  if (layout == uint32_t(BloomLayout::blocked512)) {  // hash 0 picks a 512-bit block, hashes 1..k a bit in it
+    const uint32_t* block = words + blocked_block_word(h[0], m_bits);
+    BLOOMSEQ_UNROLL
+    for (int i = 1; i < KMax; ++i) {
+      if (i > k) break;
+      const uint32_t bit = blocked_bit(h[i]);
+#if defined(__CUDA_ARCH__)
+      if (!((__ldg(block + (bit >> 5)) >> (bit & 31)) & 1u)) return false;
+#else
+      if (!((block[bit >> 5] >> (bit & 31)) & 1u)) return false;
+#endif
+    }
+    return true;
+  }
   BLOOMSEQ_UNROLL
   for (int i = 0; i < KMax; ++i) {
     if (i >= k) break;
@@ -97,7 +112,7 @@ BLOOMSEQ_KERNEL_BODY void classify_body(Ctx& ctx, const ClassifyKernelParams& p)
       for (uint32_t f = 0; f < p.n_filters; ++f) {
         const FilterDesc d = p.filters[f];
         const uint32_t* bits = p.filter_words + d.word_offset;
-        ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && probe_global<KMax>(bits, d.m_bits, regs(t).h, int(d.k)); });
+        ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && probe_global<KMax>(bits, d.m_bits, regs(t).h, int(d.k), d.layout); });
         ctx.warp_ballot(hit, [&](uint32_t first_thread, uint32_t mask) {
           const uint32_t word = (tile + first_thread) / 32;
           if (word < words) read_bitmaps[uint64_t(f) * words + word] = mask;
