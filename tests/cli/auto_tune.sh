@@ -100,9 +100,16 @@ check "blast-bloom calibrate --show" 0 "$bb" calibrate --show
 grep -q '"format"' "$tmp/stdout" || bad "calibrate --show prints no profile"
 
 # 7. facs build-filter --auto-tune: m and k from the plan meet the FPR target; explicit -k stays.
+# The model sizes classic filters (k probes anywhere in m bits); blocked filters (the default layout) are sized by the
+# builder's blocked formula and only have to meet the target.
 reads="$src/data/lambda_reads_1.fq"
-check "facs build-filter --auto-tune" 0 "$facs" build-filter --auto-tune --target-fpr 1e-4 -o "$tmp/refs.bf" -q \
-  --json "$tmp/build.json" "$q" "$db"
+check "facs build-filter --auto-tune blocked" 0 "$facs" build-filter --auto-tune --target-fpr 1e-4 -o "$tmp/blocked.bf" \
+  -q --json "$tmp/blocked.json" "$q" "$db"
+for x in $(grep -o '"predicted_fpr": [^,]*' "$tmp/blocked.json" | sed 's/.*: //'); do
+  le "$x" 1e-4 || bad "facs blocked predicted FPR $x above the target"
+done
+check "facs build-filter --auto-tune" 0 "$facs" build-filter --auto-tune --target-fpr 1e-4 --layout classic \
+  -o "$tmp/refs.bf" -q --json "$tmp/build.json" "$q" "$db"
 grep -q '^# plan (facs build-filter, FPR target 0.0001) on .*: target met' "$tmp/stderr" || bad "facs plan not printed"
 fprs=$(grep -o '"predicted_fpr": [^,]*' "$tmp/build.json" | sed 's/.*: //')
 [[ $(echo "$fprs" | wc -l) -eq 4 ]] || bad "facs JSON lacks per-filter predictions"
