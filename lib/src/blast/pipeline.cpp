@@ -201,7 +201,7 @@ void BlastSearch::search(const DbBatch& batch) {
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
-    constexpr size_t kAhead = 8;
+    constexpr size_t kAhead = 32;  // the diagonal-table slots (tens of MB, random) take a DRAM trip
     auto mine = [&](const Seed& y) { return (size_t(y.query) * 2 + y.strand) % size_t(T) == t; };
     auto prefetch_seed = [&](const Seed& y) {
       const size_t gy = size_t(y.query) * 2 + y.strand;

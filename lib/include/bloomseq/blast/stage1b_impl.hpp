@@ -27,6 +27,7 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
   // every hit. Instead the hits are visited grouped by sub-query (a counting sort), so each sub-query's w-mer list
   // is fetched once for all its hits; the seeds found there go to a scratch array, and a last pass in stream order
   // (which stage 2 needs) gathers them, so the lists are read only once.
+  constexpr size_t kLookAhead = 8;
   const std::vector<SubQuery>& subs = filters.subqueries();
   const size_t H = hits.size();
   if (H == 0) return;
@@ -67,6 +68,15 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
     const SubqueryFilters::WmerList l = filters.wmers(v);
     const uint32_t query = subs[v].query_id;
     for (uint32_t o = bucket[v]; o < bucket[v + 1]; ++o) {
+      // The list (tens of KB per sub-query, tens of MB in all) is mostly not in cache: fetch the lines a few
+      // entries ahead.
+      if (o + kLookAhead < bucket[v + 1]) {
+        const uint64_t f = entries[o + kLookAhead].fwd, k2 = canonical_wmer(f, revcomp_wmer(f, w));
+        size_t lo2, hi2;
+        filters.key_bucket(v, k2, lo2, hi2);
+        __builtin_prefetch(l.keys + lo2);
+        __builtin_prefetch(l.pos + lo2);
+      }
       Entry& e = entries[o];
       const uint64_t r = revcomp_wmer(e.fwd, w), key = canonical_wmer(e.fwd, r);
       size_t lo, hi;
@@ -91,6 +101,8 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
   uint64_t last = ~uint64_t(0), s_pos = 0;
   uint32_t subject = 0;
   for (size_t i = 0; i < H; ++i) {
+    if (i + 2 * kLookAhead < H) __builtin_prefetch(&entries[entry_of_hit[i + 2 * kLookAhead]]);
+    if (i + kLookAhead < H) __builtin_prefetch(found.data() + entries[entry_of_hit[i + kLookAhead]].first);
     const Entry& e = entries[entry_of_hit[i]];
     if (e.count == 0) continue;
     if (e.db_pos != last) {
