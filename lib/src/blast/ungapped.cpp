@@ -123,8 +123,17 @@ int ambiguous_score(int reward, int penalty) {
 DiagonalTable::DiagonalTable(uint64_t query_length) {
   uint64_t n = 64;
   while (n <= query_length) n *= 2;
-  last_end_ = HugeBuffer<uint64_t>(n);
+  last_end_ = HugeBuffer<uint32_t>(n);
   mask_ = n - 1;
+}
+
+void DiagonalTable::rebase(uint64_t new_base) {
+  // An end at or before new_base can no longer stop any seed: it becomes 0.
+  for (uint64_t i = 0; i <= mask_; ++i) {
+    const uint64_t end = base_ + last_end_[i];
+    last_end_[i] = end > new_base ? uint32_t(end - new_base) : 0;
+  }
+  base_ = new_base;
 }
 
 bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScoring& sc, int64_t cutoff,
