@@ -6,6 +6,8 @@
 # Usage: bench/blast.sh BUILD_BIN_DIR [OUT_DIR]
 #   Genomes come from scripts/fetch-data.sh (cached; BLOOMSEQ_DEB_DIR=dir uses local .deb files).
 #   BLAST_BENCH_THREADS (default 1 2): blast-bloom thread counts; blastn -subject runs on one thread.
+#   BLAST_BENCH_BASELINE=OTHER_BIN_DIR: also run that build's blast-bloom (tool "baseline"), alternating with this
+#   one, for before/after comparisons in the same run.
 set -euo pipefail
 bin="${1:?usage: bench/blast.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
@@ -38,13 +40,17 @@ run_case() {  # name query db
     printf "%-22s %3s %-12s %3s %8s %8s %7s %9s %7s %7s\n" "$name" "$w" blastn 1 "$bw" "$bc" "$n" "-" 1.00 1.00
     echo "$name,$w,blastn,1,$bw,$bc,$n,,1,1" >> "$csv"
     for t in $threads; do
-      read -r ow oc < <(measure "$bin/blast-bloom" --no-header --no-progress -w "$w" -t "$t" "$q" "$db")
-      sort "$tmp/out" > "$tmp/got"
-      local m same rw rc
-      m=$(wc -l < "$tmp/got"); same=$(comm -12 "$tmp/want" "$tmp/got" | wc -l)
-      rw=$(awk -v a="$ow" -v b="$bw" 'BEGIN{printf "%.2f", a/b}'); rc=$(awk -v a="$oc" -v b="$bc" 'BEGIN{printf "%.2f", a/b}')
-      printf "%-22s %3s %-12s %3s %8s %8s %7s %9s %7s %7s\n" "$name" "$w" blast-bloom "$t" "$ow" "$oc" "$m" "$same" "$rw" "$rc"
-      echo "$name,$w,blast-bloom,$t,$ow,$oc,$m,$same,$rw,$rc" >> "$csv"
+      local tool tool_bin
+      for tool in ${BLAST_BENCH_BASELINE:+baseline} blast-bloom; do
+        tool_bin="$bin"; [ "$tool" = baseline ] && tool_bin="$BLAST_BENCH_BASELINE"
+        read -r ow oc < <(measure "$tool_bin/blast-bloom" --no-header --no-progress -w "$w" -t "$t" "$q" "$db")
+        sort "$tmp/out" > "$tmp/got"
+        local m same rw rc
+        m=$(wc -l < "$tmp/got"); same=$(comm -12 "$tmp/want" "$tmp/got" | wc -l)
+        rw=$(awk -v a="$ow" -v b="$bw" 'BEGIN{printf "%.2f", a/b}'); rc=$(awk -v a="$oc" -v b="$bc" 'BEGIN{printf "%.2f", a/b}')
+        printf "%-22s %3s %-12s %3s %8s %8s %7s %9s %7s %7s\n" "$name" "$w" "$tool" "$t" "$ow" "$oc" "$m" "$same" "$rw" "$rc"
+        echo "$name,$w,$tool,$t,$ow,$oc,$m,$same,$rw,$rc" >> "$csv"
+      done
     done
   done
 }
@@ -54,5 +60,11 @@ run_case "E.coli 1M vs E.coli" "$tmp/ecoli_1M.fa" "$ecoli"
 run_case "E.coli vs S.suis" "$ecoli" "$ssuis"
 echo "CSV: $csv"
 echo
+if [ -n "${BLAST_BENCH_BASELINE:-}" ]; then
+  echo "baseline:"
+  "$BLAST_BENCH_BASELINE/blast_stage1a" "$ecoli" "$ssuis" --n-sub 1000 -k 6 -m 262144 -w 11 --threads 2 \
+    --csv "$out/blast_stage1a_baseline.csv"
+  echo
+fi
 "$bin/blast_stage1a" "$ecoli" "$ssuis" --n-sub 1000 -k 6 -m 262144 -w 11 --threads 2 --csv "$out/blast_stage1a.csv"
 uptime

@@ -267,7 +267,7 @@ int search_main(int argc, char** argv) {
       ("t,threads", "threads", cxxopts::value<int>()->default_value("1"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
-      ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("1M"))
+      ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
       ("batch", "database bases held in memory at once (whole records)", cxxopts::value<std::string>()->default_value("64M"));
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))

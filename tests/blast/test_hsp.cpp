@@ -262,3 +262,26 @@ TEST_CASE("HSPs and E-values equal a straightforward implementation", "[blast][h
     }
   }
 }
+
+TEST_CASE("diagonal table: one extension per diagonal region, also past 2^32 stream positions", "[blast][hsp]") {
+  // Oracle: a plain map from diagonal to the last end, with 64-bit positions.
+  const uint64_t q_len = 100;
+  DiagonalTable table(q_len);
+  std::map<uint64_t, uint64_t> last_end;
+  std::mt19937_64 rng(7);
+  uint64_t s = 1000;
+  for (int i = 0; i < 20000; ++i) {
+    // Mostly small steps, and a few jumps that cross 2^32 several times (rebasing the 32-bit table).
+    s += (i % 5000 == 4999) ? (uint64_t(3) << 31) : rng() % 8;
+    const uint64_t q = rng() % q_len;
+    const uint64_t diag = s - q;
+    const auto it = last_end.find(diag);
+    const bool want = it == last_end.end() || s >= it->second;
+    REQUIRE(table.should_extend(s, q) == want);
+    if (want) {
+      const uint64_t end = s + 1 + rng() % (q_len - q);  // an extension ends within the query
+      table.record(s, q, end);
+      last_end[diag] = end;
+    }
+  }
+}

@@ -33,13 +33,25 @@ DatabaseReader::DatabaseReader(const std::string& path) : impl_(new Impl) {
     for (const auto& r : impl_->held) totals_.bases += r.seq.size();
     totals_.records = impl_->held.size();
   } else {
-    SequenceReader first(path);  // first pass: the totals
+    // First pass: the totals (the E-values need them before the search starts). A database of up to
+    // kHoldBases is kept from this pass instead of being parsed a second time.
+    constexpr uint64_t kHoldBases = uint64_t(64) << 20;
+    SequenceReader first(path);
     SequenceRecord rec;
+    bool holding = true;
     while (first.next(rec)) {
       totals_.bases += rec.seq.size();
       ++totals_.records;
+      if (holding && totals_.bases <= kHoldBases) {
+        impl_->held.push_back(std::move(rec));
+        rec = SequenceRecord();
+      } else if (holding) {
+        holding = false;
+        std::vector<SequenceRecord>().swap(impl_->held);
+      }
     }
-    impl_->reader.reset(new SequenceReader(path));
+    if (holding) impl_->use_held = true;
+    else impl_->reader.reset(new SequenceReader(path));
   }
   if (totals_.records == 0) throw DataError(path + ": no sequences in the database");
 }

@@ -96,74 +96,97 @@ void BlastSearch::search(const DbBatch& batch) {
   const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, w);
   const uint32_t V = filters_.count();
 
-  // Stage 1a: chunks over threads; each chunk's hits come back sorted, so concatenating in chunk order keeps
-  // the stream order whatever the thread count.
+  // Stages 1a and 1b run back to back on each chunk inside one work unit, so a chunk's hits are verified while
+  // they are still in cache and only one chunk's hits per thread exist at a time (they are kept for all chunks
+  // only when an observer wants them or an external backend produces them). Each chunk's hits come back sorted and
+  // its seeds in stream order, so taking the chunks in order keeps the stream order whatever the thread count.
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::vector<Stage1aHit>> hits(chunks.size());
-  std::vector<uint64_t> wmers(chunks.size(), 0);
-  if (V > 0 && external_stage1a) {
-    if (!external_prepared_) {
-      external_stage1a->prepare(filters_.vectors());
-      external_prepared_ = true;
-    }
-    external_stage1a->run_chunks(chunks, hits, wmers);
-  } else if (V > 0) {
-    const SubqueryVectors vec = filters_.vectors();
-    const BitslicedMatrix mat = filters_.bitsliced();
-    parallel_for(chunks.size(), params_.threads, [&](size_t i) {
-      switch (layout_) {
-        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], hits[i]); break;
-        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], hits[i]); break;
-        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], hits[i]); break;
-      }
-    });
-  }
-  stats_.seconds_stage1a += seconds_since(t0);
-  uint64_t nhits = 0;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    stats_.db_wmers += wmers[i];
-    nhits += hits[i].size();
-  }
-  stats_.membership_tests = stats_.db_wmers * V;
-  stats_.stage1a_hits += nhits;
-  if (on_stage1a) {
-    std::vector<Stage1aHit> all;
-    all.reserve(nhits);
-    for (const auto& h : hits) all.insert(all.end(), h.begin(), h.end());
-    on_stage1a(batch, all);
-  }
-
-  // Stage 1b: verification per chunk, per-thread TP/FP counters merged afterwards.
-  t0 = std::chrono::steady_clock::now();
-  std::vector<std::vector<Seed>> seeds(chunks.size());
-  std::vector<std::vector<uint64_t>> tp(chunks.size()), fp(chunks.size());
+  const size_t n_chunks = chunks.size();
+  const bool keep_hits = bool(on_stage1a) || (V > 0 && external_stage1a);
+  std::vector<std::vector<Stage1aHit>> hits(keep_hits ? n_chunks : 0);
+  std::vector<uint64_t> wmers(n_chunks, 0), nhits(n_chunks, 0);
+  std::vector<std::vector<Seed>> seeds(n_chunks);
+  std::vector<std::vector<uint64_t>> tp(n_chunks), fp(n_chunks);
+  std::vector<double> busy_1a(n_chunks, 0.0), busy_1b(n_chunks, 0.0);
   auto locate = [&](uint64_t pos, uint32_t& subject, uint64_t& s_pos) {
     const uint64_t local = pos - batch.first_pos;
     const size_t r = batch.record_at(local);
     subject = batch.first_record + uint32_t(r);
     s_pos = local - batch.local_starts[r];
   };
-  parallel_for(chunks.size(), params_.threads, [&](size_t i) {
+  auto verify = [&](size_t i, const std::vector<Stage1aHit>& h) {
+    const auto t = std::chrono::steady_clock::now();
     tp[i].assign(V, 0);
     fp[i].assign(V, 0);
-    verify_hits(hits[i], batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i],
-                tp[i], fp[i]);
-    std::vector<Stage1aHit>().swap(hits[i]);
-  });
-  std::vector<Seed> all_seeds;
-  for (size_t i = 0; i < chunks.size(); ++i) {
+    verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
+    busy_1b[i] = seconds_since(t);
+  };
+  if (V > 0 && external_stage1a) {
+    if (!external_prepared_) {
+      external_stage1a->prepare(filters_.vectors());
+      external_prepared_ = true;
+    }
+    // The whole batch at once, so a streamed backend overlaps the copies and kernels of consecutive chunks.
+    external_stage1a->run_chunks(chunks, hits, wmers);
+    for (size_t i = 0; i < n_chunks; ++i) nhits[i] = hits[i].size();
+    stats_.seconds_stage1a += seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    parallel_for(n_chunks, params_.threads, [&](size_t i) { verify(i, hits[i]); });
+    stats_.seconds_stage1b += seconds_since(t0);
+  } else if (V > 0) {
+    const SubqueryVectors vec = filters_.vectors();
+    const BitslicedMatrix mat = filters_.bitsliced();
+    parallel_for(n_chunks, params_.threads, [&](size_t i) {
+      std::vector<Stage1aHit> scratch;
+      std::vector<Stage1aHit>& h = keep_hits ? hits[i] : scratch;
+      const auto t = std::chrono::steady_clock::now();
+      switch (layout_) {
+        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], h); break;
+        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], h); break;
+        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], h); break;
+      }
+      busy_1a[i] = seconds_since(t);
+      nhits[i] = h.size();
+      verify(i, h);
+    });
+    // The phase's wall time is shared between the stages in proportion to the time the work units spent in each.
+    const double wall = seconds_since(t0);
+    double a = 0, b = 0;
+    for (size_t i = 0; i < n_chunks; ++i) a += busy_1a[i], b += busy_1b[i];
+    const double share = a + b > 0 ? a / (a + b) : 1.0;
+    stats_.seconds_stage1a += wall * share;
+    stats_.seconds_stage1b += wall * (1.0 - share);
+  }
+  uint64_t total_hits = 0, total_seeds = 0;
+  for (size_t i = 0; i < n_chunks; ++i) {
+    stats_.db_wmers += wmers[i];
+    total_hits += nhits[i];
+    total_seeds += seeds[i].size();
+  }
+  stats_.membership_tests = stats_.db_wmers * V;
+  stats_.stage1a_hits += total_hits;
+  if (on_stage1a) {
+    std::vector<Stage1aHit> all;
+    all.reserve(total_hits);
+    for (const auto& h : hits) all.insert(all.end(), h.begin(), h.end());
+    on_stage1a(batch, all);
+  }
+  std::vector<std::vector<Stage1aHit>>().swap(hits);
+  for (size_t i = 0; i < n_chunks && V > 0; ++i) {
     for (uint32_t v = 0; v < V; ++v) {
       stats_.tp[v] += tp[i][v];
       stats_.fp[v] += fp[i][v];
       stats_.true_positives += tp[i][v];
       stats_.false_positives += fp[i][v];
     }
-    all_seeds.insert(all_seeds.end(), seeds[i].begin(), seeds[i].end());
-    std::vector<Seed>().swap(seeds[i]);
   }
-  stats_.seconds_stage1b += seconds_since(t0);
-  stats_.seeds += all_seeds.size();
-  if (on_seeds) on_seeds(batch, all_seeds);
+  stats_.seeds += total_seeds;
+  if (on_seeds) {
+    std::vector<Seed> all;
+    all.reserve(total_seeds);
+    for (const auto& s : seeds) all.insert(all.end(), s.begin(), s.end());
+    on_seeds(batch, all);
+  }
   if (!run_stage2) return;
 
   // Stage 2: seeds arrive in stream order; each query strand is an independent work unit that takes its seeds in
@@ -177,7 +200,7 @@ void BlastSearch::search(const DbBatch& batch) {
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
-    constexpr size_t kAhead = 8;
+    constexpr size_t kAhead = 32;  // the diagonal-table slots (tens of MB, random) take a DRAM trip
     auto mine = [&](const Seed& y) { return (size_t(y.query) * 2 + y.strand) % size_t(T) == t; };
     auto prefetch_seed = [&](const Seed& y) {
       const size_t gy = size_t(y.query) * 2 + y.strand;
@@ -188,10 +211,7 @@ void BlastSearch::search(const DbBatch& batch) {
         diagonals_[gy]->prefetch(batch.first_pos + batch.local_starts[y.subject - batch.first_record] + y.s_pos, qp);
       __builtin_prefetch(qy.data() + qp);
     };
-    for (size_t i = 0; i < all_seeds.size(); ++i) {
-      if (i + kAhead < all_seeds.size() && mine(all_seeds[i + kAhead])) prefetch_seed(all_seeds[i + kAhead]);
-      const Seed& x = all_seeds[i];
-      if (!mine(x)) continue;
+    auto process = [&](const Seed& x) {
       const size_t g = size_t(x.query) * 2 + x.strand;
       const uint32_t query = x.query;
       const bool minus = x.strand == 1;
@@ -202,7 +222,7 @@ void BlastSearch::search(const DbBatch& batch) {
       const size_t r = x.subject - batch.first_record;
       const uint64_t rec_stream = batch.first_pos + batch.local_starts[r];
       const uint64_t q_pos = minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos;
-      if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) continue;  // already explored on this diagonal
+      if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) return;  // already explored on this diagonal
       const uint8_t* s = batch.codes.data() + batch.local_starts[r];
       const uint64_t s_len = batch.lengths[r];
       const ExtensionCutoffs& cut = cutoffs_[query];
@@ -210,17 +230,17 @@ void BlastSearch::search(const DbBatch& batch) {
       // As blastn: a failed extension marks only the word itself as explored.
       if (w >= 11 && approximate_ungapped_score(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring) < cut.reduced) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
-        continue;
+        return;
       }
       UngappedExtension e = extend_ungapped(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring);
       if (e.score < cut.word) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
-        continue;
+        return;
       }
       diag.record(rec_stream + x.s_pos, q_pos, rec_stream + e.s_start + e.length);
-      if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) continue;
+      if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) return;
       const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
-      if (!(evalue <= params_.evalue)) continue;
+      if (!(evalue <= params_.evalue)) return;
       Hsp h;
       h.query = query;
       h.subject = x.subject;
@@ -234,6 +254,12 @@ void BlastSearch::search(const DbBatch& batch) {
       h.evalue = evalue;
       h.bits = bitscore_of(karlin_, e.score);
       found[t].push_back(h);
+    };
+    for (const std::vector<Seed>& list : seeds) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (i + kAhead < list.size() && mine(list[i + kAhead])) prefetch_seed(list[i + kAhead]);
+        if (mine(list[i])) process(list[i]);
+      }
     }
   });
   for (size_t t = 0; t < size_t(T); ++t) {

@@ -28,6 +28,10 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   key_count_.assign(V, 0);
   key_range_.assign(2 * size_t(V), 0);
   for (uint32_t v = 0; v < V; ++v) key_begin_[v + 1] = key_begin_[v] + subqueries_[v].length - uint64_t(params.w) + 1;
+  // The top 8 bits of a 2w-bit key pick its bucket (all of them when 2w < 8; lists are at most n_sub long, so
+  // uint32 offsets suffice).
+  bucket_shift_ = std::max(0, 2 * params.w - 8);
+  bucket_start_.assign(size_t(V) * (kKeyBuckets + 1), 0);
   keys_ = HugeBuffer<uint64_t>(key_begin_[V]);
   key_pos_ = HugeBuffer<uint32_t>(key_begin_[V]);
   const size_t per_unit = 64;  // vectors per work unit
@@ -66,6 +70,12 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
         }
       }
       inserted_[v] = distinct;
+      uint32_t* start = bucket_start_.data() + size_t(v) * (kKeyBuckets + 1);
+      size_t at = 0;
+      for (uint32_t b = 0; b <= kKeyBuckets; ++b) {
+        while (at < items.size() && (items[at].key >> bucket_shift_) < b) ++at;
+        start[b] = uint32_t(at);
+      }
     }
   });
   if (!with_bitsliced) return;

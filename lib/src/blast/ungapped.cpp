@@ -1,6 +1,7 @@
 #include "bloomseq/blast/ungapped.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 
 #include "bloomseq/blast/karlin.hpp"
@@ -52,7 +53,18 @@ UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_
 
 int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
                                    uint64_t s_pos, const UngappedScoring& sc) {
+  // Four bases at once when none is ambiguous (the common case): the mismatches are the non-zero bytes of the
+  // XOR of the two 4-byte words (codes 0..3, so the two low bits of each byte say it all).
+  const int64_t all_match = 4 * int64_t(sc.reward), mismatch_cost = int64_t(sc.reward) - int64_t(sc.penalty);
   auto group = [&](uint64_t qa, uint64_t sa) {
+    uint32_t qw, sw;
+    std::memcpy(&qw, q + qa, 4);
+    std::memcpy(&sw, s + sa, 4);
+    if (((qw | sw) & 0xFCFCFCFCu) == 0) {
+      const uint32_t x = qw ^ sw;
+      const uint32_t differs = (x | (x >> 1)) & 0x01010101u;  // one bit per mismatching byte
+      return all_match - int64_t((differs * 0x01010101u) >> 24) * mismatch_cost;
+    }
     int64_t g = 0;
     for (int j = 0; j < 4; ++j) g += sc.pair(q[qa + uint64_t(j)], s[sa + uint64_t(j)]);
     return g;
@@ -111,8 +123,17 @@ int ambiguous_score(int reward, int penalty) {
 DiagonalTable::DiagonalTable(uint64_t query_length) {
   uint64_t n = 64;
   while (n <= query_length) n *= 2;
-  last_end_ = HugeBuffer<uint64_t>(n);
+  last_end_ = HugeBuffer<uint32_t>(n);
   mask_ = n - 1;
+}
+
+void DiagonalTable::rebase(uint64_t new_base) {
+  // An end at or before new_base can no longer stop any seed: it becomes 0.
+  for (uint64_t i = 0; i <= mask_; ++i) {
+    const uint64_t end = base_ + last_end_[i];
+    last_end_[i] = end > new_base ? uint32_t(end - new_base) : 0;
+  }
+  base_ = new_base;
 }
 
 bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScoring& sc, int64_t cutoff,

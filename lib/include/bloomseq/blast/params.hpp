@@ -27,7 +27,7 @@ struct BlastParams {
   uint64_t seed = kDefaultH3Seed;
   Stage1aLayout layout = Stage1aLayout::automatic;
   int threads = 1;
-  uint64_t chunk_bases = uint64_t(1) << 20;  // stage-1a work unit (database bases per chunk)
+  uint64_t chunk_bases = uint64_t(1) << 16;  // stage-1a/1b work unit (database bases per chunk)
   uint64_t batch_bases = uint64_t(64) << 20; // database records held in memory at once (whole records)
   int reward = 1;
   int penalty = -2;

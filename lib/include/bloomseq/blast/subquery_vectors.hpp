@@ -53,6 +53,16 @@ class SubqueryFilters {
     return {keys_.data() + key_begin_[v], key_pos_.data() + key_begin_[v], size_t(key_count_[v])};
   }
 
+  // Where `key` can lie in sub-query v's list: [lo, hi) holds the keys sharing its top bits (a few entries), so a
+  // look-up touches one line of this table and one or two of the list instead of the ~log2(n) lines of a binary
+  // search. Every key before lo is smaller and every key from hi on is larger.
+  static constexpr uint32_t kKeyBuckets = 256;
+  void key_bucket(uint32_t v, uint64_t key, size_t& lo, size_t& hi) const {
+    const uint32_t* b = bucket_start_.data() + size_t(v) * (kKeyBuckets + 1) + (key >> bucket_shift_);
+    lo = b[0];
+    hi = b[1];
+  }
+
   bool has_vectors() const { return !words_.empty(); }
   SubqueryVectors vectors() const;
   bool has_bitsliced() const { return !matrix_.empty(); }
@@ -67,6 +77,8 @@ class SubqueryFilters {
   HugeBuffer<uint32_t> key_pos_;
   std::vector<uint64_t> key_begin_, key_count_;
   std::vector<uint64_t> key_range_;
+  std::vector<uint32_t> bucket_start_;  // per sub-query: kKeyBuckets + 1 list offsets by the key's top bits
+  int bucket_shift_ = 0;
   H3Family family_;
   uint64_t m_bits_ = 0;
   uint64_t words_per_vector_ = 0;
