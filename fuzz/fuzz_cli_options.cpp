@@ -4,6 +4,7 @@
 // are plain command lines; otherwise the first byte picks the tool and every word is an argument.
 // Bad usage must come out as bloomseq::Error (UsageError); any other exception, a crash, UB or a leak is a bug.
 // Parses that succeed must hold the promised invariants (ranges checked, required values present).
+// Inputs up to 16 KiB, so that single arguments can exceed the 4096-character bound (argument_limits.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -73,7 +74,7 @@ void check(const ModelOptions& m) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0 || size > 4096) return 0;
+  if (size == 0 || size > 16384) return 0;
   std::vector<std::string> words(1);
   for (size_t i = 0; i < size; ++i) {
     if (data[i] == 0 || data[i] == '\n') words.emplace_back();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/cli/blast_options.hpp"
 #include "bloomseq/cli/facs_options.hpp"
@@ -197,7 +198,9 @@ TEST_CASE("model commands: defaults, ranges, usage", "[cli]") {
   CHECK_THAT(usage_error([] { model_cmd({"bloomseq-model", "units", "--max-units", "0"}); }), Catch::Contains("--max-units"));
   CHECK_THAT(usage_error([] { model_cmd({"bloomseq-model", "plan", "--target-fpr", "2"}); }), Catch::Contains("--target-fpr"));
   CHECK_THAT(usage_error([] { model_cmd({"bloomseq-model", "frobnicate"}); }), Catch::Contains("unknown command 'frobnicate'"));
-  CHECK_THAT(usage_error([] { model_cmd({"bloomseq-model", "units", "--cores", "x"}); }), Catch::Contains("cores"));
+  // cxxopts' own message for a malformed number names the value, not the option.
+  CHECK_THAT(usage_error([] { model_cmd({"bloomseq-model", "units", "--cores", "x"}); }),
+             Catch::Contains("Argument") && Catch::Contains("x") && Catch::Contains("failed to parse"));
   const ModelOptions b = model_cmd({"bloomseq-model", "blocks", "--threads", "64,128"});
   CHECK(b.block_threads == std::vector<int>{64, 128});
   const ModelOptions u = model_cmd({"bloomseq-model"});
@@ -297,4 +300,27 @@ TEST_CASE("facs info", "[cli]") {
   CHECK(facs({"facs", "info", "a.bf", "b.bf"}).info.files == std::vector<std::string>{"a.bf", "b.bf"});
   CHECK_THAT(usage_error([] { facs({"facs", "info"}); }), Catch::Contains("no .bf file given"));
   CHECK_THAT(facs({"facs", "info", "--help"}).help, Catch::Contains("facs info refs.bf"));
+}
+
+TEST_CASE("arguments longer than 4096 characters are refused before the option parser", "[cli]") {
+  // cxxopts' std::regex recursed once per character: a 30000-character option crashed both tools (stack overflow).
+  const std::string long_option = "--" + std::string(30000, 'a');
+  const std::string long_number(10000, '7');
+  Argv b({"blast-bloom", long_option.c_str(), "q", "d"});
+  CHECK_THAT(usage_error([&] { parse_blast_options(b.argc(), b.argv()); }),
+             Catch::Contains("argument 1") && Catch::Contains("30002 characters long; at most 4096"));
+  Argv f({"facs", "classify", "-t", long_number.c_str(), "r", "a.bf"});
+  CHECK_THAT(usage_error([&] { parse_facs_options(f.argc(), f.argv()); }), Catch::Contains("argument 3"));
+  Argv m({"bloomseq-model", "units", "--cores", long_number.c_str()});
+  CHECK_THAT(usage_error([&] { parse_model_options("bloomseq-model", m.argc(), m.argv()); }), Catch::Contains("argument 3"));
+  Argv c({"bloomseq-calibrate", long_option.c_str()});
+  CHECK_THAT(usage_error([&] { parse_calibrate_options("bloomseq-calibrate", c.argc(), c.argv()); }),
+             Catch::Contains("argument 1"));
+  // At the bound the parser itself answers (here: not a valid int).
+  const std::string at_bound(kMaxArgumentLength, '1');
+  Argv w({"blast-bloom", "-w", at_bound.c_str(), "q", "d"});
+  CHECK_THAT(usage_error([&] { parse_blast_options(w.argc(), w.argv()); }), Catch::Contains("(see --help)"));
+  const std::string path(kMaxArgumentLength, 'p');
+  Argv ok({"blast-bloom", path.c_str(), "d"});
+  CHECK(parse_blast_options(ok.argc(), ok.argv()).search.query == path);
 }

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/model/calibrate.hpp"
 #include "bloomseq/model/cost_model.hpp"
@@ -318,6 +319,7 @@ int cmd_profile(const ModelOptions& m) {
 }  // namespace
 
 ModelOptions parse_model_options(const std::string& program, int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
   ModelOptions m;
   m.program = program;
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
@@ -380,6 +382,7 @@ int model_command(const std::string& program, int argc, char** argv) {
 }
 
 CalibrateOptions parse_calibrate_options(const std::string& program, int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
   try {
     cxxopts::Options opts(program,
                           std::string("Measure this CPU for the performance model (P-chase latency sweep, random-read hashing "

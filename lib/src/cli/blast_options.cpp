@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -216,6 +217,7 @@ uint64_t parse_size(const std::string& s, const std::string& what) {
 }
 
 BlastOptions parse_blast_options(int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
   BlastOptions o;
   const std::string cmd = argc >= 2 ? argv[1] : "";
   if (cmd == "encode") {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/model/profile_io.hpp"
@@ -85,6 +86,7 @@ cxxopts::ParseResult parse_or_usage(cxxopts::Options& o, int argc, const char* c
 }  // namespace
 
 FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
   cxxopts::Options o("facs build-filter",
                      "Build one Bloom filter of canonical k-mers per reference (per file, or per FASTA record with\n"
                      "--per-record), sized for a target false-positive rate from the number of distinct k-mers.\n");
@@ -174,6 +176,7 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
 }
 
 FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
   cxxopts::Options o("facs classify",
                      "Score every read against every filter in one pass and call it to the best-scoring filter\n"
                      "above the threshold. FACS score (default): fraction of the read's bases covered by k-mers in\n"
@@ -275,6 +278,7 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
 }
 
 FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
   cxxopts::Options o("facs info", "Describe the filters of .bf containers: header and per filter k-mers, bits, hash\n"
                                   "functions, fill fraction and false-positive rates (predicted from the k-mer count\n"
                                   "and from the fill fraction).\n");
@@ -293,6 +297,7 @@ FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* 
 }
 
 FacsOptions parse_facs_options(int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
   FacsOptions o;
   if (argc < 2) {
     o.command = FacsCommand::usage;
