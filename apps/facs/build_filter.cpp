@@ -1,6 +1,4 @@
 // facs build-filter: one filter per reference file (or per FASTA record), appended to a .bf container.
-#include <cxxopts.hpp>
-
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -28,96 +26,15 @@ std::string file_stem(const std::string& path) {
   return s;
 }
 
-int facs_build_filter(int argc, char** argv, const std::string& command_line) {
-  cxxopts::Options o("facs build-filter",
-                     "Build one Bloom filter of canonical k-mers per reference (per file, or per FASTA record with\n"
-                     "--per-record), sized for a target false-positive rate from the number of distinct k-mers.\n");
-  o.custom_help("-o OUT.bf [options]");
-  o.positional_help("REF.fa [REF2.fa ...]");
-  BuildParams p;
-  o.add_options()
-      ("o,output", "the .bf container to write (required)", cxxopts::value<std::string>())
-      ("add", "append to the existing container given by -o (same -w)")
-      ("w,kmer", "k-mer size 1..32", cxxopts::value<int>()->default_value(std::to_string(p.w)))
-      ("fpr", "target false-positive rate per k-mer lookup", cxxopts::value<double>()->default_value("0.0005"))
-      ("k,hashes", "hash functions (default: optimal for the size)", cxxopts::value<int>()->default_value("0"))
-      ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
-       cxxopts::value<uint64_t>()->default_value("0"))
-      ("layout", "bit layout: blocked (all probes of a k-mer in one 64-byte cache line; ~15-20% more bits for the "
-                 "same FPR, several times faster to query) or classic (probes anywhere in the filter)",
-       cxxopts::value<std::string>()->default_value("blocked"))
-      ("per-record", "one filter per FASTA record instead of one per file")
-      ("name", "filter name, once per input file in order (default: the file name without extensions)",
-       cxxopts::value<std::vector<std::string>>())
-      ("count", "how distinct k-mers are counted: exact (sort, 8 bytes per k-mer) or hll (HyperLogLog estimate)",
-       cxxopts::value<std::string>()->default_value("exact"))
-      ("seed", "H3 hash seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)))
-      ("json", "JSON file with the parameters, the filters built and (--auto-tune) the plan",
-       cxxopts::value<std::string>())
-      ("q,quiet", "do not print the table of filters built")
-      ("h,help", "this help")
-      ("refs", "reference files", cxxopts::value<std::vector<std::string>>());
-  add_auto_tune_options(o);
-  o.parse_positional({"refs"});
-  cxxopts::ParseResult r;
-  try {
-    r = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(std::string("build-filter: ") + e.what());
-  }
-  if (r.count("help")) {
-    std::fputs(o.help().c_str(), stdout);
-    std::fputs(
-        "\nExamples:\n"
-        "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
-        "  facs build-filter -o refs.bf --add --name dwv bee-virus.fa\n"
-        "  facs build-filter -o viruses.bf --per-record viruses.fa      # one filter per record\n"
-        "  facs build-filter -o big.bf -w 31 --fpr 0.001 --count hll genome.fa.gz\n"
-        "  facs build-filter -o refs.bf --auto-tune --target-fpr 1e-4 --json build.json ecoli.fa\n"
-        "\n--auto-tune sizes each filter with the performance model for --target-fpr per k-mer lookup (default:\n"
-        "--fpr): k = m/n ln 2 with m = -n ln p / ln^2 2, m then grown until the rounded k meets the target\n"
-        "(n = distinct k-mers, counted once more for the plan; explicit -m/-k stay fixed),\n"
-        "and prints the predicted FPR and classification rate (reads/s for 1M reads of --read-length bases).\n",
-        stdout);
-    return 0;
-  }
-  if (!r.count("output")) throw UsageError("build-filter: -o OUT.bf is required");
-  if (!r.count("refs")) throw UsageError("build-filter: no reference files given");
-  const std::string out = r["output"].as<std::string>();
-  const auto refs = r["refs"].as<std::vector<std::string>>();
-  p.w = r["kmer"].as<int>();
-  p.fpr = r["fpr"].as<double>();
-  p.hashes = r["hashes"].as<int>();
-  p.m_bits = r["bits"].as<uint64_t>();
-  p.per_record = r.count("per-record") > 0;
-  p.seed = r["seed"].as<uint64_t>();
-  const std::string layout = r["layout"].as<std::string>();
-  if (layout == "blocked") p.layout = BloomLayout::blocked512;
-  else if (layout == "classic") p.layout = BloomLayout::classic;
-  else throw UsageError("build-filter: --layout must be blocked or classic, got '" + layout + "'");
-  const std::string count = r["count"].as<std::string>();
-  if (count == "exact") p.count = KmerCount::exact;
-  else if (count == "hll") p.count = KmerCount::hyperloglog;
-  else throw UsageError("build-filter: --count must be exact or hll, got '" + count + "'");
-  if (p.w < 1 || p.w > 32) throw UsageError("build-filter: -w must be 1..32, got " + std::to_string(p.w));
-  if (!(p.fpr > 0 && p.fpr < 1)) throw UsageError("build-filter: --fpr must be in (0, 1)");
-  FacsAutoTune tune = parse_auto_tune(r, "build-filter", false);
-  if (tune.on) {
-    if (tune.target_fpr > 0) p.fpr = tune.target_fpr;
-    else tune.target_fpr = p.fpr;
-  }
-  const int max_k = p.layout == BloomLayout::blocked512 ? kMaxHashes - 1 : kMaxHashes;
-  if (p.hashes < 0 || p.hashes > max_k)
-    throw UsageError("build-filter: -k must be 1.." + std::to_string(max_k) + " for the " + layout + " layout");
-  std::vector<std::string> names;
-  if (r.count("name")) names = r["name"].as<std::vector<std::string>>();
-  if (!names.empty() && names.size() != refs.size())
-    throw UsageError("build-filter: give --name once per input file (" + std::to_string(refs.size()) + "), got " +
-                     std::to_string(names.size()));
-  if (!names.empty() && p.per_record) throw UsageError("build-filter: --name and --per-record exclude each other");
+int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line) {
+  const std::string& out = o.output;
+  const std::vector<std::string>& refs = o.refs;
+  const std::vector<std::string>& names = o.names;
+  const BuildParams& p = o.params;
+  const FacsAutoTune tune = load_auto_tune(o.tune, "build-filter");
 
   FilterSet set;
-  if (r.count("add")) {
+  if (o.add) {
     set = read_filter_file(out);
     check_compatible(set, p, out);
     set.command_line += "\n" + command_line;
@@ -163,7 +80,7 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
   }
   // Open the JSON before writing the container so that a bad path fails before the long part is kept.
   OutputFile json_out;
-  if (r.count("json")) json_out = OutputFile(r["json"].as<std::string>());
+  if (o.json) json_out = OutputFile(o.json_path);
   write_filter_file(out, set);
 
   std::vector<const FilterEntry*> built;
@@ -200,7 +117,7 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
     json_out.commit();
   }
 
-  if (!r.count("quiet")) {
+  if (!o.quiet) {
     std::fprintf(stderr, "#filter\tsource_bases\tkmers\tbits\thashes\tpredicted_fpr\tbytes\tlayout\n");
     for (size_t j = first_new; j < set.filters.size(); ++j) {
       const FilterEntry& f = set.filters[j];
@@ -214,26 +131,8 @@ int facs_build_filter(int argc, char** argv, const std::string& command_line) {
   return 0;
 }
 
-int facs_info(int argc, char** argv) {
-  cxxopts::Options o("facs info", "Describe the filters of .bf containers: header and per filter k-mers, bits, hash\n"
-                                  "functions, fill fraction and false-positive rates (predicted from the k-mer count\n"
-                                  "and from the fill fraction).\n");
-  o.positional_help("REFS.bf [MORE.bf ...]");
-  o.add_options()("h,help", "this help")("files", "containers", cxxopts::value<std::vector<std::string>>());
-  o.parse_positional({"files"});
-  cxxopts::ParseResult r;
-  try {
-    r = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(std::string("info: ") + e.what());
-  }
-  if (r.count("help")) {
-    std::fputs(o.help().c_str(), stdout);
-    std::fputs("\nExample:\n  facs info refs.bf\n", stdout);
-    return 0;
-  }
-  if (!r.count("files")) throw UsageError("info: no .bf file given");
-  for (const std::string& path : r["files"].as<std::vector<std::string>>()) {
+int facs_info(const FacsInfoOptions& o) {
+  for (const std::string& path : o.files) {
     const FilterSet set = read_filter_file(path);
     std::printf("# file: %s\n# format_version: %u\n# kmer_size: %d\n# seed: %llu\n# canonical: %s\n# filters: %zu\n",
                 path.c_str(), set.format_version, set.w, (unsigned long long)set.seed,

@@ -1,6 +1,4 @@
 // facs classify: every read (or pair) against every filter in one pass over the reads.
-#include <cxxopts.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -97,102 +95,23 @@ struct Slot {
 
 }  // namespace
 
-int facs_classify(int argc, char** argv, const std::string& command_line) {
-  cxxopts::Options o("facs classify",
-                     "Score every read against every filter in one pass and call it to the best-scoring filter\n"
-                     "above the threshold. FACS score (default): fraction of the read's bases covered by k-mers in\n"
-                     "the filter, after a quick pass over non-overlapping k-mers. BioBloom score: runs of hit\n"
-                     "k-mers with early accept/reject (BioBloom Tools). Reads: FASTQ or FASTA, gzip or plain, - for\n"
-                     "stdin. The summary (BioBloom Tools' summary.tsv layout) goes to stdout unless --summary.\n");
-  o.custom_help("[options]");
-  o.positional_help("READS REFS.bf [MORE.bf ...]");
-  o.add_options()
-      ("mate", "second mates of paired reads (same order as READS)", cxxopts::value<std::string>())
-      ("o,output", "per-read TSV: read id, call, score, matched filters", cxxopts::value<std::string>())
-      ("scores", "add one score column per filter to the per-read TSV")
-      ("summary", "summary TSV (- = stdout)", cxxopts::value<std::string>()->default_value("-"))
-      ("json", "JSON file with the run's parameters and totals", cxxopts::value<std::string>())
-      ("score", "scoring: facs or biobloom", cxxopts::value<std::string>()->default_value("facs"))
-      ("s,threshold", "minimum score to match (default 0.55 for facs: fraction of bases covered; 0.15 for biobloom)",
-       cxxopts::value<double>())
-      ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
-      ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
-      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
-       cxxopts::value<std::string>()->default_value("cpu"))
-      ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
-      ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
-                      "multiMatch.fq; a PREFIX ending in .gz writes gzip", cxxopts::value<std::string>())
-      ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz)",
-       cxxopts::value<std::string>())
-      ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
-      ("progress", "show progress on stderr even if it is not a terminal")
-      ("no-progress", "never show progress")
-      ("batch-bases", "bases per batch handed to a thread", cxxopts::value<uint64_t>()->default_value("2000000"))
-      ("group", "reads scored together to overlap memory latency (tuning)",
-       cxxopts::value<int>()->default_value(std::to_string(ClassifyParams{}.group_reads)))
-      ("h,help", "this help")
-      ("inputs", "READS then filter files", cxxopts::value<std::vector<std::string>>());
-  add_auto_tune_options(o);
-  o.parse_positional({"inputs"});
-  cxxopts::ParseResult r;
-  try {
-    r = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(std::string("classify: ") + e.what());
-  }
-  if (r.count("help")) {
-    std::fputs(o.help().c_str(), stdout);
-    std::fputs(
-        "\nExamples:\n"
-        "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv --json run.json -t 2\n"
-        "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
-        "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
-        "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
-        "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
-        "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
-        "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
-        "prints the plan and puts predicted next to measured reads/s in --json.\n"
-        "\nCalls: a filter name; 'tie' when several filters share the best score; 'novel' when none reaches the\n"
-        "threshold; 'unscored' when the read has no complete k-mer (shorter than k or N everywhere).\n",
-        stdout);
-    return 0;
-  }
-  if (!r.count("inputs")) throw UsageError("classify: give READS and at least one .bf filter file");
-  const auto inputs = r["inputs"].as<std::vector<std::string>>();
-  if (inputs.size() < 2) throw UsageError("classify: give READS and at least one .bf filter file");
-  const std::string reads_path = inputs[0];
-  const std::vector<std::string> bf_paths(inputs.begin() + 1, inputs.end());
-  const bool paired = r.count("mate") > 0;
-
-  ClassifyParams cp;
-  const std::string score = r["score"].as<std::string>();
-  if (score == "facs") cp.score = ScoreKind::facs;
-  else if (score == "biobloom") cp.score = ScoreKind::biobloom;
-  else throw UsageError("classify: --score must be facs or biobloom, got '" + score + "'");
-  cp.threshold = r.count("threshold") ? r["threshold"].as<double>()
-                                      : (cp.score == ScoreKind::facs ? kFacsDefaultThreshold : kBioBloomDefaultThreshold);
-  const std::string pm = r["pair-mode"].as<std::string>();
-  if (pm == "both") cp.pair_mode = PairMode::both;
-  else if (pm == "either") cp.pair_mode = PairMode::either;
-  else throw UsageError("classify: --pair-mode must be both or either, got '" + pm + "'");
-  cp.threads = r["threads"].as<int>();
-  if (cp.threads < 1 || cp.threads > 1024) throw UsageError("classify: -t must be 1..1024");
-  cp.batch_bases = r["batch-bases"].as<uint64_t>();
-  cp.group_reads = r["group"].as<int>();
-  if (cp.group_reads < 1 || cp.group_reads > 4096) throw UsageError("classify: --group must be 1..4096");
-  if (cp.batch_bases < 1) throw UsageError("classify: --batch-bases must be positive");
-  const bool all_scores = r.count("scores") > 0;
-  const FacsAutoTune tune = parse_auto_tune(r, "classify", true);
+int facs_classify(const FacsClassifyOptions& o, const std::string& command_line) {
+  const std::string& reads_path = o.reads;
+  const std::vector<std::string>& bf_paths = o.filters;
+  const bool paired = o.paired;
+  ClassifyParams cp = o.params;
+  const bool all_scores = o.scores;
+  const FacsAutoTune tune = load_auto_tune(o.tune, "classify");
 
   const auto t0 = std::chrono::steady_clock::now();
-  const FilterSet set = load_filters(bf_paths, r["kmer"].as<int>());
+  const FilterSet set = load_filters(bf_paths, o.requested_w);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
   FacsRunPrediction plan;
   if (tune.on) {
     const int cores = std::max(1, tune.profile.device.parallel_units());
     auto predict = [&](int t) { return predict_facs_run(filter_ptrs, set.w, tune.reads, tune.read_len, t, tune); };
-    if (r.count("threads")) {
+    if (o.threads_given) {
       plan = predict(cp.threads);
     } else {
       plan = predict(cores);
@@ -210,8 +129,7 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
   }
   Classifier classifier(set, cp);
   const std::unique_ptr<Backend> backend =
-      make_backend(r["backend"].as<std::string>(), r["device"].as<int>(), cp.threads,
-                   r.count("no-progress") ? nullptr : &std::cerr);
+      make_backend(o.backend, o.device, cp.threads, o.no_progress ? nullptr : &std::cerr);
   if (backend->name() != "cpu") classifier.use_backend(backend.get());
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);
@@ -221,25 +139,25 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
   // Open everything before the long part so that a bad path fails fast; outputs appear only on success.
   SequenceReader reader1(reads_path);
   std::unique_ptr<SequenceReader> reader2;
-  if (paired) reader2 = std::make_unique<SequenceReader>(r["mate"].as<std::string>());
-  OutputFile tsv_out, summary_out(r["summary"].as<std::string>()), json_out, unmatched_out;
-  if (r.count("output")) {
-    tsv_out = OutputFile(r["output"].as<std::string>());
+  if (paired) reader2 = std::make_unique<SequenceReader>(o.mate);
+  OutputFile tsv_out, summary_out(o.summary), json_out, unmatched_out;
+  if (o.output) {
+    tsv_out = OutputFile(o.output_path);
     tsv_out.write("# " + command_line + "\n");
     tsv_out.write(read_tsv_header(names, all_scores));
   }
-  if (r.count("json")) json_out = OutputFile(r["json"].as<std::string>());
-  const bool split_matched = r.count("matched-out") > 0;
-  const bool split_unmatched = r.count("unmatched-out") > 0;
-  if (split_unmatched) unmatched_out = OutputFile(r["unmatched-out"].as<std::string>());
-  std::string prefix = split_matched ? r["matched-out"].as<std::string>() : "";
+  if (o.json) json_out = OutputFile(o.json_path);
+  const bool split_matched = o.matched_out;
+  const bool split_unmatched = o.unmatched_out;
+  if (split_unmatched) unmatched_out = OutputFile(o.unmatched_path);
+  std::string prefix = split_matched ? o.matched_prefix : "";
   const bool prefix_gz = ends_with(prefix, ".gz");
   if (prefix_gz) prefix.resize(prefix.size() - 3);
   std::vector<OutputFile> matched_out;  // opened at the first batch, when FASTA or FASTQ is known
   bool fastq = true;
 
   ClassifySummary summary(nf);
-  Progress progress(r.count("no-progress") ? false : (r.count("progress") > 0 || stderr_is_tty()), "reads");
+  Progress progress(o.no_progress ? false : (o.progress || stderr_is_tty()), "reads");
   const bool want_split = split_matched || split_unmatched;
   const bool want_tsv = tsv_out.is_open();
   uint64_t batches = 0;
@@ -338,7 +256,7 @@ int facs_classify(int argc, char** argv, const std::string& command_line) {
     j.value("command_line", command_line);
     j.begin_object("parameters");
     j.value("reads", reads_path);
-    if (paired) j.value("mates", r["mate"].as<std::string>());
+    if (paired) j.value("mates", o.mate);
     j.value("paired", paired);
     j.value("pair_mode", pair_mode_name(cp.pair_mode));
     j.value("score", score_kind_name(cp.score));

@@ -1,10 +1,8 @@
 #include "facs_autotune.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "bloomseq/error.hpp"
 #include "bloomseq/model/cost_model.hpp"
 
 namespace bloomseq {
@@ -16,39 +14,15 @@ std::string number(double x) {
 }
 }  // namespace
 
-void add_auto_tune_options(cxxopts::Options& o) {
-  o.add_options("Auto-tune")
-      ("auto-tune", "use the performance model: print the plan and its predicted FPR and reads/s")
-      ("target-fpr", "with --auto-tune: the false-positive rate per k-mer lookup to meet", cxxopts::value<double>())
-      ("target-throughput", "with --auto-tune: reads/s to reach", cxxopts::value<double>())
-      ("profile", "calibration profile (default " + model::default_profile_path() + ")",
-       cxxopts::value<std::string>()->default_value(""))
-      ("read-length", "with --auto-tune: read length the prediction assumes", cxxopts::value<uint64_t>()->default_value("150"));
-}
-
-FacsAutoTune parse_auto_tune(const cxxopts::ParseResult& r, const std::string& cmd, bool throughput_target) {
+FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd) {
   FacsAutoTune t;
-  t.on = r.count("auto-tune") > 0;
-  if (!t.on && (r.count("target-fpr") || r.count("target-throughput") || r.count("profile")))
-    throw UsageError(cmd + ": --target-fpr, --target-throughput and --profile need --auto-tune");
+  t.on = o.on;
   if (!t.on) return t;
-  if (r.count("target-fpr") && r.count("target-throughput"))
-    throw UsageError(cmd + ": give --target-fpr or --target-throughput, not both");
-  if (r.count("target-fpr")) {
-    t.target_fpr = r["target-fpr"].as<double>();
-    if (!(t.target_fpr > 0 && t.target_fpr < 1)) throw UsageError(cmd + ": --target-fpr must be in (0, 1)");
-  }
-  if (r.count("target-throughput")) {
-    if (!throughput_target)
-      throw UsageError(cmd + ": --target-throughput applies to classify; size filters with --target-fpr");
-    t.min_fpr = true;
-    t.target_throughput = r["target-throughput"].as<double>();
-    if (!(t.target_throughput > 0) || !std::isfinite(t.target_throughput))
-      throw UsageError(cmd + ": --target-throughput must be a positive number of reads per second");
-  }
-  t.read_len = r["read-length"].as<uint64_t>();
-  if (t.read_len < 1) throw UsageError(cmd + ": --read-length must be positive");
-  t.profile = model::load_profile(r["profile"].as<std::string>());
+  t.min_fpr = o.min_fpr;
+  t.target_fpr = o.target_fpr;
+  t.target_throughput = o.target_throughput;
+  t.read_len = o.read_len;
+  t.profile = model::load_profile(o.profile);
   std::fprintf(stderr, "%s: %s\n", cmd.c_str(), t.profile.message.c_str());
   return t;
 }

@@ -1,13 +1,12 @@
-// --auto-tune for facs build-filter and classify: options, checks, and the plan from the performance model
-// (plan_facs / predict_facs in bloomseq/model).
+// --auto-tune for facs build-filter and classify: the loaded profile and the plan from the performance model
+// (plan_facs / predict_facs in bloomseq/model). The options themselves are parsed in bloomseq/cli/facs_options.
 #pragma once
-#include <cxxopts.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "bloomseq/app/json_writer.hpp"
+#include "bloomseq/cli/facs_options.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/model/planner.hpp"
 #include "bloomseq/model/profile_io.hpp"
@@ -24,12 +23,8 @@ struct FacsAutoTune {
   model::LoadedProfile profile;
 };
 
-// Adds --auto-tune, --target-fpr, --target-throughput, --profile, --read-length to a subcommand's options.
-void add_auto_tune_options(cxxopts::Options& o);
-// Reads and checks them (UsageError: targets without --auto-tune, both targets, FPR outside (0, 1), throughput
-// <= 0). Loads the profile (printing its one-line message on stderr) only when --auto-tune is on.
-// `throughput_target` says whether the command accepts --target-throughput.
-FacsAutoTune parse_auto_tune(const cxxopts::ParseResult& r, const std::string& cmd, bool throughput_target);
+// The parsed options plus the profile, loaded (printing its one-line message on stderr) only when --auto-tune is on.
+FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd);
 
 // The predicted classification of `reads` reads against every filter of `filters` in one pass (times add up).
 struct FacsFilterPrediction {

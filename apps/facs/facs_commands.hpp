@@ -1,14 +1,16 @@
-// The subcommands of facs; each parses its own options (argv[0] is the subcommand name).
+// The subcommands of facs, run with options parsed by bloomseq/cli/facs_options.hpp.
 #pragma once
 #include <string>
 
+#include "bloomseq/cli/facs_options.hpp"
+
 namespace bloomseq {
 
-int facs_build_filter(int argc, char** argv, const std::string& command_line);
-int facs_classify(int argc, char** argv, const std::string& command_line);
-int facs_info(int argc, char** argv);
+int facs_build_filter(const FacsBuildOptions& options, const std::string& command_line);
+int facs_classify(const FacsClassifyOptions& options, const std::string& command_line);
+int facs_info(const FacsInfoOptions& options);
 
-// Parses options with cxxopts and turns its exceptions into UsageError.
+// The file name without directories and sequence-file extensions (the default filter name).
 std::string file_stem(const std::string& path);
 
 }  // namespace bloomseq

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/model/calibrate.hpp"
 #include "bloomseq/model/cost_model.hpp"
@@ -45,9 +46,6 @@ std::string usage(const std::string& prog) {
     "  " + prog + " plan --device cpu --query-bases 4938920 --db-bases 2095898 --target-fpr 1e-4\n";
 }
 
-// The program name used in each command's help ("bloomseq-model tradeoff", "blast-bloom model tradeoff").
-std::string g_prog = "bloomseq-model";
-
 struct Ctx {
   DeviceProfile dev;
   Calibration cal;
@@ -55,10 +53,10 @@ struct Ctx {
 };
 
 // --device NAME (built-in) or the calibrated profile (--profile FILE, or the default file for "cpu").
-Ctx load_device(const cxxopts::ParseResult& a) {
+Ctx load_device(const ModelOptions& a) {
   Ctx c;
-  std::string name = a["device"].as<std::string>();
-  std::string file = a["profile"].as<std::string>();
+  const std::string& name = a.device;
+  const std::string& file = a.profile;
   if (name == "cpu" || !file.empty()) {
     LoadedProfile L = load_profile(file);
     c.dev = L.device;
@@ -84,6 +82,25 @@ void common_options(cxxopts::Options& o) {
     ("m,bloom-bits", "Bloom vector bits", cxxopts::value<uint64_t>()->default_value("262144"))
     ("o,output", "output file (default stdout)", cxxopts::value<std::string>()->default_value("-"))
     ("h,help", "this help");
+}
+
+// Parses argv with `o` (common options included) into the common fields; false when --help was given (the
+// help text is in m.help then).
+bool parse_common(cxxopts::Options& o, int argc, const char* const* argv, ModelOptions& m, cxxopts::ParseResult& a) {
+  a = o.parse(argc, argv);
+  if (a.count("help")) {
+    m.help = o.help() + "\n";
+    return false;
+  }
+  m.device = a["device"].as<std::string>();
+  m.profile = a["profile"].as<std::string>();
+  m.query_bases = a["query-bases"].as<uint64_t>();
+  m.db_bases = a["db-bases"].as<uint64_t>();
+  m.w = a["w"].as<int>();
+  m.k = a["k"].as<int>();
+  m.m_bits = a["m"].as<uint64_t>();
+  m.output = a["output"].as<std::string>();
+  return true;
 }
 
 std::vector<int> parse_int_list(const std::string& s, const char* what) {
@@ -116,29 +133,37 @@ struct Out {
   }
 };
 
-int cmd_tradeoff(int argc, char** argv) {
-  cxxopts::Options o(g_prog + " tradeoff", "FPR (eq. 2) and predicted stage-1a/1b time over n_sub (Fig. 18).");
+void parse_tradeoff(int argc, const char* const* argv, ModelOptions& m) {
+  cxxopts::Options o(m.program + " tradeoff", "FPR (eq. 2) and predicted stage-1a/1b time over n_sub (Fig. 18).");
   common_options(o);
   o.add_options()("layout", "paper-vector, vector or bitsliced (CPU)", cxxopts::value<std::string>()->default_value("paper-vector"))
     ("n-sub-min", "smallest n_sub", cxxopts::value<uint64_t>()->default_value("10000"))
     ("n-sub-max", "largest n_sub", cxxopts::value<uint64_t>()->default_value("300000"))
     ("steps", "points (geometric)", cxxopts::value<int>()->default_value("30"));
-  auto a = o.parse(argc, argv);
-  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
-  Ctx c = load_device(a);
+  cxxopts::ParseResult a;
+  if (!parse_common(o, argc, argv, m, a)) return;
+  m.layout = parse_layout(a["layout"].as<std::string>());
+  m.n_sub_min = a["n-sub-min"].as<uint64_t>();
+  m.n_sub_max = a["n-sub-max"].as<uint64_t>();
+  m.steps = a["steps"].as<int>();
+  if (m.w < 1 || m.w > 32 || m.k < 1 || m.k > 32 || m.m_bits == 0 || m.n_sub_min <= uint64_t(m.w) ||
+      m.n_sub_max < m.n_sub_min || m.steps < 2)
+    throw UsageError("need 1 <= w <= 32, 1 <= k <= 32, m > 0, w < n-sub-min <= n-sub-max, steps >= 2");
+}
+
+int cmd_tradeoff(const ModelOptions& m) {
+  Ctx c = load_device(m);
   std::cerr << c.note << "\n";
   Stage1aConfig s;
-  s.query_bases = a["query-bases"].as<uint64_t>();
-  s.db_bases = a["db-bases"].as<uint64_t>();
-  s.w = a["w"].as<int>();
-  s.k = a["k"].as<int>();
-  s.m_bits = a["m"].as<uint64_t>();
-  s.layout = parse_layout(a["layout"].as<std::string>());
-  uint64_t lo = a["n-sub-min"].as<uint64_t>(), hi = a["n-sub-max"].as<uint64_t>();
-  int steps = a["steps"].as<int>();
-  if (s.w < 1 || s.w > 32 || s.k < 1 || s.k > 32 || s.m_bits == 0 || lo <= uint64_t(s.w) || hi < lo || steps < 2)
-    throw UsageError("need 1 <= w <= 32, 1 <= k <= 32, m > 0, w < n-sub-min <= n-sub-max, steps >= 2");
-  Out out(a["output"].as<std::string>());
+  s.query_bases = m.query_bases;
+  s.db_bases = m.db_bases;
+  s.w = m.w;
+  s.k = m.k;
+  s.m_bits = m.m_bits;
+  s.layout = m.layout;
+  const uint64_t lo = m.n_sub_min, hi = m.n_sub_max;
+  const int steps = m.steps;
+  Out out(m.output);
   *out.os << "# device=" << c.dev.name << " Q=" << s.query_bases << " D=" << s.db_bases << " w=" << s.w << " k=" << s.k
           << " m=" << s.m_bits << " layout=" << to_string(s.layout) << "\n";
   *out.os << "# n_sub,n_e,subqueries,fpr,false_hits,stage1a_s,stage1b_s,total_s,wmers_per_s,B_r,T_r,B_a\n";
@@ -154,8 +179,8 @@ int cmd_tradeoff(int argc, char** argv) {
   return 0;
 }
 
-int cmd_blocks(int argc, char** argv) {
-  cxxopts::Options o(g_prog + " blocks", "Predicted throughput vs requested blocks B_r (Figs. 9-14): eq. 1 for "
+void parse_blocks(int argc, const char* const* argv, ModelOptions& m) {
+  cxxopts::Options o(m.program + " blocks", "Predicted throughput vs requested blocks B_r (Figs. 9-14): eq. 1 for "
                                                "B_a, eq. 12 for f_sched, eq. 19 for the time.");
   common_options(o);
   o.add_options()("threads", "T_r values, comma separated", cxxopts::value<std::string>()->default_value("128,256,512,1024"))
@@ -163,25 +188,33 @@ int cmd_blocks(int argc, char** argv) {
     ("n-sub", "sub-query length", cxxopts::value<uint64_t>()->default_value("50000"))
     ("registers", "registers per thread R_T", cxxopts::value<int>()->default_value("32"))
     ("static-shared", "kernel shared memory besides the vector (bytes)", cxxopts::value<uint64_t>()->default_value("256"));
-  auto a = o.parse(argc, argv);
-  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
-  Ctx c = load_device(a);
+  cxxopts::ParseResult a;
+  if (!parse_common(o, argc, argv, m, a)) return;
+  m.block_threads = parse_int_list(a["threads"].as<std::string>(), "--threads");
+  m.max_blocks = a["max-blocks"].as<int>();
+  if (m.max_blocks < 1) throw UsageError("--max-blocks must be >= 1");
+  m.registers = a["registers"].as<int>();
+  m.static_shared = a["static-shared"].as<uint64_t>();
+  m.n_sub = a["n-sub"].as<uint64_t>();
+  if (m.n_sub <= uint64_t(m.w)) throw UsageError("--n-sub must exceed w");
+}
+
+int cmd_blocks(const ModelOptions& m) {
+  Ctx c = load_device(m);
   if (c.dev.kind != DeviceKind::Gpu) throw UsageError("'blocks' needs a GPU profile (use 'units' for a CPU)");
   std::cerr << c.note << "\n";
-  auto ts = parse_int_list(a["threads"].as<std::string>(), "--threads");
-  int maxb = a["max-blocks"].as<int>();
-  if (maxb < 1) throw UsageError("--max-blocks must be >= 1");
-  KernelResources kr{a["registers"].as<int>(), a["static-shared"].as<uint64_t>()};
+  const std::vector<int>& ts = m.block_threads;
+  const int maxb = m.max_blocks;
+  KernelResources kr{m.registers, m.static_shared};
   Stage1aConfig s;
-  s.query_bases = a["query-bases"].as<uint64_t>();
-  s.db_bases = a["db-bases"].as<uint64_t>();
-  s.w = a["w"].as<int>();
-  s.k = a["k"].as<int>();
-  s.m_bits = a["m"].as<uint64_t>();
-  s.n_sub = a["n-sub"].as<uint64_t>();
+  s.query_bases = m.query_bases;
+  s.db_bases = m.db_bases;
+  s.w = m.w;
+  s.k = m.k;
+  s.m_bits = m.m_bits;
+  s.n_sub = m.n_sub;
   s.layout = Layout::PaperVector;
-  if (s.n_sub <= uint64_t(s.w)) throw UsageError("--n-sub must exceed w");
-  Out out(a["output"].as<std::string>());
+  Out out(m.output);
   *out.os << "# device=" << c.dev.name << " m=" << s.m_bits << " k=" << s.k << " n_sub=" << s.n_sub
           << " R_T=" << kr.registers_per_thread << " static_shared=" << kr.static_shared_bytes << "\n";
   *out.os << "# T_r,B_r,B_a,limit,f_sched,in_B_opt,A_T,predicted_wmers_per_s,relative_throughput\n";
@@ -202,89 +235,154 @@ int cmd_blocks(int argc, char** argv) {
   return 0;
 }
 
-int cmd_units(int argc, char** argv) {
-  cxxopts::Options o(g_prog + " units", "CPU analogue of Figs. 9-12: work units over P cores (f_sched).");
+void parse_units(int argc, const char* const* argv, ModelOptions& m) {
+  cxxopts::Options o(m.program + " units", "CPU analogue of Figs. 9-12: work units over P cores (f_sched).");
   common_options(o);
   o.add_options()("cores", "P (default: the profile's cores)", cxxopts::value<int>()->default_value("0"))
     ("max-units", "largest number of work units", cxxopts::value<int>()->default_value("32"));
-  auto a = o.parse(argc, argv);
-  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
-  Ctx c = load_device(a);
-  int P = a["cores"].as<int>() > 0 ? a["cores"].as<int>() : (c.dev.kind == DeviceKind::Cpu ? c.dev.parallel_units() : 2);
-  int maxu = a["max-units"].as<int>();
-  if (maxu < 1) throw UsageError("--max-units must be >= 1");
-  Out out(a["output"].as<std::string>());
+  cxxopts::ParseResult a;
+  if (!parse_common(o, argc, argv, m, a)) return;
+  m.cores = a["cores"].as<int>();
+  m.max_units = a["max-units"].as<int>();
+  if (m.max_units < 1) throw UsageError("--max-units must be >= 1");
+}
+
+int cmd_units(const ModelOptions& m) {
+  Ctx c = load_device(m);
+  int P = m.cores > 0 ? m.cores : (c.dev.kind == DeviceKind::Cpu ? c.dev.parallel_units() : 2);
+  int maxu = m.max_units;
+  Out out(m.output);
   *out.os << "# cores=" << P << "\n# units,f_sched,relative_throughput\n";
   for (int u = 1; u <= maxu; ++u) *out.os << u << "," << f_sched_cpu(u, P) << "," << 1.0 / f_sched_cpu(u, P) << "\n";
   return 0;
 }
 
-int cmd_plan(int argc, char** argv) {
-  cxxopts::Options o(g_prog + " plan", "Print the --auto-tune plan for a workload (no run).");
+void parse_plan(int argc, const char* const* argv, ModelOptions& m) {
+  cxxopts::Options o(m.program + " plan", "Print the --auto-tune plan for a workload (no run).");
   common_options(o);
   o.add_options()("target-fpr", "minimise time with FPR <= X", cxxopts::value<double>())
     ("target-throughput", "minimise FPR with db w-mers/s >= Y", cxxopts::value<double>())
     ("t,cpu-threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the plan as JSON");
-  auto a = o.parse(argc, argv);
-  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
-  Ctx c = load_device(a);
-  std::cerr << c.note << "\n";
-  PlanRequest r;
-  r.query_bases = a["query-bases"].as<uint64_t>();
-  r.db_bases = a["db-bases"].as<uint64_t>();
-  r.w = a["w"].as<int>();
-  r.threads = a["cpu-threads"].as<int>();
+  cxxopts::ParseResult a;
+  if (!parse_common(o, argc, argv, m, a)) return;
+  m.cpu_threads = a["cpu-threads"].as<int>();
+  m.json = a.count("json") > 0;
   if (a.count("target-fpr") && a.count("target-throughput"))
     throw UsageError("give --target-fpr or --target-throughput, not both");
   if (a.count("target-throughput")) {
-    r.objective = Objective::MinFpr;
-    r.target_throughput = a["target-throughput"].as<double>();
+    m.target_throughput_given = true;
+    m.target_throughput = a["target-throughput"].as<double>();
   } else if (a.count("target-fpr")) {
-    r.target_fpr = a["target-fpr"].as<double>();
-    if (!(r.target_fpr > 0 && r.target_fpr < 1)) throw UsageError("--target-fpr must be in (0, 1)");
+    m.target_fpr_given = true;
+    m.target_fpr = a["target-fpr"].as<double>();
+    if (!(m.target_fpr > 0 && m.target_fpr < 1)) throw UsageError("--target-fpr must be in (0, 1)");
+  }
+}
+
+int cmd_plan(const ModelOptions& m) {
+  Ctx c = load_device(m);
+  std::cerr << c.note << "\n";
+  PlanRequest r;
+  r.query_bases = m.query_bases;
+  r.db_bases = m.db_bases;
+  r.w = m.w;
+  r.threads = m.cpu_threads;
+  if (m.target_throughput_given) {
+    r.objective = Objective::MinFpr;
+    r.target_throughput = m.target_throughput;
+  } else if (m.target_fpr_given) {
+    r.target_fpr = m.target_fpr;
   }
   Plan p = plan_stage1a(r, c.dev, c.cal);
-  Out out(a["output"].as<std::string>());
-  if (a.count("json")) *out.os << plan_json(p) << "\n";
+  Out out(m.output);
+  if (m.json) *out.os << plan_json(p) << "\n";
   else *out.os << describe(p);
   return p.feasible ? 0 : int(ExitCode::data);
 }
 
-int cmd_profile(int argc, char** argv) {
-  cxxopts::Options o(g_prog + " profile", "Print a device profile and its calibration as JSON.");
+void parse_profile(int argc, const char* const* argv, ModelOptions& m) {
+  cxxopts::Options o(m.program + " profile", "Print a device profile and its calibration as JSON.");
   common_options(o);
-  auto a = o.parse(argc, argv);
-  if (a.count("help")) { std::cout << o.help() << std::endl; return 0; }
-  Ctx c = load_device(a);
+  cxxopts::ParseResult a;
+  parse_common(o, argc, argv, m, a);
+}
+
+int cmd_profile(const ModelOptions& m) {
+  Ctx c = load_device(m);
   std::cerr << c.note << "\n";
-  Out out(a["output"].as<std::string>());
+  Out out(m.output);
   *out.os << profile_to_json(c.dev, c.cal);
   return 0;
 }
 
 }  // namespace
 
-int model_command(const std::string& program, int argc, char** argv) {
-  g_prog = program;
+ModelOptions parse_model_options(const std::string& program, int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
+  ModelOptions m;
+  m.program = program;
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    (argc < 2 ? std::cerr : std::cout) << usage(program);
-    return argc < 2 ? int(ExitCode::usage) : 0;
+    m.help = usage(program);
+    m.usage_error = argc < 2;
+    return m;
   }
-  std::string cmd = argv[1];
+  const std::string cmd = argv[1];
   try {
-    if (cmd == "tradeoff") return cmd_tradeoff(argc - 1, argv + 1);
-    if (cmd == "blocks") return cmd_blocks(argc - 1, argv + 1);
-    if (cmd == "units") return cmd_units(argc - 1, argv + 1);
-    if (cmd == "plan") return cmd_plan(argc - 1, argv + 1);
-    if (cmd == "profile") return cmd_profile(argc - 1, argv + 1);
+    if (cmd == "tradeoff") {
+      m.command = ModelCommand::tradeoff;
+      parse_tradeoff(argc - 1, argv + 1, m);
+      return m;
+    }
+    if (cmd == "blocks") {
+      m.command = ModelCommand::blocks;
+      parse_blocks(argc - 1, argv + 1, m);
+      return m;
+    }
+    if (cmd == "units") {
+      m.command = ModelCommand::units;
+      parse_units(argc - 1, argv + 1, m);
+      return m;
+    }
+    if (cmd == "plan") {
+      m.command = ModelCommand::plan;
+      parse_plan(argc - 1, argv + 1, m);
+      return m;
+    }
+    if (cmd == "profile") {
+      m.command = ModelCommand::profile;
+      parse_profile(argc - 1, argv + 1, m);
+      return m;
+    }
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(e.what());
   }
   throw UsageError("unknown command '" + cmd + "' (tradeoff, blocks, units, plan, profile)");
 }
 
-int calibrate_command(const std::string& program, int argc, char** argv) {
+int run_model_command(const ModelOptions& m) {
+  if (!m.help.empty()) {
+    (m.usage_error ? std::cerr : std::cout) << m.help;
+    if (!m.usage_error) std::cout.flush();
+    return m.usage_error ? int(ExitCode::usage) : 0;
+  }
+  switch (m.command) {
+    case ModelCommand::tradeoff: return cmd_tradeoff(m);
+    case ModelCommand::blocks: return cmd_blocks(m);
+    case ModelCommand::units: return cmd_units(m);
+    case ModelCommand::plan: return cmd_plan(m);
+    case ModelCommand::profile: return cmd_profile(m);
+    case ModelCommand::usage: break;
+  }
+  throw UsageError("no command (tradeoff, blocks, units, plan, profile)");
+}
+
+int model_command(const std::string& program, int argc, char** argv) {
+  return run_model_command(parse_model_options(program, argc, argv));
+}
+
+CalibrateOptions parse_calibrate_options(const std::string& program, int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
   try {
     cxxopts::Options opts(program,
                           std::string("Measure this CPU for the performance model (P-chase latency sweep, random-read hashing "
@@ -302,57 +400,77 @@ int calibrate_command(const std::string& program, int argc, char** argv) {
       ("show", "print the current profile (or the built-in defaults) and exit")
       ("h,help", "this help");
     auto a = opts.parse(argc, argv);
+    CalibrateOptions c;
     if (a.count("help")) {
-      std::cout << opts.help() << std::endl;
-      return 0;
+      c.help = opts.help() + "\n";
+      return c;
     }
-    std::string path = a["profile"].as<std::string>();
-    if (a.count("show")) {
-      LoadedProfile L = load_profile(path);
-      std::cerr << L.message << "\n";
-      std::cout << profile_to_json(L.device, L.calibration);
-      return 0;
-    }
-    if (a["threads"].as<int>() < 0) throw UsageError("--threads must be >= 0");
-    CalibrationOptions o;
-    o.threads = a["threads"].as<int>();
-    o.quick = a.count("quick") > 0;
-    o.log = &std::cerr;
-    CalibrationReport R = calibrate_cpu(o);
-    const auto& d = R.device;
-    const auto& c = R.calibration;
-    std::printf("# %s: %s\n", program.c_str(), describe(d).c_str());
-    std::printf("# P-chase latency sweep: bytes,ns_measured,ns_model  (R^2 = %.4f)\n", R.pchase_r2);
-    for (const auto& p : R.pchase) std::printf("pchase,%.0f,%.3f,%.3f\n", p.x, p.measured, p.predicted);
-    std::printf("# cache sizes: sysfs vs fitted from the P-chase\n");
-    for (size_t i = 0; i < R.sysfs_sizes.size(); ++i)
-      std::printf("cache,L%zu,%llu,%llu\n", i + 1, (unsigned long long)R.sysfs_sizes[i],
-                  (unsigned long long)(i < R.fitted_sizes.size() ? R.fitted_sizes[i] : 0));
-    std::printf("# random-read micro-benchmark: bytes,ns_per_read,model  (R^2 = %.4f)\n", R.random_r2);
-    for (const auto& p : R.random_read) std::printf("random,%.0f,%.3f,%.3f\n", p.x, p.measured, p.predicted);
-    std::printf("# work units over cores: units,critical-path CPU seconds,model a1*f_sched+a0  (R^2 = %.4f)\n", R.units_r2);
-    for (const auto& p : R.work_units) std::printf("units,%.0f,%.5f,%.5f\n", p.x, p.measured, p.predicted);
-    std::printf("# stage-1a kernel: k,vectors,m_bits,measured_s,model_s  (R^2 = %.4f)\n", R.stage1a_r2);
-    for (const auto& p : R.stage1a)
-      std::printf("stage1a,%d,%u,%llu,%.5f,%.5f\n", p.k, p.vectors, (unsigned long long)p.m_bits, p.measured_s,
-                  p.predicted_s);
-    std::printf("# fitted: a1=%.4g s a0=%.4g s G=%.3g hash_ns=%.3g probe_ns=%.3g row_byte_ns=%.3g hit_ns=%.3g "
-                "verify_ns=%.3g\n",
-                c.a1, c.a0, c.G, c.hash_ns, c.probe_ns, c.row_byte_ns, c.hit_ns, c.verify_ns);
-    std::string csv = a["csv"].as<std::string>();
-    if (!csv.empty()) {
-      write_sweep_csv(csv + "/pchase.csv", "bytes,ns_measured,ns_model", R.pchase);
-      write_sweep_csv(csv + "/random_read.csv", "bytes,ns_measured,ns_model", R.random_read);
-      write_sweep_csv(csv + "/work_units.csv", "units,seconds_measured,seconds_model", R.work_units);
-      write_stage1a_csv(csv + "/stage1a_fit.csv", R.stage1a);
-    }
-    std::string out = path.empty() ? default_profile_path() : path;
-    save_profile(out, d, c);
-    std::fprintf(stderr, "wrote %s (%.1f s)\n", out.c_str(), R.seconds);
-    return 0;
+    c.profile = a["profile"].as<std::string>();
+    c.show = a.count("show") > 0;
+    c.threads = a["threads"].as<int>();
+    c.quick = a.count("quick") > 0;
+    c.csv = a["csv"].as<std::string>();
+    // --show ignores the calibration options (as it always has).
+    if (!c.show && c.threads < 0) throw UsageError("--threads must be >= 0");
+    return c;
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(e.what());
   }
+}
+
+int run_calibrate(const std::string& program, const CalibrateOptions& a) {
+  if (!a.help.empty()) {
+    std::cout << a.help;
+    std::cout.flush();
+    return 0;
+  }
+  const std::string& path = a.profile;
+  if (a.show) {
+    LoadedProfile L = load_profile(path);
+    std::cerr << L.message << "\n";
+    std::cout << profile_to_json(L.device, L.calibration);
+    return 0;
+  }
+  CalibrationOptions o;
+  o.threads = a.threads;
+  o.quick = a.quick;
+  o.log = &std::cerr;
+  CalibrationReport R = calibrate_cpu(o);
+  const auto& d = R.device;
+  const auto& c = R.calibration;
+  std::printf("# %s: %s\n", program.c_str(), describe(d).c_str());
+  std::printf("# P-chase latency sweep: bytes,ns_measured,ns_model  (R^2 = %.4f)\n", R.pchase_r2);
+  for (const auto& p : R.pchase) std::printf("pchase,%.0f,%.3f,%.3f\n", p.x, p.measured, p.predicted);
+  std::printf("# cache sizes: sysfs vs fitted from the P-chase\n");
+  for (size_t i = 0; i < R.sysfs_sizes.size(); ++i)
+    std::printf("cache,L%zu,%llu,%llu\n", i + 1, (unsigned long long)R.sysfs_sizes[i],
+                (unsigned long long)(i < R.fitted_sizes.size() ? R.fitted_sizes[i] : 0));
+  std::printf("# random-read micro-benchmark: bytes,ns_per_read,model  (R^2 = %.4f)\n", R.random_r2);
+  for (const auto& p : R.random_read) std::printf("random,%.0f,%.3f,%.3f\n", p.x, p.measured, p.predicted);
+  std::printf("# work units over cores: units,critical-path CPU seconds,model a1*f_sched+a0  (R^2 = %.4f)\n", R.units_r2);
+  for (const auto& p : R.work_units) std::printf("units,%.0f,%.5f,%.5f\n", p.x, p.measured, p.predicted);
+  std::printf("# stage-1a kernel: k,vectors,m_bits,measured_s,model_s  (R^2 = %.4f)\n", R.stage1a_r2);
+  for (const auto& p : R.stage1a)
+    std::printf("stage1a,%d,%u,%llu,%.5f,%.5f\n", p.k, p.vectors, (unsigned long long)p.m_bits, p.measured_s,
+                p.predicted_s);
+  std::printf("# fitted: a1=%.4g s a0=%.4g s G=%.3g hash_ns=%.3g probe_ns=%.3g row_byte_ns=%.3g hit_ns=%.3g "
+              "verify_ns=%.3g\n",
+              c.a1, c.a0, c.G, c.hash_ns, c.probe_ns, c.row_byte_ns, c.hit_ns, c.verify_ns);
+  const std::string& csv = a.csv;
+  if (!csv.empty()) {
+    write_sweep_csv(csv + "/pchase.csv", "bytes,ns_measured,ns_model", R.pchase);
+    write_sweep_csv(csv + "/random_read.csv", "bytes,ns_measured,ns_model", R.random_read);
+    write_sweep_csv(csv + "/work_units.csv", "units,seconds_measured,seconds_model", R.work_units);
+    write_stage1a_csv(csv + "/stage1a_fit.csv", R.stage1a);
+  }
+  std::string out = path.empty() ? default_profile_path() : path;
+  save_profile(out, d, c);
+  std::fprintf(stderr, "wrote %s (%.1f s)\n", out.c_str(), R.seconds);
+  return 0;
+}
+
+int calibrate_command(const std::string& program, int argc, char** argv) {
+  return run_calibrate(program, parse_calibrate_options(program, argc, argv));
 }
 
 }  // namespace bloomseq

@@ -1,0 +1,238 @@
+// blast-bloom options: definitions (cxxopts), parsing and the checks that need no file. Kept byte-for-byte
+// compatible with what the tool printed and refused before the parsing moved out of the app.
+#include "bloomseq/cli/blast_options.hpp"
+
+#include <cxxopts.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "bloomseq/app/argument_limits.hpp"
+#include "bloomseq/blast/karlin.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+#include "bloomseq/model/profile_io.hpp"
+
+namespace bloomseq {
+namespace {
+
+const char* kExamples = R"(
+Examples:
+  blast-bloom data/lambda_virus.fa data/ecoli_536_200k.fa                 HSPs (BLAST tabular, 12 columns)
+  blast-bloom -w 28 -t 2 query.fa genome.2bit -o hits.tsv --stats run.json
+  blast-bloom --reward 2 --penalty=-3 query.fa db.fa                      blastn's -task blastn scoring
+  blast-bloom --stage 1a --sub-query 500 -m 65536 -k 4 query.fa db.fa     the Bloom-filter hits themselves
+  blast-bloom --stage 1b query.fa db.fa                                   exact seeds
+  blast-bloom --auto-tune --target-fpr 1e-3 query.fa db.fa --stats run.json   parameters from the performance model
+  blast-bloom --auto-tune --target-throughput 5e7 -k 4 query.fa db.fa     min FPR at >= 5e7 db w-mers/s, k fixed
+  blast-bloom encode genome.fa -o genome.2bit                             encode a database once
+  blast-bloom calibrate                                                   measure this machine for --auto-tune
+  blast-bloom model tradeoff --device cpu > tradeoff.csv                  model predictions (see 'model --help')
+
+--auto-tune chooses n_sub, k, m, layout and threads with the performance model (docs/performance-model.md):
+minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or minimum FPR with predicted
+throughput >= --target-throughput (db w-mers/s). -k, -m, --sub-query, --layout and -t given explicitly stay fixed.
+The plan is printed on stderr before the run; --stats puts its predictions next to the measured values.
+
+The HSPs equal those of
+  blastn -task blastn -ungapped -dust no -sum_stats false -word_size W -reward R -penalty P -subject DB -outfmt 6
+(ambiguity codes in the database may give small differences: see docs/blast-bloom.md).
+Negative numbers need '=': --penalty=-3.
+Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 70 internal error, 74 I/O error.
+)";
+
+BlastEncodeOptions parse_encode(int argc, const char* const* argv, std::string& help) {
+  cxxopts::Options opts("blast-bloom encode", "Encode a FASTA database as UCSC .2bit (N blocks and lower case kept).");
+  opts.add_options()("o,output", "output .2bit file", cxxopts::value<std::string>())(
+      "lossy", "store IUPAC codes other than N as N instead of refusing")("h,help", "this help")(
+      "input", "FASTA input", cxxopts::value<std::string>());
+  opts.parse_positional({"input"});
+  opts.positional_help("DB.fa -o DB.2bit");
+  cxxopts::ParseResult r;
+  try {
+    r = opts.parse(argc, argv);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+  BlastEncodeOptions e;
+  if (r.count("help")) {
+    help = opts.help() + "\nExample:\n  blast-bloom encode genome.fa -o genome.2bit\n";
+    return e;
+  }
+  if (!r.count("input") || !r.count("output")) throw UsageError("encode needs an input FASTA and -o OUTPUT.2bit");
+  e.input = r["input"].as<std::string>();
+  e.output = r["output"].as<std::string>();
+  e.lossy = r.count("lossy") > 0;
+  return e;
+}
+
+BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& help, bool& version) {
+  cxxopts::Options opts("blast-bloom",
+                        "BLAST with Bloom filters: every database w-mer is tested against one Bloom vector per "
+                        "sub-query (stage 1a),\nhits are verified exactly (1b) and extended without gaps (2).\n"
+                        "Usage: blast-bloom [options] QUERY DB      (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
+                        "       blast-bloom encode DB.fa -o DB.2bit\n"
+                        "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
+                        "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
+  opts.add_options("Search")
+      ("w,word-size", "word size w (1..32)", cxxopts::value<int>()->default_value("11"))
+      ("reward", "match reward (1/-2 or 2/-3)", cxxopts::value<int>()->default_value("1"))
+      ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-2"))
+      ("xdrop", "ungapped X-drop in bits (blastn -xdrop_ungap)", cxxopts::value<double>()->default_value("20"))
+      ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
+      ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"));
+  opts.add_options("Bloom filters")
+      ("sub-query", "sub-query length n_sub in bases", cxxopts::value<std::string>()->default_value("1000"))
+      ("m,bloom-bits", "bits per sub-query vector (K/M suffixes)", cxxopts::value<std::string>()->default_value("256K"))
+      ("k,hashes", "hash functions per vector", cxxopts::value<int>()->default_value("6"))
+      ("layout", "stage-1a layout: auto, vector, bitsliced or naive", cxxopts::value<std::string>()->default_value("auto"))
+      ("seed", "H3 seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)));
+  opts.add_options("Auto-tune")
+      ("auto-tune", "choose n_sub, k, m, layout and threads with the performance model")
+      ("target-fpr", "with --auto-tune: minimum time with FPR per test <= X (default 1e-4)", cxxopts::value<double>())
+      ("target-throughput", "with --auto-tune: minimum FPR with >= Y database w-mers/s", cxxopts::value<double>())
+      ("profile", "calibration profile (default " + model::default_profile_path() + ")",
+       cxxopts::value<std::string>()->default_value(""));
+  opts.add_options("Execution")
+      ("t,threads", "threads", cxxopts::value<int>()->default_value("1"))
+      ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
+      ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
+      ("batch", "database bases held in memory at once (whole records)", cxxopts::value<std::string>()->default_value("64M"));
+  opts.add_options("Output")
+      ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
+      ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
+      ("no-header", "omit the '#' header line")
+      ("progress", "show progress on stderr (default: when stderr is a terminal)")
+      ("no-progress", "never show progress")
+      ("h,help", "this help")
+      ("version", "print the version");
+  opts.add_options()("positional", "", cxxopts::value<std::vector<std::string>>());
+  opts.parse_positional({"positional"});
+  opts.positional_help("QUERY DB");
+
+  cxxopts::ParseResult r;
+  try {
+    r = opts.parse(argc, argv);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  BlastSearchOptions o;
+  if (r.count("help")) {
+    help = opts.help({"Search", "Bloom filters", "Auto-tune", "Execution", "Output"}) + kExamples;
+    return o;
+  }
+  if (r.count("version")) {
+    version = true;
+    return o;
+  }
+  std::vector<std::string> pos;
+  if (r.count("positional")) pos = r["positional"].as<std::vector<std::string>>();
+  if (pos.size() != 2) throw UsageError("expected QUERY and DB (see --help)");
+  o.query = pos[0];
+  o.db = pos[1];
+  if (o.query == "-" && o.db == "-") throw UsageError("QUERY and DB cannot both be stdin");
+
+  BlastParams& p = o.params;
+  p.w = r["word-size"].as<int>();
+  p.reward = r["reward"].as<int>();
+  p.penalty = r["penalty"].as<int>();
+  p.xdrop_bits = r["xdrop"].as<double>();
+  p.evalue = r["evalue"].as<double>();
+  p.n_sub = parse_size(r["sub-query"].as<std::string>(), "--sub-query");
+  p.m_bits = parse_size(r["bloom-bits"].as<std::string>(), "--bloom-bits");
+  p.k = r["hashes"].as<int>();
+  p.layout = parse_layout(r["layout"].as<std::string>());
+  p.seed = r["seed"].as<uint64_t>();
+  p.threads = r["threads"].as<int>();
+  p.chunk_bases = parse_size(r["chunk"].as<std::string>(), "--chunk");
+  p.batch_bases = parse_size(r["batch"].as<std::string>(), "--batch");
+  p.validate();
+  ungapped_karlin(p.reward, p.penalty);  // reject unsupported scoring before reading anything
+  o.stage = r["stage"].as<std::string>();
+  if (o.stage != "1a" && o.stage != "1b" && o.stage != "hsp")
+    throw UsageError("--stage must be 1a, 1b or hsp, got '" + o.stage + "'");
+  o.progress = r.count("progress") > 0;
+  o.no_progress = r.count("no-progress") > 0;
+
+  // --auto-tune: check the targets now; the plan needs the query and database sizes.
+  o.auto_tune = r.count("auto-tune") > 0;
+  model::PlanRequest& request = o.request;
+  if (!o.auto_tune && (r.count("target-fpr") || r.count("target-throughput") || r.count("profile")))
+    throw UsageError("--target-fpr, --target-throughput and --profile need --auto-tune");
+  if (o.auto_tune) {
+    if (r.count("target-fpr") && r.count("target-throughput"))
+      throw UsageError("give --target-fpr or --target-throughput, not both");
+    if (r.count("target-throughput")) {
+      request.objective = model::Objective::MinFpr;
+      request.target_throughput = r["target-throughput"].as<double>();
+      if (!(request.target_throughput > 0) || !std::isfinite(request.target_throughput))
+        throw UsageError("--target-throughput must be a positive number of database w-mers per second");
+    } else if (r.count("target-fpr")) {
+      request.target_fpr = r["target-fpr"].as<double>();
+      if (!(request.target_fpr > 0 && request.target_fpr < 1))
+        throw UsageError("--target-fpr must be in (0, 1)");
+    }
+  }
+  o.profile = r["profile"].as<std::string>();
+  o.given_n_sub = r.count("sub-query") > 0;
+  o.given_k = r.count("hashes") > 0;
+  o.given_m_bits = r.count("bloom-bits") > 0;
+  o.given_threads = r.count("threads") > 0;
+
+  o.backend = r["backend"].as<std::string>();
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
+    throw UsageError("--backend must be auto, cpu or cuda, got '" + o.backend + "'");
+  o.device = r["device"].as<int>();
+  o.output = r["output"].as<std::string>();
+  o.stats = r.count("stats") > 0;
+  if (o.stats) o.stats_path = r["stats"].as<std::string>();
+  o.header = !r.count("no-header");
+  return o;
+}
+
+}  // namespace
+
+uint64_t parse_size(const std::string& s, const std::string& what) {
+  if (s.empty()) throw UsageError(what + ": empty value");
+  // std::stoull takes "-1" as 2^64-1; a size is never negative.
+  if (s.find('-') != std::string::npos) throw UsageError(what + ": must not be negative: '" + s + "'");
+  size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &used);
+  } catch (...) {
+    throw UsageError(what + ": not a number: '" + s + "'");
+  }
+  std::string suffix = s.substr(used);
+  uint64_t mult = 1;
+  if (suffix == "K" || suffix == "k") mult = 1024;
+  else if (suffix == "M" || suffix == "m") mult = uint64_t(1) << 20;
+  else if (suffix == "G" || suffix == "g") mult = uint64_t(1) << 30;
+  else if (!suffix.empty()) throw UsageError(what + ": not a number: '" + s + "'");
+  if (uint64_t(v) > std::numeric_limits<uint64_t>::max() / mult) throw UsageError(what + ": too large: '" + s + "'");
+  return uint64_t(v) * mult;
+}
+
+BlastOptions parse_blast_options(int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
+  BlastOptions o;
+  const std::string cmd = argc >= 2 ? argv[1] : "";
+  if (cmd == "encode") {
+    o.command = BlastCommand::encode;
+    o.encode = parse_encode(argc - 1, argv + 1, o.help);
+  } else if (cmd == "calibrate") {
+    o.command = BlastCommand::calibrate;
+    o.calibrate = parse_calibrate_options("blast-bloom calibrate", argc - 1, argv + 1);
+  } else if (cmd == "model") {
+    o.command = BlastCommand::model;
+    o.model = parse_model_options("blast-bloom model", argc - 1, argv + 1);
+  } else {
+    o.search = parse_search(argc, argv, o.help, o.version);
+  }
+  return o;
+}
+
+}  // namespace bloomseq

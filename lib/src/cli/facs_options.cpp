@@ -1,0 +1,335 @@
+// facs options: definitions (cxxopts), parsing and the checks that need no file. Kept byte-for-byte compatible
+// with what the tool printed and refused before the parsing moved out of the app.
+#include "bloomseq/cli/facs_options.hpp"
+
+#include <cxxopts.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bloomseq/app/argument_limits.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+#include "bloomseq/model/profile_io.hpp"
+
+namespace bloomseq {
+namespace {
+
+const char* kUsage =
+    "facs " BLOOMSEQ_VERSION " - classify sequencing reads against Bloom filters of reference genomes\n"
+    "\n"
+    "Usage: facs <command> [options]\n"
+    "\n"
+    "Commands:\n"
+    "  build-filter   build one Bloom filter per reference (file or FASTA record) into a .bf container\n"
+    "  classify       score every read against every filter in one pass; per-read calls, summary, split reads\n"
+    "  info           describe the filters in a .bf container\n"
+    "  model          performance-model predictions without running (tradeoff, blocks, units, plan, profile)\n"
+    "\n"
+    "Examples:\n"
+    "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
+    "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv -t 2\n"
+    "  facs info refs.bf\n"
+    "  facs build-filter --auto-tune --target-fpr 1e-4 -o refs.bf ecoli.fa   # size and k from the model\n"
+    "  facs model plan --device cpu --query-bases 1000000 --db-bases 5000000\n"
+    "\n"
+    "Run 'facs <command> --help' for the options of a command.\n";
+
+// Adds --auto-tune, --target-fpr, --target-throughput, --profile, --read-length to a subcommand's options.
+void add_auto_tune_options(cxxopts::Options& o) {
+  o.add_options("Auto-tune")
+      ("auto-tune", "use the performance model: print the plan and its predicted FPR and reads/s")
+      ("target-fpr", "with --auto-tune: the false-positive rate per k-mer lookup to meet", cxxopts::value<double>())
+      ("target-throughput", "with --auto-tune: reads/s to reach", cxxopts::value<double>())
+      ("profile", "calibration profile (default " + model::default_profile_path() + ")",
+       cxxopts::value<std::string>()->default_value(""))
+      ("read-length", "with --auto-tune: read length the prediction assumes", cxxopts::value<uint64_t>()->default_value("150"));
+}
+
+// Targets without --auto-tune, both targets, FPR outside (0, 1), throughput <= 0 or where the command takes none.
+FacsAutoTuneOptions parse_auto_tune(const cxxopts::ParseResult& r, const std::string& cmd, bool throughput_target) {
+  FacsAutoTuneOptions t;
+  t.on = r.count("auto-tune") > 0;
+  if (!t.on && (r.count("target-fpr") || r.count("target-throughput") || r.count("profile")))
+    throw UsageError(cmd + ": --target-fpr, --target-throughput and --profile need --auto-tune");
+  if (!t.on) return t;
+  if (r.count("target-fpr") && r.count("target-throughput"))
+    throw UsageError(cmd + ": give --target-fpr or --target-throughput, not both");
+  if (r.count("target-fpr")) {
+    t.target_fpr = r["target-fpr"].as<double>();
+    if (!(t.target_fpr > 0 && t.target_fpr < 1)) throw UsageError(cmd + ": --target-fpr must be in (0, 1)");
+  }
+  if (r.count("target-throughput")) {
+    if (!throughput_target)
+      throw UsageError(cmd + ": --target-throughput applies to classify; size filters with --target-fpr");
+    t.min_fpr = true;
+    t.target_throughput = r["target-throughput"].as<double>();
+    if (!(t.target_throughput > 0) || !std::isfinite(t.target_throughput))
+      throw UsageError(cmd + ": --target-throughput must be a positive number of reads per second");
+  }
+  t.read_len = r["read-length"].as<uint64_t>();
+  if (t.read_len < 1) throw UsageError(cmd + ": --read-length must be positive");
+  t.profile = r["profile"].as<std::string>();
+  return t;
+}
+
+// cxxopts reports bad usage with its own exceptions; the tools report it as UsageError prefixed by the command.
+cxxopts::ParseResult parse_or_usage(cxxopts::Options& o, int argc, const char* const* argv, const char* cmd) {
+  try {
+    return o.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(cmd) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
+  cxxopts::Options o("facs build-filter",
+                     "Build one Bloom filter of canonical k-mers per reference (per file, or per FASTA record with\n"
+                     "--per-record), sized for a target false-positive rate from the number of distinct k-mers.\n");
+  o.custom_help("-o OUT.bf [options]");
+  o.positional_help("REF.fa [REF2.fa ...]");
+  FacsBuildOptions b;
+  BuildParams& p = b.params;
+  o.add_options()
+      ("o,output", "the .bf container to write (required)", cxxopts::value<std::string>())
+      ("add", "append to the existing container given by -o (same -w)")
+      ("w,kmer", "k-mer size 1..32", cxxopts::value<int>()->default_value(std::to_string(p.w)))
+      ("fpr", "target false-positive rate per k-mer lookup", cxxopts::value<double>()->default_value("0.0005"))
+      ("k,hashes", "hash functions (default: optimal for the size)", cxxopts::value<int>()->default_value("0"))
+      ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
+       cxxopts::value<uint64_t>()->default_value("0"))
+      ("layout", "bit layout: blocked (all probes of a k-mer in one 64-byte cache line; ~15-20% more bits for the "
+                 "same FPR, several times faster to query) or classic (probes anywhere in the filter)",
+       cxxopts::value<std::string>()->default_value("blocked"))
+      ("per-record", "one filter per FASTA record instead of one per file")
+      ("name", "filter name, once per input file in order (default: the file name without extensions)",
+       cxxopts::value<std::vector<std::string>>())
+      ("count", "how distinct k-mers are counted: exact (sort, 8 bytes per k-mer) or hll (HyperLogLog estimate)",
+       cxxopts::value<std::string>()->default_value("exact"))
+      ("seed", "H3 hash seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)))
+      ("json", "JSON file with the parameters, the filters built and (--auto-tune) the plan",
+       cxxopts::value<std::string>())
+      ("q,quiet", "do not print the table of filters built")
+      ("h,help", "this help")
+      ("refs", "reference files", cxxopts::value<std::vector<std::string>>());
+  add_auto_tune_options(o);
+  o.parse_positional({"refs"});
+  const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "build-filter");
+  if (r.count("help")) {
+    if (help)
+      *help = o.help() +
+              "\nExamples:\n"
+              "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
+              "  facs build-filter -o refs.bf --add --name dwv bee-virus.fa\n"
+              "  facs build-filter -o viruses.bf --per-record viruses.fa      # one filter per record\n"
+              "  facs build-filter -o big.bf -w 31 --fpr 0.001 --count hll genome.fa.gz\n"
+              "  facs build-filter -o refs.bf --auto-tune --target-fpr 1e-4 --json build.json ecoli.fa\n"
+              "\n--auto-tune sizes each filter with the performance model for --target-fpr per k-mer lookup (default:\n"
+              "--fpr): k = m/n ln 2 with m = -n ln p / ln^2 2, m then grown until the rounded k meets the target\n"
+              "(n = distinct k-mers, counted once more for the plan; explicit -m/-k stay fixed),\n"
+              "and prints the predicted FPR and classification rate (reads/s for 1M reads of --read-length bases).\n";
+    return b;
+  }
+  if (!r.count("output")) throw UsageError("build-filter: -o OUT.bf is required");
+  if (!r.count("refs")) throw UsageError("build-filter: no reference files given");
+  b.output = r["output"].as<std::string>();
+  b.refs = r["refs"].as<std::vector<std::string>>();
+  p.w = r["kmer"].as<int>();
+  p.fpr = r["fpr"].as<double>();
+  p.hashes = r["hashes"].as<int>();
+  p.m_bits = r["bits"].as<uint64_t>();
+  p.per_record = r.count("per-record") > 0;
+  p.seed = r["seed"].as<uint64_t>();
+  b.add = r.count("add") > 0;
+  b.quiet = r.count("quiet") > 0;
+  b.json = r.count("json") > 0;
+  if (b.json) b.json_path = r["json"].as<std::string>();
+  const std::string layout = r["layout"].as<std::string>();
+  b.layout_name = layout;
+  if (layout == "blocked") p.layout = BloomLayout::blocked512;
+  else if (layout == "classic") p.layout = BloomLayout::classic;
+  else throw UsageError("build-filter: --layout must be blocked or classic, got '" + layout + "'");
+  const std::string count = r["count"].as<std::string>();
+  if (count == "exact") p.count = KmerCount::exact;
+  else if (count == "hll") p.count = KmerCount::hyperloglog;
+  else throw UsageError("build-filter: --count must be exact or hll, got '" + count + "'");
+  if (p.w < 1 || p.w > 32) throw UsageError("build-filter: -w must be 1..32, got " + std::to_string(p.w));
+  if (!(p.fpr > 0 && p.fpr < 1)) throw UsageError("build-filter: --fpr must be in (0, 1)");
+  b.tune = parse_auto_tune(r, "build-filter", false);
+  if (b.tune.on) {
+    if (b.tune.target_fpr > 0) p.fpr = b.tune.target_fpr;
+    else b.tune.target_fpr = p.fpr;
+  }
+  const int max_k = p.layout == BloomLayout::blocked512 ? kMaxHashes - 1 : kMaxHashes;
+  if (p.hashes < 0 || p.hashes > max_k)
+    throw UsageError("build-filter: -k must be 1.." + std::to_string(max_k) + " for the " + layout + " layout");
+  if (r.count("name")) b.names = r["name"].as<std::vector<std::string>>();
+  if (!b.names.empty() && b.names.size() != b.refs.size())
+    throw UsageError("build-filter: give --name once per input file (" + std::to_string(b.refs.size()) + "), got " +
+                     std::to_string(b.names.size()));
+  if (!b.names.empty() && p.per_record) throw UsageError("build-filter: --name and --per-record exclude each other");
+  return b;
+}
+
+FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
+  cxxopts::Options o("facs classify",
+                     "Score every read against every filter in one pass and call it to the best-scoring filter\n"
+                     "above the threshold. FACS score (default): fraction of the read's bases covered by k-mers in\n"
+                     "the filter, after a quick pass over non-overlapping k-mers. BioBloom score: runs of hit\n"
+                     "k-mers with early accept/reject (BioBloom Tools). Reads: FASTQ or FASTA, gzip or plain, - for\n"
+                     "stdin. The summary (BioBloom Tools' summary.tsv layout) goes to stdout unless --summary.\n");
+  o.custom_help("[options]");
+  o.positional_help("READS REFS.bf [MORE.bf ...]");
+  o.add_options()
+      ("mate", "second mates of paired reads (same order as READS)", cxxopts::value<std::string>())
+      ("o,output", "per-read TSV: read id, call, score, matched filters", cxxopts::value<std::string>())
+      ("scores", "add one score column per filter to the per-read TSV")
+      ("summary", "summary TSV (- = stdout)", cxxopts::value<std::string>()->default_value("-"))
+      ("json", "JSON file with the run's parameters and totals", cxxopts::value<std::string>())
+      ("score", "scoring: facs or biobloom", cxxopts::value<std::string>()->default_value("facs"))
+      ("s,threshold", "minimum score to match (default 0.55 for facs: fraction of bases covered; 0.15 for biobloom)",
+       cxxopts::value<double>())
+      ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
+      ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
+      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
+       cxxopts::value<std::string>()->default_value("cpu"))
+      ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
+      ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
+                      "multiMatch.fq; a PREFIX ending in .gz writes gzip", cxxopts::value<std::string>())
+      ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz)",
+       cxxopts::value<std::string>())
+      ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
+      ("progress", "show progress on stderr even if it is not a terminal")
+      ("no-progress", "never show progress")
+      ("batch-bases", "bases per batch handed to a thread", cxxopts::value<uint64_t>()->default_value("2000000"))
+      ("group", "reads scored together to overlap memory latency (tuning)",
+       cxxopts::value<int>()->default_value(std::to_string(ClassifyParams{}.group_reads)))
+      ("h,help", "this help")
+      ("inputs", "READS then filter files", cxxopts::value<std::vector<std::string>>());
+  add_auto_tune_options(o);
+  o.parse_positional({"inputs"});
+  const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "classify");
+  FacsClassifyOptions c;
+  if (r.count("help")) {
+    if (help)
+      *help = o.help() +
+              "\nExamples:\n"
+              "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv --json run.json -t 2\n"
+              "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
+              "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
+              "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
+              "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
+              "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
+              "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
+              "prints the plan and puts predicted next to measured reads/s in --json.\n"
+              "\nCalls: a filter name; 'tie' when several filters share the best score; 'novel' when none reaches the\n"
+              "threshold; 'unscored' when the read has no complete k-mer (shorter than k or N everywhere).\n";
+    return c;
+  }
+  if (!r.count("inputs")) throw UsageError("classify: give READS and at least one .bf filter file");
+  const auto inputs = r["inputs"].as<std::vector<std::string>>();
+  if (inputs.size() < 2) throw UsageError("classify: give READS and at least one .bf filter file");
+  c.reads = inputs[0];
+  c.filters.assign(inputs.begin() + 1, inputs.end());
+  c.paired = r.count("mate") > 0;
+  if (c.paired) c.mate = r["mate"].as<std::string>();
+
+  ClassifyParams& cp = c.params;
+  const std::string score = r["score"].as<std::string>();
+  if (score == "facs") cp.score = ScoreKind::facs;
+  else if (score == "biobloom") cp.score = ScoreKind::biobloom;
+  else throw UsageError("classify: --score must be facs or biobloom, got '" + score + "'");
+  cp.threshold = r.count("threshold") ? r["threshold"].as<double>()
+                                      : (cp.score == ScoreKind::facs ? kFacsDefaultThreshold : kBioBloomDefaultThreshold);
+  const std::string pm = r["pair-mode"].as<std::string>();
+  if (pm == "both") cp.pair_mode = PairMode::both;
+  else if (pm == "either") cp.pair_mode = PairMode::either;
+  else throw UsageError("classify: --pair-mode must be both or either, got '" + pm + "'");
+  cp.threads = r["threads"].as<int>();
+  if (cp.threads < 1 || cp.threads > 1024) throw UsageError("classify: -t must be 1..1024");
+  cp.batch_bases = r["batch-bases"].as<uint64_t>();
+  cp.group_reads = r["group"].as<int>();
+  if (cp.group_reads < 1 || cp.group_reads > 4096) throw UsageError("classify: --group must be 1..4096");
+  if (cp.batch_bases < 1) throw UsageError("classify: --batch-bases must be positive");
+  c.scores = r.count("scores") > 0;
+  c.tune = parse_auto_tune(r, "classify", true);
+
+  c.threads_given = r.count("threads") > 0;
+  c.requested_w = r["kmer"].as<int>();
+  c.backend = r["backend"].as<std::string>();
+  c.device = r["device"].as<int>();
+  c.progress = r.count("progress") > 0;
+  c.no_progress = r.count("no-progress") > 0;
+  c.summary = r["summary"].as<std::string>();
+  c.output = r.count("output") > 0;
+  if (c.output) c.output_path = r["output"].as<std::string>();
+  c.json = r.count("json") > 0;
+  if (c.json) c.json_path = r["json"].as<std::string>();
+  c.matched_out = r.count("matched-out") > 0;
+  if (c.matched_out) c.matched_prefix = r["matched-out"].as<std::string>();
+  c.unmatched_out = r.count("unmatched-out") > 0;
+  if (c.unmatched_out) c.unmatched_path = r["unmatched-out"].as<std::string>();
+  return c;
+}
+
+FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
+  cxxopts::Options o("facs info", "Describe the filters of .bf containers: header and per filter k-mers, bits, hash\n"
+                                  "functions, fill fraction and false-positive rates (predicted from the k-mer count\n"
+                                  "and from the fill fraction).\n");
+  o.positional_help("REFS.bf [MORE.bf ...]");
+  o.add_options()("h,help", "this help")("files", "containers", cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"files"});
+  const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "info");
+  FacsInfoOptions f;
+  if (r.count("help")) {
+    if (help) *help = o.help() + "\nExample:\n  facs info refs.bf\n";
+    return f;
+  }
+  if (!r.count("files")) throw UsageError("info: no .bf file given");
+  f.files = r["files"].as<std::vector<std::string>>();
+  return f;
+}
+
+FacsOptions parse_facs_options(int argc, const char* const* argv) {
+  check_argument_lengths(argc, argv);
+  FacsOptions o;
+  if (argc < 2) {
+    o.command = FacsCommand::usage;
+    o.help = kUsage;
+    return o;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    o.command = FacsCommand::help;
+    o.help = kUsage;
+    return o;
+  }
+  if (cmd == "--version") {
+    o.command = FacsCommand::version;
+    return o;
+  }
+  if (cmd == "build-filter") {
+    o.command = FacsCommand::build_filter;
+    o.build = parse_facs_build_filter(argc - 1, argv + 1, &o.help);
+  } else if (cmd == "classify") {
+    o.command = FacsCommand::classify;
+    o.classify = parse_facs_classify(argc - 1, argv + 1, &o.help);
+  } else if (cmd == "info") {
+    o.command = FacsCommand::info;
+    o.info = parse_facs_info(argc - 1, argv + 1, &o.help);
+  } else if (cmd == "model") {
+    o.command = FacsCommand::model;
+    o.model = parse_model_options("facs model", argc - 1, argv + 1);
+  } else {
+    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify, info or model; see facs --help)");
+  }
+  return o;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,336 @@
+// The tools' option parsing (bloomseq/cli): defaults, ranges and conflicts refused with a message that names the
+// option, help without side effects. The values asserted are the documented defaults and limits.
+#include <catch2/catch.hpp>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "bloomseq/app/argument_limits.hpp"
+#include "bloomseq/app/model_commands.hpp"
+#include "bloomseq/cli/blast_options.hpp"
+#include "bloomseq/cli/facs_options.hpp"
+#include "bloomseq/error.hpp"
+
+using namespace bloomseq;
+
+namespace {
+
+struct Argv {
+  std::vector<std::string> words;
+  std::vector<const char*> ptrs;
+  Argv(std::initializer_list<const char*> w) : words(w.begin(), w.end()) {
+    for (const auto& s : words) ptrs.push_back(s.c_str());
+    ptrs.push_back(nullptr);
+  }
+  int argc() const { return int(words.size()); }
+  const char* const* argv() const { return ptrs.data(); }
+};
+
+BlastOptions blast(std::initializer_list<const char*> w) {
+  Argv a(w);
+  return parse_blast_options(a.argc(), a.argv());
+}
+FacsOptions facs(std::initializer_list<const char*> w) {
+  Argv a(w);
+  return parse_facs_options(a.argc(), a.argv());
+}
+ModelOptions model_cmd(std::initializer_list<const char*> w) {
+  Argv a(w);
+  return parse_model_options("bloomseq-model", a.argc(), a.argv());
+}
+
+// The UsageError message of a parse that must fail ("" when it did not fail with UsageError).
+template <class F>
+std::string usage_error(F&& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The same for a whole command line; argv[0] picks the parser. A plain function rather than a lambda per check
+// keeps this file quick to compile under the sanitizers.
+std::string usage_message(std::initializer_list<const char*> w) {
+  const Argv a(w);
+  const std::string tool = a.words[0];
+  return usage_error([&] {
+    if (tool == "blast-bloom") parse_blast_options(a.argc(), a.argv());
+    else if (tool == "facs") parse_facs_options(a.argc(), a.argv());
+    else parse_model_options("bloomseq-model", a.argc(), a.argv());
+  });
+}
+
+}  // namespace
+
+TEST_CASE("blast-bloom: defaults", "[cli]") {
+  const BlastOptions o = blast({"blast-bloom", "q.fa", "db.fa"});
+  REQUIRE(o.command == BlastCommand::search);
+  CHECK(o.help.empty());
+  CHECK_FALSE(o.version);
+  const BlastSearchOptions& s = o.search;
+  CHECK(s.query == "q.fa");
+  CHECK(s.db == "db.fa");
+  CHECK(s.params.w == 11);
+  CHECK(s.params.k == 6);
+  CHECK(s.params.n_sub == 1000);
+  CHECK(s.params.m_bits == 262144);
+  CHECK(s.params.threads == 1);
+  CHECK(s.params.chunk_bases == 65536);
+  CHECK(s.params.batch_bases == (uint64_t(64) << 20));
+  CHECK(s.params.reward == 1);
+  CHECK(s.params.penalty == -2);
+  CHECK(s.params.layout == Stage1aLayout::automatic);
+  CHECK(s.stage == "hsp");
+  CHECK(s.backend == "auto");
+  CHECK(s.output == "-");
+  CHECK(s.header);
+  CHECK_FALSE(s.stats);
+  CHECK_FALSE(s.auto_tune);
+  CHECK_FALSE(s.given_k);
+  CHECK_FALSE(s.given_threads);
+}
+
+TEST_CASE("blast-bloom: values, size suffixes and explicit flags", "[cli]") {
+  const BlastOptions o = blast({"blast-bloom", "-w", "28", "-t", "2", "--sub-query", "2K", "-m", "1M", "-k", "4",
+                                "--reward", "2", "--penalty=-3", "--stage", "1a", "--layout", "bitsliced", "--chunk",
+                                "4k", "--batch", "1G", "--no-header", "--stats", "s.json", "-o", "out.tsv", "q", "-"});
+  const BlastSearchOptions& s = o.search;
+  CHECK(s.params.w == 28);
+  CHECK(s.params.threads == 2);
+  CHECK(s.params.n_sub == 2048);
+  CHECK(s.params.m_bits == 1048576);
+  CHECK(s.params.k == 4);
+  CHECK(s.params.reward == 2);
+  CHECK(s.params.penalty == -3);
+  CHECK(s.params.layout == Stage1aLayout::bitsliced);
+  CHECK(s.params.chunk_bases == 4096);
+  CHECK(s.params.batch_bases == (uint64_t(1) << 30));
+  CHECK(s.stage == "1a");
+  CHECK_FALSE(s.header);
+  CHECK(s.stats);
+  CHECK(s.stats_path == "s.json");
+  CHECK(s.output == "out.tsv");
+  CHECK(s.db == "-");
+  CHECK(s.given_k);
+  CHECK(s.given_n_sub);
+  CHECK(s.given_m_bits);
+  CHECK(s.given_threads);
+}
+
+TEST_CASE("blast-bloom: out-of-range values are refused, naming the option", "[cli]") {
+  CHECK_THAT(usage_message({"blast-bloom", "-w", "0", "q", "d"}), Catch::Contains("word size must be 1..32"));
+  CHECK_THAT(usage_message({"blast-bloom", "-w", "33", "q", "d"}), Catch::Contains("word size must be 1..32"));
+  CHECK_THAT(usage_message({"blast-bloom", "-k", "0", "q", "d"}), Catch::Contains("hash functions"));
+  CHECK_THAT(usage_message({"blast-bloom", "--sub-query", "10", "q", "d"}),
+             Catch::Contains("sub-query length (10) must be at least the word size (11)"));
+  CHECK_THAT(usage_message({"blast-bloom", "-m", "32", "q", "d"}), Catch::Contains("Bloom vector bits"));
+  CHECK_THAT(usage_message({"blast-bloom", "-t", "0", "q", "d"}), Catch::Contains("threads must be 1..1024"));
+  CHECK_THAT(usage_message({"blast-bloom", "--chunk", "100", "q", "d"}), Catch::Contains("chunk size"));
+  CHECK_THAT(usage_message({"blast-bloom", "--reward", "3", "q", "d"}),
+             Catch::Contains("reward/penalty 3/-2 not supported"));
+  CHECK_THAT(usage_message({"blast-bloom", "--stage", "2", "q", "d"}), Catch::Contains("--stage must be"));
+  CHECK_THAT(usage_message({"blast-bloom", "--layout", "x", "q", "d"}), Catch::Contains("unknown layout 'x'"));
+  CHECK_THAT(usage_message({"blast-bloom", "--backend", "gpu", "q", "d"}), Catch::Contains("--backend must be"));
+}
+
+TEST_CASE("blast-bloom: malformed numbers and sizes", "[cli]") {
+  CHECK_THAT(usage_message({"blast-bloom", "-w", "abc", "q", "d"}), Catch::Contains("(see --help)"));
+  CHECK_THAT(usage_message({"blast-bloom", "--sub-query", "12X", "q", "d"}),
+             Catch::Contains("--sub-query: not a number: '12X'"));
+  CHECK_THAT(usage_message({"blast-bloom", "--batch", "", "q", "d"}), Catch::Contains("--batch: empty value"));
+  // A size is never negative (std::stoull alone would turn -1 into 2^64-1) and never wraps around.
+  CHECK_THAT(usage_message({"blast-bloom", "--chunk=-1", "q", "d"}), Catch::Contains("--chunk: must not be negative"));
+  CHECK_THAT(usage_message({"blast-bloom", "--batch", "17179869184G", "q", "d"}), Catch::Contains("--batch: too large"));
+  CHECK(parse_size("16777215G", "x") == (uint64_t(16777215) << 30));
+  CHECK(parse_size("18446744073709551615", "x") == ~uint64_t(0));
+}
+
+TEST_CASE("blast-bloom: conflicting and missing arguments", "[cli]") {
+  CHECK_THAT(usage_message({"blast-bloom", "q"}), Catch::Contains("expected QUERY and DB"));
+  CHECK_THAT(usage_message({"blast-bloom", "q", "d", "e"}), Catch::Contains("expected QUERY and DB"));
+  CHECK_THAT(usage_message({"blast-bloom", "-", "-"}), Catch::Contains("cannot both be stdin"));
+  CHECK_THAT(usage_message({"blast-bloom", "--target-fpr", "0.01", "q", "d"}), Catch::Contains("need --auto-tune"));
+  CHECK_THAT(usage_message({"blast-bloom", "--profile", "p.json", "q", "d"}), Catch::Contains("need --auto-tune"));
+  CHECK_THAT(usage_message({"blast-bloom", "--auto-tune", "--target-fpr", "0.01", "--target-throughput", "1e6", "q", "d"}),
+             Catch::Contains("not both"));
+  CHECK_THAT(usage_message({"blast-bloom", "--auto-tune", "--target-fpr", "1", "q", "d"}),
+             Catch::Contains("--target-fpr must be in (0, 1)"));
+  CHECK_THAT(usage_message({"blast-bloom", "--auto-tune", "--target-throughput", "0", "q", "d"}),
+             Catch::Contains("--target-throughput must be a positive"));
+  CHECK_THAT(usage_message({"blast-bloom", "--bogus", "q", "d"}), Catch::Contains("bogus"));
+  const BlastOptions t = blast({"blast-bloom", "--auto-tune", "--target-throughput", "5e7", "-k", "4", "q", "d"});
+  CHECK(t.search.auto_tune);
+  CHECK(t.search.request.objective == model::Objective::MinFpr);
+  CHECK(t.search.request.target_throughput == 5e7);
+  CHECK(t.search.given_k);
+}
+
+TEST_CASE("blast-bloom: help, version and subcommands", "[cli]") {
+  const BlastOptions h = blast({"blast-bloom", "--help"});
+  CHECK_THAT(h.help, Catch::Contains("--word-size") && Catch::Contains("Examples:") && Catch::Contains("Exit codes"));
+  CHECK(blast({"blast-bloom", "--version"}).version);
+  const BlastOptions e = blast({"blast-bloom", "encode", "g.fa", "-o", "g.2bit", "--lossy"});
+  REQUIRE(e.command == BlastCommand::encode);
+  CHECK(e.encode.input == "g.fa");
+  CHECK(e.encode.output == "g.2bit");
+  CHECK(e.encode.lossy);
+  CHECK_THAT(usage_message({"blast-bloom", "encode", "g.fa"}), Catch::Contains("-o OUTPUT.2bit"));
+  CHECK_THAT(blast({"blast-bloom", "encode", "--help"}).help, Catch::Contains("blast-bloom encode genome.fa"));
+  const BlastOptions c = blast({"blast-bloom", "calibrate", "--quick", "-t", "2"});
+  REQUIRE(c.command == BlastCommand::calibrate);
+  CHECK(c.calibrate.quick);
+  CHECK(c.calibrate.threads == 2);
+  CHECK_THAT(usage_message({"blast-bloom", "calibrate", "-t", "-1"}), Catch::Contains("--threads must be >= 0"));
+  const BlastOptions m = blast({"blast-bloom", "model", "units", "--max-units", "4"});
+  REQUIRE(m.command == BlastCommand::model);
+  CHECK(m.model.command == ModelCommand::units);
+  CHECK(m.model.max_units == 4);
+  CHECK(m.model.program == "blast-bloom model");
+}
+
+TEST_CASE("model commands: defaults, ranges, usage", "[cli]") {
+  const ModelOptions t = model_cmd({"bloomseq-model", "tradeoff"});
+  CHECK(t.command == ModelCommand::tradeoff);
+  CHECK(t.device == "gtx480");
+  CHECK(t.w == 11);
+  CHECK(t.k == 6);
+  CHECK(t.m_bits == 262144);
+  CHECK(t.steps == 30);
+  CHECK(t.layout == model::Layout::PaperVector);
+  CHECK_THAT(usage_message({"bloomseq-model", "tradeoff", "--steps", "1"}), Catch::Contains("steps >= 2"));
+  CHECK_THAT(usage_message({"bloomseq-model", "tradeoff", "-w", "40"}), Catch::Contains("1 <= w <= 32"));
+  CHECK_THAT(usage_message({"bloomseq-model", "blocks", "--threads", "128,x"}),
+             Catch::Contains("bad value 'x' in --threads"));
+  CHECK_THAT(usage_message({"bloomseq-model", "blocks", "--max-blocks", "0"}), Catch::Contains("--max-blocks"));
+  CHECK_THAT(usage_message({"bloomseq-model", "units", "--max-units", "0"}), Catch::Contains("--max-units"));
+  CHECK_THAT(usage_message({"bloomseq-model", "plan", "--target-fpr", "2"}), Catch::Contains("--target-fpr"));
+  CHECK_THAT(usage_message({"bloomseq-model", "frobnicate"}), Catch::Contains("unknown command 'frobnicate'"));
+  // cxxopts' own message for a malformed number names the value, not the option.
+  CHECK_THAT(usage_message({"bloomseq-model", "units", "--cores", "x"}),
+             Catch::Contains("Argument") && Catch::Contains("x") && Catch::Contains("failed to parse"));
+  const ModelOptions b = model_cmd({"bloomseq-model", "blocks", "--threads", "64,128"});
+  CHECK(b.block_threads == std::vector<int>{64, 128});
+  const ModelOptions u = model_cmd({"bloomseq-model"});
+  CHECK(u.usage_error);
+  CHECK_THAT(u.help, Catch::Contains("tradeoff"));
+  CHECK_FALSE(model_cmd({"bloomseq-model", "--help"}).usage_error);
+  CHECK_THAT(model_cmd({"bloomseq-model", "plan", "--help"}).help, Catch::Contains("--target-throughput"));
+}
+
+TEST_CASE("facs: top level", "[cli]") {
+  CHECK(facs({"facs"}).command == FacsCommand::usage);
+  CHECK_THAT(facs({"facs", "--help"}).help, Catch::Contains("build-filter") && Catch::Contains("classify"));
+  CHECK(facs({"facs", "--version"}).command == FacsCommand::version);
+  CHECK_THAT(usage_message({"facs", "filter"}), Catch::Contains("unknown command 'filter'"));
+  CHECK(facs({"facs", "model", "plan"}).model.command == ModelCommand::plan);
+}
+
+TEST_CASE("facs build-filter: defaults and checks", "[cli]") {
+  const FacsOptions o = facs({"facs", "build-filter", "-o", "r.bf", "a.fa", "b.fa"});
+  REQUIRE(o.command == FacsCommand::build_filter);
+  const FacsBuildOptions& b = o.build;
+  CHECK(b.output == "r.bf");
+  CHECK(b.refs == std::vector<std::string>{"a.fa", "b.fa"});
+  CHECK(b.params.w == kFacsDefaultWordSize);
+  CHECK(b.params.fpr == 0.0005);
+  CHECK(b.params.hashes == 0);
+  CHECK(b.params.m_bits == 0);
+  CHECK(b.params.layout == BloomLayout::blocked512);
+  CHECK(b.params.count == KmerCount::exact);
+  CHECK_FALSE(b.add);
+  CHECK_FALSE(b.tune.on);
+
+  CHECK_THAT(usage_message({"facs", "build-filter", "a.fa"}), Catch::Contains("-o OUT.bf is required"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf"}), Catch::Contains("no reference files"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "-w", "0", "a"}), Catch::Contains("-w must be 1..32, got 0"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "-w", "33", "a"}), Catch::Contains("-w must be 1..32, got 33"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--fpr", "1", "a"}), Catch::Contains("--fpr must be in (0, 1)"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "-k", "32", "a"}),
+             Catch::Contains("-k must be 1..31 for the blocked layout"));
+  CHECK(facs({"facs", "build-filter", "-o", "r.bf", "-k", "32", "--layout", "classic", "a"}).build.params.hashes == 32);
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--layout", "x", "a"}), Catch::Contains("--layout must be"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--count", "x", "a"}), Catch::Contains("--count must be"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--name", "x", "a", "b"}),
+             Catch::Contains("give --name once per input file (2), got 1"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--name", "x", "--per-record", "a"}),
+             Catch::Contains("--name and --per-record exclude each other"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--auto-tune", "--target-throughput", "1", "a"}),
+             Catch::Contains("--target-throughput applies to classify"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "--target-fpr", "0.1", "a"}),
+             Catch::Contains("need --auto-tune"));
+  CHECK_THAT(usage_message({"facs", "build-filter", "-o", "r.bf", "-w", "x", "a"}), Catch::StartsWith("build-filter: "));
+  // --auto-tune: the target becomes the build FPR; without a target the build FPR is the target.
+  CHECK(facs({"facs", "build-filter", "-o", "r", "--auto-tune", "--target-fpr", "1e-4", "a"}).build.params.fpr == 1e-4);
+  CHECK(facs({"facs", "build-filter", "-o", "r", "--auto-tune", "--fpr", "0.01", "a"}).build.tune.target_fpr == 0.01);
+  CHECK_THAT(facs({"facs", "build-filter", "--help"}).help, Catch::Contains("--per-record") && Catch::Contains("Examples:"));
+}
+
+TEST_CASE("facs classify: defaults and checks", "[cli]") {
+  const FacsOptions o = facs({"facs", "classify", "reads.fq", "a.bf", "b.bf"});
+  REQUIRE(o.command == FacsCommand::classify);
+  const FacsClassifyOptions& c = o.classify;
+  CHECK(c.reads == "reads.fq");
+  CHECK(c.filters == std::vector<std::string>{"a.bf", "b.bf"});
+  CHECK(c.params.score == ScoreKind::facs);
+  CHECK(c.params.threshold == kFacsDefaultThreshold);
+  CHECK(c.params.pair_mode == PairMode::both);
+  CHECK(c.params.threads == 1);
+  CHECK(c.params.batch_bases == 2000000);
+  CHECK(c.summary == "-");
+  CHECK(c.backend == "cpu");
+  CHECK(c.requested_w == 0);
+  CHECK_FALSE(c.paired);
+  CHECK_FALSE(c.threads_given);
+  CHECK(facs({"facs", "classify", "--score", "biobloom", "r", "a.bf"}).classify.params.threshold == kBioBloomDefaultThreshold);
+  CHECK(facs({"facs", "classify", "--score", "biobloom", "-s", "0.3", "r", "a.bf"}).classify.params.threshold == 0.3);
+  const FacsOptions p = facs({"facs", "classify", "r1", "--mate", "r2", "--pair-mode", "either", "-t", "3", "a.bf"});
+  CHECK(p.classify.paired);
+  CHECK(p.classify.mate == "r2");
+  CHECK(p.classify.params.pair_mode == PairMode::either);
+  CHECK(p.classify.threads_given);
+
+  CHECK_THAT(usage_message({"facs", "classify", "reads.fq"}), Catch::Contains("at least one .bf"));
+  CHECK_THAT(usage_message({"facs", "classify", "-t", "0", "r", "a.bf"}), Catch::Contains("-t must be 1..1024"));
+  CHECK_THAT(usage_message({"facs", "classify", "-t", "1025", "r", "a.bf"}), Catch::Contains("-t must be 1..1024"));
+  CHECK_THAT(usage_message({"facs", "classify", "--group", "0", "r", "a.bf"}), Catch::Contains("--group must be 1..4096"));
+  CHECK_THAT(usage_message({"facs", "classify", "--batch-bases", "0", "r", "a.bf"}), Catch::Contains("--batch-bases"));
+  CHECK_THAT(usage_message({"facs", "classify", "--score", "x", "r", "a.bf"}), Catch::Contains("--score must be"));
+  CHECK_THAT(usage_message({"facs", "classify", "--pair-mode", "x", "r", "a.bf"}), Catch::Contains("--pair-mode must be"));
+  CHECK_THAT(usage_message({"facs", "classify", "--auto-tune", "--target-fpr", "0", "r", "a.bf"}),
+             Catch::Contains("--target-fpr must be in (0, 1)"));
+  CHECK_THAT(usage_message({"facs", "classify", "--auto-tune", "--read-length", "0", "r", "a.bf"}),
+             Catch::Contains("--read-length must be positive"));
+  CHECK_THAT(usage_message({"facs", "classify", "--threads=-5x", "r", "a.bf"}), Catch::StartsWith("classify: "));
+}
+
+TEST_CASE("facs info", "[cli]") {
+  CHECK(facs({"facs", "info", "a.bf", "b.bf"}).info.files == std::vector<std::string>{"a.bf", "b.bf"});
+  CHECK_THAT(usage_message({"facs", "info"}), Catch::Contains("no .bf file given"));
+  CHECK_THAT(facs({"facs", "info", "--help"}).help, Catch::Contains("facs info refs.bf"));
+}
+
+TEST_CASE("arguments longer than 4096 characters are refused before the option parser", "[cli]") {
+  // cxxopts' std::regex recursed once per character: a 30000-character option crashed both tools (stack overflow).
+  const std::string long_option = "--" + std::string(30000, 'a');
+  const std::string long_number(10000, '7');
+  Argv b({"blast-bloom", long_option.c_str(), "q", "d"});
+  CHECK_THAT(usage_error([&] { parse_blast_options(b.argc(), b.argv()); }),
+             Catch::Contains("argument 1") && Catch::Contains("30002 characters long; at most 4096"));
+  Argv f({"facs", "classify", "-t", long_number.c_str(), "r", "a.bf"});
+  CHECK_THAT(usage_error([&] { parse_facs_options(f.argc(), f.argv()); }), Catch::Contains("argument 3"));
+  Argv m({"bloomseq-model", "units", "--cores", long_number.c_str()});
+  CHECK_THAT(usage_error([&] { parse_model_options("bloomseq-model", m.argc(), m.argv()); }), Catch::Contains("argument 3"));
+  Argv c({"bloomseq-calibrate", long_option.c_str()});
+  CHECK_THAT(usage_error([&] { parse_calibrate_options("bloomseq-calibrate", c.argc(), c.argv()); }),
+             Catch::Contains("argument 1"));
+  // At the bound the parser itself answers (here: not a valid int).
+  const std::string at_bound(kMaxArgumentLength, '1');
+  Argv w({"blast-bloom", "-w", at_bound.c_str(), "q", "d"});
+  CHECK_THAT(usage_error([&] { parse_blast_options(w.argc(), w.argv()); }), Catch::Contains("(see --help)"));
+  const std::string path(kMaxArgumentLength, 'p');
+  Argv ok({"blast-bloom", path.c_str(), "d"});
+  CHECK(parse_blast_options(ok.argc(), ok.argv()).search.query == path);
+}
