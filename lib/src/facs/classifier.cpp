@@ -84,6 +84,14 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     mid_table_[row] = fn(src, 2) | fn(src, 3) << 32;
     for (int i = 0; i < rest; ++i) tail_table_[row * size_t(tail_lanes_) + size_t(i)] = src[2 * kFirstProbes + i];
   }
+  lean_ = params.lean_path && params.score == ScoreKind::facs &&
+          std::all_of(blocked_.begin(), blocked_.end(), [](uint8_t b) { return b != 0; });
+  lean_stride_ = k <= 16 ? 16 : 32;
+  lean_table_.assign(size_t(key_bytes_) * 256 * size_t(lean_stride_), 0);
+  for (size_t row = 0; row < size_t(key_bytes_) * 256; ++row)
+    for (int i = 0; i < k; ++i) lean_table_[row * size_t(lean_stride_) + size_t(i)] = hv.tables[row * size_t(k) + size_t(i)];
+  // Filters much larger than a core's L2 share miss the cache on most lookups: only those are prefetched.
+  for (const ConstBloomView& v : views_) big_.push_back(v.m_bits / 8 > (size_t(256) << 10) ? 1 : 0);
 }
 
 // Lookups land on random cache lines of megabytes of filters: with 4 KiB pages nearly every one also misses the
@@ -169,6 +177,11 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
   const size_t g = size_t(params_.group_reads);
   for (size_t first = 0; first < n; first += g) {
     const size_t cnt = std::min(g, n - first);
+    if (lean_) {
+      score_group_lean(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
+                       &ws.valid_frames[first], out.lookups, ws);
+      continue;
+    }
     score_group(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
                 &ws.valid_frames[first], out.lookups, ws);
   }
@@ -219,12 +232,8 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
   }
 }
 
-void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
-                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const {
   const int w = set_.w;
-  const size_t nf = views_.size();
-  const size_t kmax = size_t(kmax_);
-
   // 1. Every read packed 2 bits per base (base i at bits 2(i%32) of word i/32) plus a bit mask of its N/IUPAC
   //    positions. Keys and hashes are computed lazily from these, in O(1) per frame, only for the frames that are
   //    looked up (an error-free read needs ~L/w of them); a read without any complete k-mer is flagged here.
@@ -272,6 +281,16 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
     }
     valid_frames[r] = longest >= w ? 1 : 0;
   }
+}
+
+void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
+                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+  const int w = set_.w;
+  const size_t nf = views_.size();
+  const size_t kmax = size_t(kmax_);
+
+  pack_group(reads, n, valid_frames, ws);
+  const size_t total = ws.frame_offset[n];
   ws.hashed.assign(total, 0);
   ws.keys.resize(total);
   if (ws.hashes.size() < total * kmax) ws.hashes.resize(total * kmax);

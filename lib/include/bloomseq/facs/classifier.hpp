@@ -76,6 +76,15 @@ class Classifier {
     uint8_t* state = nullptr;
   };
 
+  // A lazy FACS full scan of one read against one filter on the lean path.
+  struct FastScan {
+    uint32_t read = 0;
+    uint32_t filter = 0;
+    int32_t frame = -1;  // frame being looked up
+    uint8_t* state = nullptr;
+    FacsScorer scorer;
+  };
+
   // Per-thread scratch memory, reused between batches.
   struct Workspace {
     std::vector<uint64_t> packed;        // the group's reads, 2 bits per base (packed_base layout)
@@ -92,6 +101,12 @@ class Classifier {
     std::vector<Job> jobs;
     std::vector<ProbeItem> probes;
     BatchScores mate_scores;
+    // Lean path (FACS score, blocked filters): quick frames, their per-filter results, and the full scans.
+    std::vector<uint32_t> quick_slots;   // [quick frame of the group]: hash slot
+    std::vector<uint32_t> quick_first;   // [read]: first entry of the read in quick_slots (n + 1 entries)
+    std::vector<uint8_t> quick_hits;     // [quick frame][filter]: 1 if the frame is in the filter
+    std::vector<uint32_t> scan_states;   // [scan]: offset of the scan's frame states in states
+    std::vector<FastScan> scans;
   };
 
   // Probes prefetched for a new lookup. A miss usually shows within the first two probes (fill ~1/2), so the
@@ -112,6 +127,9 @@ class Classifier {
   const FilterSet& filters() const { return set_; }
   const ClassifyParams& params() const { return params_; }
   int max_hashes() const { return kmax_; }
+  // Whether classify() takes the lean path for FACS scores on blocked filters (same scores as the generic
+  // scorers; ClassifyParams::lean_path = false forces the generic path).
+  bool uses_lean_path() const { return lean_ && !backend_; }
 
  private:
   void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
@@ -119,6 +137,13 @@ class Classifier {
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
   void quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const;
+  // Packs a group's reads (2 bits per base + N mask), sets frames, offsets and valid_frames.
+  void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const;
+  // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
+  void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
+                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+  // Key of a frame and all its hashes into the slot (false if the k-mer holds an N); lean path.
+  bool hash_frame(Workspace& ws, size_t read, int frame) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
   // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
@@ -142,7 +167,12 @@ class Classifier {
   std::vector<ConstBloomView> views_;
   std::vector<int> ks_;
   std::vector<uint8_t> blocked_;  // [filter]: BloomLayout::blocked512
-  std::shared_ptr<uint32_t> arena_;  // the filters' bits, on huge pages where the system allows (views_ point here)
+  std::shared_ptr<uint32_t> arena_;
+  // Lean path: all kmax hash functions per table row, padded to lean_stride_ lanes (fixed-length SIMD loop).
+  bool lean_ = false;
+  int lean_stride_ = 16;
+  std::vector<uint32_t> lean_table_;  // [byte][value][lean_stride_]
+  std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch  // the filters' bits, on huge pages where the system allows (views_ point here)
 };
 
 }  // namespace bloomseq
