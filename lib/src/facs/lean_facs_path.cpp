@@ -1,13 +1,22 @@
 // The lean CPU path of the classifier: FACS score, every filter blocked (the defaults).
 //
-// Same scores as the generic path (FacsScorer is the reference and still decides every full scan), with less
-// machinery per lookup: a frame's key is hashed once with all kmax functions (one SIMD loop over table rows)
-// and shared by every filter; the quick pass tests every filter on the group's quick frames in one tight loop
-// after prefetching the blocks of the large filters; a read whose quick frames all hit a filter is covered
-// entirely without further work; only (read, filter) pairs with some but not all quick hits need a full scan,
-// and those scans are advanced round-robin so that their cache misses overlap.
+// Same scores as the generic path (FacsScorer's quick pass and lazy full scan, frame for frame), with far less
+// work per lookup:
+// - a frame's key is hashed once for all filters; the byte-sliced tables hold hash 0 (which picks the block)
+//   and only the top 9 bits of hashes 1..k (all a bit inside a 512-bit block needs), in 16-bit lanes, and the
+//   k bit positions become one 512-bit mask per frame;
+// - a lookup is then "are all mask bits set in the block": four 128-bit AND-NOTs, no per-bit branches (whether
+//   a bit is set is a coin toss that a branch would mispredict) and no per-bit shifts;
+// - the quick pass tests every filter on the group's quick frames in one loop, with the blocks of the large
+//   filters prefetched a few reads ahead; a read whose quick frames all hit a filter is covered entirely
+//   (score L) without further lookups; only (read, filter) pairs with some but not all quick hits are scanned;
+// - the full scan follows FacsScorer's order but looks frames up in small windows (hashed together, blocks
+//   prefetched together), and skips the w - 1 known misses FacsScorer re-reads for each uncovered base.
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/facs/classifier.hpp"
@@ -15,24 +24,44 @@
 namespace bloomseq {
 namespace {
 
-// Whether the block of hashes[0] has the bits of hashes[1..k] (blocked512 layout).
-inline bool block_contains(const ConstBloomView& v, const uint32_t* h, int k) {
-  const uint32_t* block = v.words + blocked_block_word(h[0], v.m_bits);
-  for (int i = 1; i <= k; ++i) {
-    const uint32_t bit = blocked_bit(h[i]);
-    if (!((block[bit >> 5] >> (bit & 31)) & 1u)) return false;
-  }
-  return true;
+constexpr size_t kMaskWords = kBloomBlockWords;  // one bit per bit of a block
+
+// Whether every bit of `mask` is set in the 512-bit block.
+inline bool block_has(const uint32_t* block, const uint32_t* mask) {
+#if defined(__SSE2__)
+  const __m128i* b = reinterpret_cast<const __m128i*>(block);  // blocks are 64-byte aligned
+  const __m128i* m = reinterpret_cast<const __m128i*>(mask);
+  __m128i missing = _mm_andnot_si128(_mm_load_si128(b), _mm_load_si128(m));
+  missing = _mm_or_si128(missing, _mm_andnot_si128(_mm_load_si128(b + 1), _mm_load_si128(m + 1)));
+  missing = _mm_or_si128(missing, _mm_andnot_si128(_mm_load_si128(b + 2), _mm_load_si128(m + 2)));
+  missing = _mm_or_si128(missing, _mm_andnot_si128(_mm_load_si128(b + 3), _mm_load_si128(m + 3)));
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(missing, _mm_setzero_si128())) == 0xFFFF;
+#else
+  uint32_t missing = 0;
+  for (size_t i = 0; i < kMaskWords; ++i) missing |= mask[i] & ~block[i];
+  return missing == 0;
+#endif
 }
 
+// XOR of the key's table rows (one per key byte), kLanes 16-bit lanes each.
 template <size_t kLanes>
-inline void xor_rows_all(const uint32_t* table, uint64_t key, int key_bytes, uint32_t* out) {
-  uint32_t acc[kLanes] = {};
+inline void xor_rows(const uint16_t* table, uint64_t key, int key_bytes, uint16_t* acc) {
+#if defined(__SSE2__)
+  constexpr size_t kVec = kLanes / 8;
+  __m128i a[kVec];
+  for (size_t v = 0; v < kVec; ++v) a[v] = _mm_setzero_si128();
   for (int b = 0; b < key_bytes; ++b) {
-    const uint32_t* row = table + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * kLanes;
+    const __m128i* row = reinterpret_cast<const __m128i*>(table + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * kLanes);
+    for (size_t v = 0; v < kVec; ++v) a[v] = _mm_xor_si128(a[v], _mm_loadu_si128(row + v));
+  }
+  for (size_t v = 0; v < kVec; ++v) _mm_storeu_si128(reinterpret_cast<__m128i*>(acc) + v, a[v]);
+#else
+  for (size_t i = 0; i < kLanes; ++i) acc[i] = 0;
+  for (int b = 0; b < key_bytes; ++b) {
+    const uint16_t* row = table + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * kLanes;
     for (size_t i = 0; i < kLanes; ++i) acc[i] ^= row[i];
   }
-  std::memcpy(out, acc, sizeof acc);
+#endif
 }
 
 }  // namespace
@@ -60,9 +89,25 @@ bool Classifier::hash_frame(Workspace& ws, size_t read, int frame) const {
   if (psh && psh + 2 * w > 64) x |= pk[pw + 1] << (64 - psh);
   const uint64_t rc = ~x & wmer_mask(w);
   const uint64_t key = canonical_wmer(revcomp_wmer(rc, w), rc);
-  uint32_t* out = ws.hashes.data() + slot * size_t(lean_stride_);
-  if (lean_stride_ == 16) xor_rows_all<16>(lean_table_.data(), key, key_bytes_, out);
-  else xor_rows_all<32>(lean_table_.data(), key, key_bytes_, out);
+  alignas(64) uint16_t acc[32];
+  if (lean_stride_ == 16) xor_rows<16>(lean_table_.data(), key, key_bytes_, acc);
+  else xor_rows<32>(lean_table_.data(), key, key_bytes_, acc);
+  // Compact storage: hash 0 and one mask per distinct k, in the order frames are hashed (sized for every frame
+  // of the group in score_group_lean, so no growth here).
+  const uint32_t idx = ws.lean_used++;
+  ws.lean_index[slot] = idx;
+  ws.lean_h0[idx] = uint32_t(acc[0]) | uint32_t(acc[1]) << 16;
+  const size_t nk = lean_ks_.size();
+  uint32_t* out = ws.lean_masks.data() + size_t(idx) * nk * kMaskWords;
+  alignas(16) uint32_t m[kMaskWords] = {};
+  int i = 1;
+  for (size_t s = 0; s < nk; ++s) {
+    for (; i <= lean_ks_[s]; ++i) {
+      const uint32_t bit = acc[1 + i];
+      m[bit >> 5] |= 1u << (bit & 31);
+    }
+    std::memcpy(out + s * kMaskWords, m, sizeof m);
+  }
   ws.hashed[slot] = 2;
   return true;
 }
@@ -71,51 +116,62 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
                                   int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
   const int w = set_.w;
   const size_t nf = views_.size();
-  const size_t stride = size_t(lean_stride_);
+  const size_t nk = lean_ks_.size();
   pack_group(reads, n, valid_frames, ws);
   const size_t total = ws.frame_offset[n];
   ws.hashed.assign(total, 0);
-  if (ws.hashes.size() < total * stride) ws.hashes.resize(total * stride);
+  ws.lean_index.resize(total);
+  ws.lean_used = 0;
+  if (ws.lean_h0.size() < total) ws.lean_h0.resize(total);
+  if (ws.lean_masks.size() < total * nk * kMaskWords) ws.lean_masks.resize(total * nk * kMaskWords);
+  auto block_of = [&](size_t j, uint32_t idx) {
+    return views_[j].words + blocked_block_word(ws.lean_h0[idx], views_[j].m_bits);
+  };
+  auto mask_of = [&](size_t j, uint32_t idx) {
+    return ws.lean_masks.data() + (size_t(idx) * nk + lean_kidx_[j]) * kMaskWords;
+  };
 
-  // 1. Quick frames of every read: hashed once for all filters; the blocks of the large filters prefetched.
+  // 1. Quick frames of every read, hashed once for all filters.
   ws.quick_slots.clear();
   ws.quick_first.resize(n + 1);
   for (size_t r = 0; r < n; ++r) {
     ws.quick_first[r] = uint32_t(ws.quick_slots.size());
     const int F = ws.frames[r];
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {
-      if (!hash_frame(ws, r, q)) continue;  // an N in the k-mer: a miss everywhere, not a lookup
-      const size_t slot = ws.frame_offset[r] + size_t(q);
-      ws.quick_slots.push_back(uint32_t(slot));
-      const uint32_t h0 = ws.hashes[slot * stride];
-      for (size_t j = 0; j < nf; ++j)
-        if (big_[j]) __builtin_prefetch(views_[j].words + blocked_block_word(h0, views_[j].m_bits));
-    }
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w))
+      if (hash_frame(ws, r, q))  // a k-mer with N is a miss everywhere, not a lookup
+        ws.quick_slots.push_back(ws.lean_index[ws.frame_offset[r] + size_t(q)]);
   }
   ws.quick_first[n] = uint32_t(ws.quick_slots.size());
   const size_t nq = ws.quick_slots.size();
   lookups += nq * nf;
+  // The blocks of the large filters are prefetched a few reads ahead of their tests: enough misses in flight to
+  // hide the latency, few enough that the prefetches neither wait for free miss buffers nor get evicted.
+  constexpr size_t kPrefetchAhead = 2;
+  auto prefetch_read = [&](size_t r) {
+    for (uint32_t qi = ws.quick_first[r]; qi < ws.quick_first[r + 1]; ++qi)
+      for (size_t j = 0; j < nf; ++j)
+        if (big_[j]) __builtin_prefetch(block_of(j, ws.quick_slots[qi]));
+  };
+  for (size_t r = 0; r < std::min(n, kPrefetchAhead); ++r) prefetch_read(r);
 
-  // 2. The quick pass: every filter on every quick frame. Per read and filter: no hit -> score 0 (FACS stops);
-  //    every quick frame of the read hits -> the quick frames alone cover every base (score L); otherwise the
-  //    full scan decides.
+  // 2. The quick pass: every filter on every quick frame. Per read and filter: no hit -> score 0 (FACS stops
+  //    there); every quick frame hits -> together they cover every base (score L, as FacsScorer finds without
+  //    further lookups); otherwise a full scan decides.
   ws.quick_hits.resize(nq * nf);
   ws.scans.clear();
-  ws.scan_states.clear();
   size_t state_bytes = 0;
   for (size_t r = 0; r < n; ++r) {
+    if (r + kPrefetchAhead < n) prefetch_read(r + kPrefetchAhead);
     const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
     denom[r] = len;
     const uint32_t q0 = ws.quick_first[r], q1 = ws.quick_first[r + 1];
     const int F = ws.frames[r];
-    int quick_frames = 0;  // including those with N
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) ++quick_frames;
+    const int quick_frames = F > 0 ? (F - 1 + w - 1) / w + 1 : 0;  // 0, w, 2w, ... < F - 1, and F - 1
     for (size_t j = 0; j < nf; ++j) {
-      const ConstBloomView v = views_[j];
-      const int k = ks_[j];
       uint32_t hits = 0;
       for (uint32_t qi = q0; qi < q1; ++qi) {
-        const uint8_t hit = block_contains(v, ws.hashes.data() + size_t(ws.quick_slots[qi]) * stride, k) ? 1 : 0;
+        const uint32_t idx = ws.quick_slots[qi];
+        const uint8_t hit = block_has(block_of(j, idx), mask_of(j, idx)) ? 1 : 0;
         ws.quick_hits[size_t(qi) * nf + j] = hit;
         hits += hit;
       }
@@ -127,69 +183,78 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
         points[i] = len;
         passed[i] = double(len) >= params_.threshold * double(len) ? 1 : 0;
       } else {
-        FastScan sc;
-        sc.read = uint32_t(r);
-        sc.filter = uint32_t(j);
-        ws.scans.push_back(sc);
-        ws.scan_states.push_back(uint32_t(state_bytes));
+        ws.scans.push_back(FastScan{uint32_t(r), uint32_t(j), state_bytes});
         state_bytes += size_t(F);
       }
     }
   }
   if (ws.scans.empty()) return;
 
-  // 3. Full scans, round-robin: a scan's next frame is hashed (once per read) and its block prefetched in one
-  //    round and tested in the next, after the other scans have issued theirs.
+  // 3. Full scans. The coverage is decided base by base in FacsScorer's order (for base b, the highest hit frame
+  //    among those covering it, searched downwards; a hit at frame c covers b .. c + w - 1), with one shortcut:
+  //    after a base without a hit, the next base only needs the one frame the previous search did not see
+  //    (FacsScorer re-reads w - 1 known misses per uncovered base). Unknown frames are looked up in a window
+  //    going down from the one needed, as the search usually goes on there: hashed in one loop, their blocks
+  //    prefetched, then tested together.
+  // Windows only pay off where a lookup misses the cache; elsewhere each extra lookup is just work.
+  constexpr int kWindow = 8;
   ws.states.resize(state_bytes);
-  for (size_t s = 0; s < ws.scans.size(); ++s) {
-    FastScan& sc = ws.scans[s];
-    const size_t r = sc.read, j = sc.filter;
+  for (const FastScan& scan : ws.scans) {
+    const size_t r = scan.read, j = scan.filter;
     const int F = ws.frames[r];
-    sc.state = ws.states.data() + ws.scan_states[s];
-    std::memset(sc.state, kFrameUnknown, size_t(F));
-    // Quick frames are known: hits and misses from step 2, frames with N are misses.
+    const int L = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    uint8_t* st = ws.states.data() + scan.state;
+    std::memset(st, kFrameUnknown, size_t(F));
     uint32_t qi = ws.quick_first[r];
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {  // quick frames are known
       const size_t slot = ws.frame_offset[r] + size_t(q);
-      if (qi < ws.quick_first[r + 1] && ws.quick_slots[qi] == slot)
-        sc.state[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
-      else
-        sc.state[q] = kFrameMiss;
+      if (ws.hashed[slot] == 2) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
+      else st[q] = kFrameMiss;  // N
     }
-    sc.scorer.start(int(std::min<size_t>(reads[r].size(), INT32_MAX / 2)), w);
-  }
-  auto advance = [&](FastScan& sc) -> bool {
-    for (;;) {
-      const int f = sc.scorer.next(sc.state);
-      if (f < 0) {
-        const size_t i = size_t(sc.read) * nf + sc.filter;
-        points[i] = sc.scorer.points();
-        passed[i] = sc.scorer.covered > 0 && double(sc.scorer.covered) >= params_.threshold * double(sc.scorer.length);
-        lookups += uint64_t(sc.scorer.lookups);
-        return false;
+    uint64_t tested = 0;
+    const int window = big_[j] ? kWindow : 1;
+    auto look_up = [&](int top, int floor) {  // unknown frames top, top - 1, ... >= floor, at most `window`
+      int todo[kWindow];
+      int cnt = 0;
+      for (int g = top; g >= floor && g > top - window; --g) {
+        if (st[g] != kFrameUnknown) continue;
+        if (!hash_frame(ws, r, g)) {
+          st[g] = kFrameMiss;  // an N in the k-mer: not a lookup
+          continue;
+        }
+        __builtin_prefetch(block_of(j, ws.lean_index[ws.frame_offset[r] + size_t(g)]));
+        todo[cnt++] = g;
       }
-      if (!hash_frame(ws, sc.read, f)) {
-        sc.state[f] = kFrameMiss;
-        continue;
+      for (int t = 0; t < cnt; ++t) {
+        const uint32_t idx = ws.lean_index[ws.frame_offset[r] + size_t(todo[t])];
+        st[todo[t]] = block_has(block_of(j, idx), mask_of(j, idx)) ? kFrameHit : kFrameMiss;
       }
-      sc.frame = f;
-      const ConstBloomView& v = views_[sc.filter];
-      __builtin_prefetch(v.words + blocked_block_word(ws.hashes[(ws.frame_offset[sc.read] + size_t(f)) * stride], v.m_bits));
-      return true;
+      tested += uint64_t(cnt);
+    };
+    int covered = 0, b = 0;
+    int seen_misses_to = -1;  // after a base without a hit: frames up to here are known misses
+    while (b < L) {
+      const int hi = b < F - 1 ? b : F - 1;
+      const int lo = b - w + 1 > 0 ? b - w + 1 : 0;
+      const int stop = seen_misses_to >= lo ? seen_misses_to : lo - 1;  // search frames hi down to stop + 1
+      int c = hi;
+      for (; c > stop; --c) {
+        if (st[c] == kFrameUnknown) look_up(c, stop + 1);
+        if (st[c] == kFrameHit) break;
+      }
+      if (c > stop) {
+        covered += c + w - b;
+        b = c + w;
+        seen_misses_to = -1;
+      } else {
+        ++b;
+        seen_misses_to = hi;
+      }
     }
-  };
-  ws.active.clear();
-  for (size_t s = 0; s < ws.scans.size(); ++s)
-    if (advance(ws.scans[s])) ws.active.push_back(uint32_t(s));
-  while (!ws.active.empty()) {
-    size_t keep = 0;
-    for (size_t a = 0; a < ws.active.size(); ++a) {
-      FastScan& sc = ws.scans[ws.active[a]];
-      const uint32_t* h = ws.hashes.data() + (ws.frame_offset[sc.read] + size_t(sc.frame)) * stride;
-      sc.scorer.feed(sc.state, sc.frame, block_contains(views_[sc.filter], h, ks_[sc.filter]));
-      if (advance(sc)) ws.active[keep++] = ws.active[a];
-    }
-    ws.active.resize(keep);
+    const size_t i = r * nf + j;
+    points[i] = covered;
+    passed[i] = covered > 0 && double(covered) >= params_.threshold * double(L);
+    lookups += tested;
   }
 }
 

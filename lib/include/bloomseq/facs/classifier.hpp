@@ -47,6 +47,8 @@ struct BatchScores {
   }
   // Score of the call (the best score), 0 when none passed.
   double best_score(size_t r) const;
+  // Points of the call's score (best_score = best_points / denominator), 0 when none passed.
+  int32_t best_points(size_t r) const;
 };
 
 class Classifier {
@@ -76,13 +78,11 @@ class Classifier {
     uint8_t* state = nullptr;
   };
 
-  // A lazy FACS full scan of one read against one filter on the lean path.
+  // A full FACS scan of one read against one filter on the lean path.
   struct FastScan {
     uint32_t read = 0;
     uint32_t filter = 0;
-    int32_t frame = -1;  // frame being looked up
-    uint8_t* state = nullptr;
-    FacsScorer scorer;
+    size_t state = 0;  // offset of its frame states in Workspace::states
   };
 
   // Per-thread scratch memory, reused between batches.
@@ -101,11 +101,14 @@ class Classifier {
     std::vector<Job> jobs;
     std::vector<ProbeItem> probes;
     BatchScores mate_scores;
-    // Lean path (FACS score, blocked filters): quick frames, their per-filter results, and the full scans.
-    std::vector<uint32_t> quick_slots;   // [quick frame of the group]: hash slot
+    // Lean path (FACS score, blocked filters; lean_facs_path.cpp).
+    std::vector<uint32_t> lean_index;    // [frame of the group]: entry in lean_h0 once hashed
+    std::vector<uint32_t> lean_h0;       // [entry]: hash 0 (picks the block)
+    uint32_t lean_used = 0;              // entries in use
+    std::vector<uint32_t> lean_masks;    // [entry][distinct k][16]: the k bits to find in the block
+    std::vector<uint32_t> quick_slots;   // [quick frame of the group]: its entry
     std::vector<uint32_t> quick_first;   // [read]: first entry of the read in quick_slots (n + 1 entries)
     std::vector<uint8_t> quick_hits;     // [quick frame][filter]: 1 if the frame is in the filter
-    std::vector<uint32_t> scan_states;   // [scan]: offset of the scan's frame states in states
     std::vector<FastScan> scans;
   };
 
@@ -142,7 +145,7 @@ class Classifier {
   // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
   void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                         int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
-  // Key of a frame and all its hashes into the slot (false if the k-mer holds an N); lean path.
+  // Key of a frame, hash 0 and the bit masks of its block lookups (false if the k-mer holds an N); lean path.
   bool hash_frame(Workspace& ws, size_t read, int frame) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
@@ -168,10 +171,13 @@ class Classifier {
   std::vector<int> ks_;
   std::vector<uint8_t> blocked_;  // [filter]: BloomLayout::blocked512
   std::shared_ptr<uint32_t> arena_;
-  // Lean path: all kmax hash functions per table row, padded to lean_stride_ lanes (fixed-length SIMD loop).
+  // Lean path: byte-sliced H3 rows in 16-bit lanes: hash 0 in lanes 0-1, then the top 9 bits of hashes 1..kmax-1
+  // (XOR commutes with taking bits; a bit inside a block needs only those 9), padded to lean_stride_ lanes.
   bool lean_ = false;
   int lean_stride_ = 16;
-  std::vector<uint32_t> lean_table_;  // [byte][value][lean_stride_]
+  std::vector<uint16_t> lean_table_;  // [byte][value][lean_stride_]
+  std::vector<int> lean_ks_;          // the filters' distinct k, ascending (one block mask per frame for each)
+  std::vector<uint32_t> lean_kidx_;   // [filter]: index of its k in lean_ks_
   std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch  // the filters' bits, on huge pages where the system allows (views_ point here)
 };
 
