@@ -156,6 +156,8 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     lean_kidx_.push_back(uint32_t(std::lower_bound(lean_ks_.begin(), lean_ks_.end(), fk) - lean_ks_.begin()));
   // Filters much larger than a core's L2 share miss the cache on most lookups: only those are prefetched.
   for (const ConstBloomView& v : views_) big_.push_back(v.m_bits / 8 > (size_t(256) << 10) ? 1 : 0);
+  for (size_t j = 0; j < big_.size(); ++j)
+    if (big_[j]) big_filters_.push_back(uint32_t(j));
 }
 
 // Lookups land on random cache lines of megabytes of filters: with 4 KiB pages nearly every one also misses the

@@ -44,6 +44,16 @@ inline bool block_has(const uint32_t* block, const uint32_t* mask) {
 }
 
 // XOR of the key's table rows (one per key byte), kLanes 16-bit lanes each.
+// The same test from a frame's hash lanes (lane 1 + i: bit of hash i), for frames tested in one filter or two,
+// where building the mask would cost more than it saves: the first two bits decide most missing k-mers.
+inline bool block_has_bits(const uint32_t* block, const uint16_t* lanes, int k) {
+  auto bit_set = [&](uint32_t bit) { return (block[bit >> 5] >> (bit & 31)) & 1u; };
+  if (k >= 2 && !(bit_set(lanes[2]) & bit_set(lanes[3]))) return false;
+  uint32_t all = 1;
+  for (int i = k >= 2 ? 3 : 1; i <= k; ++i) all &= bit_set(lanes[1 + i]);
+  return all != 0;
+}
+
 template <size_t kLanes>
 inline void xor_rows(const uint16_t* table, uint64_t key, int key_bytes, uint16_t* acc) {
 #if defined(__SSE2__)
@@ -92,22 +102,13 @@ bool Classifier::hash_frame(Workspace& ws, size_t read, int frame) const {
   alignas(64) uint16_t acc[32];
   if (lean_stride_ == 16) xor_rows<16>(lean_table_.data(), key, key_bytes_, acc);
   else xor_rows<32>(lean_table_.data(), key, key_bytes_, acc);
-  // Compact storage: hash 0 and one mask per distinct k, in the order frames are hashed (sized for every frame
-  // of the group in score_group_lean, so no growth here).
+  // Compact storage, in the order frames are hashed (sized for every frame of the group in score_group_lean).
   const uint32_t idx = ws.lean_used++;
   ws.lean_index[slot] = idx;
   ws.lean_h0[idx] = uint32_t(acc[0]) | uint32_t(acc[1]) << 16;
-  const size_t nk = lean_ks_.size();
-  uint32_t* out = ws.lean_masks.data() + size_t(idx) * nk * kMaskWords;
-  alignas(16) uint32_t m[kMaskWords] = {};
-  int i = 1;
-  for (size_t s = 0; s < nk; ++s) {
-    for (; i <= lean_ks_[s]; ++i) {
-      const uint32_t bit = acc[1 + i];
-      m[bit >> 5] |= 1u << (bit & 31);
-    }
-    std::memcpy(out + s * kMaskWords, m, sizeof m);
-  }
+  uint16_t* lanes = ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_);
+  if (lean_stride_ == 16) std::memcpy(lanes, acc, 32);  // fixed sizes: inlined copies
+  else std::memcpy(lanes, acc, 64);
   ws.hashed[slot] = 2;
   return true;
 }
@@ -123,13 +124,11 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   ws.lean_index.resize(total);
   ws.lean_used = 0;
   if (ws.lean_h0.size() < total) ws.lean_h0.resize(total);
-  if (ws.lean_masks.size() < total * nk * kMaskWords) ws.lean_masks.resize(total * nk * kMaskWords);
+  if (ws.lean_lanes.size() < total * size_t(lean_stride_)) ws.lean_lanes.resize(total * size_t(lean_stride_));
   auto block_of = [&](size_t j, uint32_t idx) {
     return views_[j].words + blocked_block_word(ws.lean_h0[idx], views_[j].m_bits);
   };
-  auto mask_of = [&](size_t j, uint32_t idx) {
-    return ws.lean_masks.data() + (size_t(idx) * nk + lean_kidx_[j]) * kMaskWords;
-  };
+  auto lanes_of = [&](uint32_t idx) { return ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_); };
 
   // 1. Quick frames of every read, hashed once for all filters.
   ws.quick_slots.clear();
@@ -143,14 +142,28 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   }
   ws.quick_first[n] = uint32_t(ws.quick_slots.size());
   const size_t nq = ws.quick_slots.size();
+  // Quick frames are tested in every filter: their k bits become one 512-bit mask (per distinct k).
+  if (ws.quick_masks.size() < nq * nk * kMaskWords) ws.quick_masks.resize(nq * nk * kMaskWords);
+  for (size_t qi = 0; qi < nq; ++qi) {
+    const uint16_t* lanes = lanes_of(ws.quick_slots[qi]);
+    alignas(16) uint32_t m[kMaskWords] = {};
+    int i = 1;
+    for (size_t s = 0; s < nk; ++s) {
+      for (; i <= lean_ks_[s]; ++i) {
+        const uint32_t bit = lanes[1 + i];
+        m[bit >> 5] |= 1u << (bit & 31);
+      }
+      std::memcpy(ws.quick_masks.data() + (qi * nk + s) * kMaskWords, m, sizeof m);
+    }
+  }
+  auto quick_mask = [&](size_t j, size_t qi) { return ws.quick_masks.data() + (qi * nk + lean_kidx_[j]) * kMaskWords; };
   lookups += nq * nf;
   // The blocks of the large filters are prefetched a few reads ahead of their tests: enough misses in flight to
   // hide the latency, few enough that the prefetches neither wait for free miss buffers nor get evicted.
   constexpr size_t kPrefetchAhead = 2;
   auto prefetch_read = [&](size_t r) {
     for (uint32_t qi = ws.quick_first[r]; qi < ws.quick_first[r + 1]; ++qi)
-      for (size_t j = 0; j < nf; ++j)
-        if (big_[j]) __builtin_prefetch(block_of(j, ws.quick_slots[qi]));
+      for (uint32_t j : big_filters_) __builtin_prefetch(block_of(j, ws.quick_slots[qi]));
   };
   for (size_t r = 0; r < std::min(n, kPrefetchAhead); ++r) prefetch_read(r);
 
@@ -171,7 +184,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       uint32_t hits = 0;
       for (uint32_t qi = q0; qi < q1; ++qi) {
         const uint32_t idx = ws.quick_slots[qi];
-        const uint8_t hit = block_has(block_of(j, idx), mask_of(j, idx)) ? 1 : 0;
+        const uint8_t hit = block_has(block_of(j, idx), quick_mask(j, qi)) ? 1 : 0;
         ws.quick_hits[size_t(qi) * nf + j] = hit;
         hits += hit;
       }
@@ -201,6 +214,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   ws.states.resize(state_bytes);
   for (const FastScan& scan : ws.scans) {
     const size_t r = scan.read, j = scan.filter;
+    const int k = ks_[j];
     const int F = ws.frames[r];
     const int L = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
     uint8_t* st = ws.states.data() + scan.state;
@@ -227,7 +241,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       }
       for (int t = 0; t < cnt; ++t) {
         const uint32_t idx = ws.lean_index[ws.frame_offset[r] + size_t(todo[t])];
-        st[todo[t]] = block_has(block_of(j, idx), mask_of(j, idx)) ? kFrameHit : kFrameMiss;
+        st[todo[t]] = block_has_bits(block_of(j, idx), lanes_of(idx), k) ? kFrameHit : kFrameMiss;
       }
       tested += uint64_t(cnt);
     };

@@ -105,7 +105,8 @@ class Classifier {
     std::vector<uint32_t> lean_index;    // [frame of the group]: entry in lean_h0 once hashed
     std::vector<uint32_t> lean_h0;       // [entry]: hash 0 (picks the block)
     uint32_t lean_used = 0;              // entries in use
-    std::vector<uint32_t> lean_masks;    // [entry][distinct k][16]: the k bits to find in the block
+    std::vector<uint16_t> lean_lanes;    // [entry][lean stride]: hash 0 (lanes 0-1), bit of hash i (lane 1 + i)
+    std::vector<uint32_t> quick_masks;   // [quick frame][distinct k][16]: the k bits to find in a block
     std::vector<uint32_t> quick_slots;   // [quick frame of the group]: its entry
     std::vector<uint32_t> quick_first;   // [read]: first entry of the read in quick_slots (n + 1 entries)
     std::vector<uint8_t> quick_hits;     // [quick frame][filter]: 1 if the frame is in the filter
@@ -145,7 +146,7 @@ class Classifier {
   // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
   void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                         int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
-  // Key of a frame, hash 0 and the bit masks of its block lookups (false if the k-mer holds an N); lean path.
+  // Key of a frame and its hash lanes (false if the k-mer holds an N); lean path.
   bool hash_frame(Workspace& ws, size_t read, int frame) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
@@ -178,7 +179,8 @@ class Classifier {
   std::vector<uint16_t> lean_table_;  // [byte][value][lean_stride_]
   std::vector<int> lean_ks_;          // the filters' distinct k, ascending (one block mask per frame for each)
   std::vector<uint32_t> lean_kidx_;   // [filter]: index of its k in lean_ks_
-  std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch  // the filters' bits, on huge pages where the system allows (views_ point here)
+  std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch
+  std::vector<uint32_t> big_filters_; // the filters with big_ set  // the filters' bits, on huge pages where the system allows (views_ point here)
 };
 
 }  // namespace bloomseq
