@@ -5,6 +5,9 @@
 // Scoring runs one ReadScorer per (read, filter); the CPU driver interleaves the scorers of a group of reads:
 // each step asks every active scorer for its next frame, hashes it (once per read and frame), prefetches the
 // filter words it will probe, and only then tests the frames, so dozens of cache misses are in flight at once.
+// The default case (FACS score, blocked filters) takes a lean path with the same scores and less work per
+// lookup (lib/src/facs/lean_facs_path.cpp); the scorer machinery above serves the BioBloom score, classic
+// filters and the backends.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -171,7 +174,7 @@ class Classifier {
   std::vector<ConstBloomView> views_;
   std::vector<int> ks_;
   std::vector<uint8_t> blocked_;  // [filter]: BloomLayout::blocked512
-  std::shared_ptr<uint32_t> arena_;
+  std::shared_ptr<uint32_t> arena_;  // the filters' bits, on huge pages where the system allows (views_ point here)
   // Lean path: byte-sliced H3 rows in 16-bit lanes: hash 0 in lanes 0-1, then the top 9 bits of hashes 1..kmax-1
   // (XOR commutes with taking bits; a bit inside a block needs only those 9), padded to lean_stride_ lanes.
   bool lean_ = false;
@@ -180,7 +183,7 @@ class Classifier {
   std::vector<int> lean_ks_;          // the filters' distinct k, ascending (one block mask per frame for each)
   std::vector<uint32_t> lean_kidx_;   // [filter]: index of its k in lean_ks_
   std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch
-  std::vector<uint32_t> big_filters_; // the filters with big_ set  // the filters' bits, on huge pages where the system allows (views_ point here)
+  std::vector<uint32_t> big_filters_; // the filters with big_ set
 };
 
 }  // namespace bloomseq
