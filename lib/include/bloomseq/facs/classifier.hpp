@@ -113,6 +113,8 @@ class Classifier {
     std::vector<uint32_t> quick_slots;   // [quick frame of the group]: its entry
     std::vector<uint32_t> quick_first;   // [read]: first entry of the read in quick_slots (n + 1 entries)
     std::vector<uint8_t> quick_hits;     // [quick frame][filter]: 1 if the frame is in the filter
+    std::vector<const uint32_t*> prefetch_queue;  // blocks of the large filters for the quick frames
+    std::vector<uint32_t> prefetch_end;  // [read]: end of its entries in prefetch_queue
     std::vector<FastScan> scans;
   };
 
