@@ -212,18 +212,18 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   // 3. Full scans. The coverage is decided base by base in FacsScorer's order (for base b, the highest hit frame
   //    among those covering it, searched downwards; a hit at frame c covers b .. c + w - 1), with one shortcut:
   //    after a base without a hit, the next base only needs the one frame the previous search did not see
-  //    (FacsScorer re-reads w - 1 known misses per uncovered base). Unknown frames are looked up in a window
-  //    going down from the one needed, as the search usually goes on there: hashed in one loop, their blocks
-  //    prefetched, then tested together.
-  // Windows only pay off where a lookup misses the cache; elsewhere each extra lookup is just work.
-  constexpr int kWindow = 8;
+  //    (FacsScorer re-reads w - 1 known misses per uncovered base). An unknown frame is looked up with the
+  //    unknown frames below it (a window: the search usually goes on there), hashed in one loop and their blocks
+  //    prefetched; the scan then yields and the group's other scans take their turn before the window is tested,
+  //    so that the cache misses of all scans overlap.
+  constexpr int kWindow = kScanWindow;  // in the large filters; 1 in the small ones, where an extra lookup is just work
   ws.states.resize(state_bytes);
-  for (const FastScan& scan : ws.scans) {
-    const size_t r = scan.read, j = scan.filter;
-    const int k = ks_[j];
+  ws.active.clear();
+  for (size_t s = 0; s < ws.scans.size(); ++s) {
+    FastScan& sc = ws.scans[s];
+    const size_t r = sc.read, j = sc.filter;
     const int F = ws.frames[r];
-    const int L = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
-    uint8_t* st = ws.states.data() + scan.state;
+    uint8_t* st = ws.states.data() + sc.state;
     std::memset(st, kFrameUnknown, size_t(F));
     uint32_t qi = ws.quick_first[r];
     for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {  // quick frames are known
@@ -231,50 +231,84 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       if (ws.hashed[slot] == 2) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
       else st[q] = kFrameMiss;  // N
     }
-    uint64_t tested = 0;
+    sc.length = int32_t(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    ws.active.push_back(uint32_t(s));
+  }
+  // Runs a scan until it needs frames that are not known yet (then they are hashed and prefetched and it returns
+  // true) or until its score is final (false).
+  auto advance = [&](FastScan& sc) -> bool {
+    const size_t r = sc.read, j = sc.filter;
+    const int F = ws.frames[r], L = sc.length;
+    uint8_t* st = ws.states.data() + sc.state;
+    const size_t first = ws.frame_offset[r];
     const int window = big_[j] ? kWindow : 1;
-    auto look_up = [&](int top, int floor) {  // unknown frames top, top - 1, ... >= floor, at most `window`
-      int todo[kWindow];
-      int cnt = 0;
-      for (int g = top; g >= floor && g > top - window; --g) {
-        if (st[g] != kFrameUnknown) continue;
-        if (!hash_frame(ws, r, g)) {
-          st[g] = kFrameMiss;  // an N in the k-mer: not a lookup
-          continue;
+    for (;;) {
+      if (sc.cursor < 0) {  // start the search for base b
+        if (sc.base >= L) return false;
+        const int b = sc.base;
+        sc.top = b < F - 1 ? b : F - 1;
+        const int lo = b - w + 1 > 0 ? b - w + 1 : 0;
+        sc.stop = sc.seen_misses_to >= lo ? sc.seen_misses_to : lo - 1;  // search frames top down to stop + 1
+        sc.cursor = sc.top;
+      }
+      int c = sc.cursor;
+      for (; c > sc.stop; --c) {
+        if (st[c] == kFrameUnknown) {
+          sc.cursor = c;
+          sc.pending = 0;
+          for (int g = c; g > sc.stop && g > c - window; --g) {
+            if (st[g] != kFrameUnknown) continue;
+            if (!hash_frame(ws, r, g)) {
+              st[g] = kFrameMiss;  // an N in the k-mer: not a lookup
+              continue;
+            }
+            __builtin_prefetch(block_of(j, ws.lean_index[first + size_t(g)]));
+            sc.todo[sc.pending++] = g;
+          }
+          if (sc.pending) return true;
         }
-        __builtin_prefetch(block_of(j, ws.lean_index[ws.frame_offset[r] + size_t(g)]));
-        todo[cnt++] = g;
-      }
-      for (int t = 0; t < cnt; ++t) {
-        const uint32_t idx = ws.lean_index[ws.frame_offset[r] + size_t(todo[t])];
-        st[todo[t]] = block_has_bits(block_of(j, idx), lanes_of(idx), k) ? kFrameHit : kFrameMiss;
-      }
-      tested += uint64_t(cnt);
-    };
-    int covered = 0, b = 0;
-    int seen_misses_to = -1;  // after a base without a hit: frames up to here are known misses
-    while (b < L) {
-      const int hi = b < F - 1 ? b : F - 1;
-      const int lo = b - w + 1 > 0 ? b - w + 1 : 0;
-      const int stop = seen_misses_to >= lo ? seen_misses_to : lo - 1;  // search frames hi down to stop + 1
-      int c = hi;
-      for (; c > stop; --c) {
-        if (st[c] == kFrameUnknown) look_up(c, stop + 1);
         if (st[c] == kFrameHit) break;
       }
-      if (c > stop) {
-        covered += c + w - b;
-        b = c + w;
-        seen_misses_to = -1;
+      if (c > sc.stop) {  // frame c covers bases base .. c + w - 1
+        sc.covered += c + w - sc.base;
+        sc.base = c + w;
+        sc.seen_misses_to = -1;
       } else {
-        ++b;
-        seen_misses_to = hi;
+        sc.seen_misses_to = sc.top;
+        ++sc.base;
       }
+      sc.cursor = -1;
     }
-    const size_t i = r * nf + j;
-    points[i] = covered;
-    passed[i] = covered > 0 && double(covered) >= params_.threshold * double(L);
-    lookups += tested;
+  };
+  auto finish = [&](const FastScan& sc) {
+    const size_t i = size_t(sc.read) * nf + sc.filter;
+    points[i] = sc.covered;
+    passed[i] = sc.covered > 0 && double(sc.covered) >= params_.threshold * double(sc.length);
+    lookups += sc.tested;
+  };
+  size_t live = 0;
+  for (uint32_t s : ws.active) {
+    if (advance(ws.scans[s])) ws.active[live++] = s;
+    else finish(ws.scans[s]);
+  }
+  ws.active.resize(live);
+  while (!ws.active.empty()) {
+    live = 0;
+    for (uint32_t s : ws.active) {
+      FastScan& sc = ws.scans[s];
+      const size_t first = ws.frame_offset[sc.read];
+      uint8_t* st = ws.states.data() + sc.state;
+      const int k = ks_[sc.filter];
+      for (int t = 0; t < sc.pending; ++t) {
+        const uint32_t idx = ws.lean_index[first + size_t(sc.todo[t])];
+        st[sc.todo[t]] = block_has_bits(block_of(sc.filter, idx), lanes_of(idx), k) ? kFrameHit : kFrameMiss;
+      }
+      sc.tested += uint32_t(sc.pending);
+      sc.pending = 0;
+      if (advance(sc)) ws.active[live++] = s;
+      else finish(sc);
+    }
+    ws.active.resize(live);
   }
 }
 

@@ -81,11 +81,21 @@ class Classifier {
     uint8_t* state = nullptr;
   };
 
-  // A full FACS scan of one read against one filter on the lean path.
+  // A full FACS scan of one read against one filter on the lean path, resumable (lean_facs_path.cpp).
+  static constexpr int kScanWindow = 8;
   struct FastScan {
     uint32_t read = 0;
     uint32_t filter = 0;
-    size_t state = 0;  // offset of its frame states in Workspace::states
+    size_t state = 0;          // offset of its frame states in Workspace::states
+    int32_t length = 0;        // L
+    int32_t base = 0;          // first base whose coverage is undecided
+    int32_t covered = 0;       // bases covered so far (the score)
+    int32_t seen_misses_to = -1;  // after a base without a hit: frames up to here are known misses
+    int32_t top = 0, stop = 0;    // the search for `base` goes from frame top down to stop + 1
+    int32_t cursor = -1;          // frame the search stands at; -1 = no search under way
+    int32_t pending = 0;          // frames in todo: hashed and prefetched, to be tested
+    uint32_t tested = 0;          // frames looked up (statistics)
+    int32_t todo[kScanWindow] = {};
   };
 
   // Per-thread scratch memory, reused between batches.
