@@ -82,7 +82,7 @@ class Classifier {
   };
 
   // A full FACS scan of one read against one filter on the lean path, resumable (lean_facs_path.cpp).
-  static constexpr int kScanWindow = 8;
+  static constexpr int kScanWindow = 4;
   struct FastScan {
     uint32_t read = 0;
     uint32_t filter = 0;
