@@ -8,6 +8,7 @@
 #include "bloomseq/cuda/host_side.hpp"
 #include "bloomseq/cuda/kernels/classify_kernel.hpp"
 #include "bloomseq/cuda/kernels/stage1a_kernel.hpp"
+#include "bloomseq/cuda/model_bridge.hpp"
 #include "bloomseq/cuda/packed_seq.hpp"
 #include "bloomseq/cuda/pipeline.hpp"
 #include "bloomseq/error.hpp"
@@ -37,6 +38,10 @@ class EmulatedBackend final : public Backend {
   }
   std::string name() const override { return "cuda-emulated"; }
   std::string description() const override { return "cuda kernels emulated on the host for " + describe(o_.profile); }
+  bool model_profile(model::DeviceProfile& out) const override {
+    out = to_model_profile(o_.profile);
+    return true;
+  }
 
   void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
     bool done = false;

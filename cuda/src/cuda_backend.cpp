@@ -112,6 +112,10 @@ class CudaBackend final : public Backend {
   }
   std::string name() const override { return "cuda"; }
   std::string description() const override { return description_; }
+  bool model_profile(model::DeviceProfile& out) const override {
+    out = to_model_profile(profile_);
+    return true;
+  }
 
   void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
     bool done = false;

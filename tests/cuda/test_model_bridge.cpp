@@ -2,8 +2,13 @@
 // B_a for the same block, same number of blocks and passes for the paper's one-vector-per-block decomposition.
 #include <catch2/catch.hpp>
 
+#include "bloomseq/app/tuning_profile.hpp"
+#include "bloomseq/backend/backend.hpp"
+#include "bloomseq/cuda/emu_backend.hpp"
 #include "bloomseq/cuda/launch_config.hpp"
 #include "bloomseq/cuda/model_bridge.hpp"
+#include "bloomseq/model/planner.hpp"
+#include "bloomseq/model/profiles.hpp"
 
 using namespace bloomseq;
 using namespace bloomseq::cuda;
@@ -32,4 +37,45 @@ TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes
       }
     }
   }
+}
+
+TEST_CASE("auto-tune plans for the GPU the work runs on, not the CPU profile", "[cuda][model]") {
+  EmuOptions o;
+  o.profile = h100_profile();
+  const std::unique_ptr<Backend> gpu = make_emulated_backend(o);
+  model::LoadedProfile cpu;
+  cpu.device = model::detect_cpu_profile("/nonexistent", 2);
+  cpu.calibration = model::default_calibration(cpu.device);
+  cpu.message = "cpu";
+
+  // The CPU backend (or none) keeps the loaded profile.
+  CHECK(profile_for_backend(cpu, nullptr).device.kind == model::DeviceKind::Cpu);
+  CHECK(profile_for_backend(cpu, make_cpu_backend().get()).device.kind == model::DeviceKind::Cpu);
+
+  const model::LoadedProfile p = profile_for_backend(cpu, gpu.get());
+  REQUIRE(p.device.kind == model::DeviceKind::Gpu);
+  CHECK(p.device.mp == 132);
+  CHECK(p.device.shared_per_block_max == o.profile.shared_per_block_optin);
+  CHECK_FALSE(p.calibration.calibrated);
+  CHECK(p.message.find(o.profile.name) != std::string::npos);
+
+  // A plan made with it respects the device: the vectors fit the shared memory of a block, the launch is valid.
+  model::PlanRequest req;
+  req.query_bases = 5000000;
+  req.db_bases = 2000000;
+  req.w = 11;
+  req.target_fpr = 1e-3;
+  const model::Plan plan = model::plan_stage1a(req, p.device, p.calibration);
+  REQUIRE(plan.feasible);
+  CHECK(plan.config.layout == model::Layout::PaperVector);
+  CHECK(plan.config.launch.valid);
+  CHECK(plan.config.m_bits / 8 <= o.profile.shared_per_block_optin);
+  CHECK(plan.prediction.fpr <= 1e-3);
+
+  // A profile calibrated on this very GPU is used as loaded.
+  model::LoadedProfile calibrated = p;
+  calibrated.from_file = true;
+  calibrated.calibration.calibrated = true;
+  calibrated.calibration.a1 = 1.5e-12;
+  CHECK(profile_for_backend(calibrated, gpu.get()).calibration.a1 == 1.5e-12);
 }

@@ -115,6 +115,7 @@ TEST_CASE("profile JSON round trip, default path, malformed files", "[profiles][
   c.a1 = 3.25e-10;
   c.a0 = 0.0125;
   c.G = 7.5;
+  c.hit_ns = 17.5;
   std::string path = (dir / "sub" / "profile.json").string();
   save_profile(path, d, c);
   LoadedProfile L = load_profile(path);
@@ -124,6 +125,7 @@ TEST_CASE("profile JSON round trip, default path, malformed files", "[profiles][
   CHECK(L.calibration.a1 == Approx(c.a1));
   CHECK(L.calibration.a0 == Approx(c.a0));
   CHECK(L.calibration.G == Approx(7.5));
+  CHECK(L.calibration.hit_ns == Approx(17.5));
   CHECK(L.device.cores == d.cores);
   CHECK(L.device.caches.size() == d.caches.size());
   CHECK(L.device.cache_size(1) == d.cache_size(1));
@@ -223,6 +225,34 @@ TEST_CASE("pipeline view: total time has an interior optimum in n_sub", "[planne
   Prediction b = predict_stage1a(c, cpu, cal);
   CHECK(b.stage1a_s < a.stage1a_s);
   CHECK(b.false_hits > a.false_hits);
+}
+
+TEST_CASE("CPU layouts pay per stage-1a hit; the papers' kernel only counts hits", "[extension]") {
+  DeviceProfile cpu = detect_cpu_profile("/nonexistent", 2);
+  Calibration cal = default_calibration(cpu);
+  Stage1aConfig c;
+  c.query_bases = 320000;
+  c.db_bases = 200000;
+  c.w = 11;
+  c.k = 4;
+  c.m_bits = 65536;
+  c.n_sub = 40000;  // fill ~0.9: most tests are (false) hits
+  c.threads = 2;
+  for (Layout l : {Layout::Vector, Layout::BitSliced, Layout::PaperVector}) {
+    c.layout = l;
+    Calibration none = cal, some = cal;
+    none.hit_ns = 0;
+    some.hit_ns = 25;
+    const Prediction a = predict_stage1a(c, cpu, none), b = predict_stage1a(c, cpu, some);
+    REQUIRE(a.valid);
+    REQUIRE(b.valid);
+    const double hits = a.false_hits + a.true_hits;
+    CHECK(hits > 0.5 * a.tests);
+    // The stage-1b prediction does not change; stage 1a grows by hits x hit_ns over P cores (not for the paper form).
+    CHECK(b.stage1b_s == Approx(a.stage1b_s));
+    const double expected = l == Layout::PaperVector ? 0.0 : hits * 25e-9 / 2;
+    CHECK(b.stage1a_s - a.stage1a_s == Approx(expected).margin(1e-12));
+  }
 }
 
 TEST_CASE("planner: targets, limits and objectives", "[planner]") {

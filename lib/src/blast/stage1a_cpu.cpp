@@ -31,9 +31,11 @@ constexpr size_t kVectorBlock = 32768;
 uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
   std::vector<uint64_t> pos, keys;
   chunk_wmers(chunk, pos, keys);
-  const size_t first_hit = hits.size();
   const int k = vec.k;
   std::vector<uint32_t> slots(kVectorBlock * size_t(k));  // slots[j * B + i]: bit probed by hash j for w-mer i
+  // A block's hits come vector by vector; a stable counting sort on the w-mer index puts them in (db_pos,
+  // subquery) order in O(hits + B) (std::sort cost more than the probing when the FPR is high).
+  std::vector<uint32_t> hit_wmer, hit_vector, start(kVectorBlock + 1);
   uint32_t h[kMaxHashes];
   for (size_t b0 = 0; b0 < keys.size(); b0 += kVectorBlock) {
     const size_t B = std::min(kVectorBlock, keys.size() - b0);
@@ -41,17 +43,28 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
       vec.hash.hash_all(keys[b0 + i], h);
       for (int j = 0; j < k; ++j) slots[size_t(j) * kVectorBlock + i] = uint32_t(bloom_slot(h[j], vec.m_bits));
     }
+    hit_wmer.clear();
+    hit_vector.clear();
     for (uint32_t v = 0; v < vec.count; ++v) {
       const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
       for (size_t i = 0; i < B; ++i) {
         if (!test_bit(words, slots[i])) continue;  // ~1 - fill of all tests end here
         int j = 1;
         while (j < k && test_bit(words, slots[size_t(j) * kVectorBlock + i])) ++j;
-        if (j == k) hits.push_back({pos[b0 + i], v});
+        if (j == k) {
+          hit_wmer.push_back(uint32_t(i));
+          hit_vector.push_back(v);
+        }
       }
     }
+    std::fill(start.begin(), start.begin() + B + 1, 0u);
+    for (uint32_t i : hit_wmer) ++start[i + 1];
+    for (size_t i = 0; i < B; ++i) start[i + 1] += start[i];
+    const size_t base = hits.size();
+    hits.resize(base + hit_wmer.size());
+    for (size_t x = 0; x < hit_wmer.size(); ++x)
+      hits[base + start[hit_wmer[x]]++] = {pos[b0 + hit_wmer[x]], hit_vector[x]};
   }
-  std::sort(hits.begin() + first_hit, hits.end());
   return keys.size();
 }
 

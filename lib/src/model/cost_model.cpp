@@ -130,6 +130,9 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         break;
       }
     }
+    // blast-bloom's CPU layouts write every hit out and sort a chunk's hits (the papers' kernel only counts them):
+    // at high FPR this, not the probing, is stage 1a's cost (measured: docs/model-validation.md, part D).
+    if (c.layout != Layout::PaperVector) r.stage1a_s += (r.false_hits + r.true_hits) * cal.hit_ns * 1e-9 / P;
     r.stage1b_s = (r.false_hits + r.true_hits) * cal.verify_ns * 1e-9 / P;
     r.total_s = r.stage1a_s + r.stage1b_s;
   }

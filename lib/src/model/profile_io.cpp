@@ -100,6 +100,7 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
   n("probe_ns", c.probe_ns);
   n("row_byte_ns", c.row_byte_ns);
   n("row_fixed_ns", c.row_fixed_ns);
+  n("hit_ns", c.hit_ns);
   n("verify_ns", c.verify_ns);
   o << "  \"pcie_gbs\": " << c.pcie_gbs << "\n}\n";
   return o.str();
@@ -217,6 +218,7 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
   c.probe_ns = num("probe_ns", c.probe_ns);
   c.row_byte_ns = num("row_byte_ns", c.row_byte_ns);
   c.row_fixed_ns = num("row_fixed_ns", c.row_fixed_ns);
+  c.hit_ns = num("hit_ns", c.hit_ns);
   c.verify_ns = num("verify_ns", c.verify_ns);
   c.pcie_gbs = num("pcie_gbs", c.pcie_gbs);
   L.from_file = true;

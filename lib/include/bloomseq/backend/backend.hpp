@@ -13,6 +13,7 @@
 
 #include "bloomseq/backend/classify.hpp"
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/model/device_profile.hpp"
 
 namespace bloomseq {
 
@@ -25,6 +26,13 @@ class Backend {
   // One line for logs and --stats: e.g. "cuda:0 NVIDIA H100 80GB HBM3 (132 SMs, 79.1 GiB)".
   virtual std::string description() const = 0;
 
+  // The device as the performance model sees it, so that --auto-tune plans for where the work runs (a GPU
+  // backend fills `out` from its device properties and returns true; the CPU backend returns false and the
+  // caller uses the CPU profile).
+  virtual bool model_profile(model::DeviceProfile& out) const {
+    (void)out;
+    return false;
+  }
   // Stage 1a of one chunk: appends its hits sorted by (db_pos, subquery).
   virtual void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) = 0;
 

@@ -75,6 +75,7 @@ struct Calibration {
   double probe_ns = 1.0;       // one Bloom probe that hits L1 (the model scales it with the cache factor)
   double row_byte_ns = 0.12;   // bit-sliced: streaming one byte of a matrix row (per core)
   double row_fixed_ns = 2.0;   // bit-sliced: start of one row read (latency not hidden)
+  double hit_ns = 4;           // stage 1a (CPU layouts): emitting and sorting one hit (dominates at high FPR)
   double verify_ns = 60;       // stage 1b: one exact verification of a stage-1a hit (hash-table lookup)
   double pcie_gbs = 12;        // host<->device copies (GPU only)
 };
