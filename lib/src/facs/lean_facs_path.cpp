@@ -3,15 +3,17 @@
 // Same scores as the generic path (FacsScorer's quick pass and lazy full scan, frame for frame), with far less
 // work per lookup:
 // - a frame's key is hashed once for all filters; the byte-sliced tables hold hash 0 (which picks the block)
-//   and only the top 9 bits of hashes 1..k (all a bit inside a 512-bit block needs), in 16-bit lanes, and the
-//   k bit positions become one 512-bit mask per frame;
-// - a lookup is then "are all mask bits set in the block": four 128-bit AND-NOTs, no per-bit branches (whether
-//   a bit is set is a coin toss that a branch would mispredict) and no per-bit shifts;
+//   and only the top 9 bits of hashes 1..k (all a bit inside a 512-bit block needs), in 16-bit lanes;
+// - a quick frame (tested in every filter) turns its k bits into one 512-bit mask, and a lookup is then "are all
+//   mask bits set in the block": four 128-bit AND-NOTs, no per-bit branches (whether a bit is set is a coin toss
+//   that a branch would mispredict) and no per-bit shifts;
 // - the quick pass tests every filter on the group's quick frames in one loop, with the blocks of the large
-//   filters prefetched a few reads ahead; a read whose quick frames all hit a filter is covered entirely
-//   (score L) without further lookups; only (read, filter) pairs with some but not all quick hits are scanned;
-// - the full scan follows FacsScorer's order but looks frames up in small windows (hashed together, blocks
-//   prefetched together), and skips the w - 1 known misses FacsScorer re-reads for each uncovered base.
+//   filters prefetched about two reads ahead, one prefetch per test; a read whose quick frames all hit a filter is
+//   covered entirely (score L) without further lookups; only (read, filter) pairs with some but not all quick
+//   hits are scanned;
+// - the full scans follow FacsScorer's order, skip the w - 1 known misses FacsScorer re-reads for each uncovered
+//   base, look frames up in small windows (hashed together, blocks prefetched together) and are interleaved
+//   across the group so that their cache misses overlap.
 #include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
