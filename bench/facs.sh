@@ -4,7 +4,8 @@
 # Prints two tables and writes facs_accuracy.csv and facs_speed.csv in WORKDIR.
 #
 # Usage: bench/facs.sh [BIN_DIR] [WORKDIR]        (defaults: build/bin, build/facs-bench)
-# Env:   THREADS (default 2), REPEAT (speed runs per tool, median reported; default 3)
+# Env:   THREADS (default 2), REPEAT (speed runs per tool, median reported; default 3),
+#        FACS_BASELINE (optional: another facs binary, e.g. an older build, run in the same alternating rounds)
 # Needs: art_illumina (art-nextgen-simulation-tools), kraken2, bbmap, mash, python3, GNU time (/usr/bin/time);
 #        minimap2 optional (alignment-based count of absent-genome reads that really share sequence).
 set -euo pipefail
@@ -13,6 +14,7 @@ bin=$(cd "${1:-$src/build/bin}" && pwd)
 work=${2:-$src/build/facs-bench}
 threads=${THREADS:-2}
 repeat=${REPEAT:-3}
+baseline=${FACS_BASELINE:-}
 for t in kraken2 kraken2-build bbduk.sh mash python3 /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "facs.sh: needs $t (apt-get install kraken2 bbmap mash python3 time)" >&2; exit 69; }
 done
@@ -81,8 +83,14 @@ echo "== speed runs (median of $repeat)" >&2
 ratios=()
 ft=()
 kt=()
+bt=()
+bratios=()
 for _ in $(seq "$repeat"); do
   run "$bin/facs" classify reads/mix.fq refs.bf -t "$threads" -o /dev/null; ft+=("$secs"); fpk=$peak_kb
+  if [ -n "$baseline" ]; then
+    run "$baseline" classify reads/mix.fq refs.bf -t "$threads" -o /dev/null; bt+=("$secs"); bpk=$peak_kb
+    bratios+=("$(awk -v a="${ft[-1]}" -v b="${bt[-1]}" 'BEGIN { printf "%.3f", b / a }')")
+  fi
   run kraken2 --db kraken --threads "$threads" --output /dev/null reads/mix.fq; kt+=("$secs"); kpk=$peak_kb
   ratios+=("$(awk -v a="${ft[-1]}" -v b="${kt[-1]}" 'BEGIN { printf "%.3f", b / a }')")
 done
@@ -90,6 +98,7 @@ med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR
 secs=$(med "${ft[@]}"); peak_kb=$fpk; speed facs "classify FASTQ + per-read TSV"
 secs=$(med "${kt[@]}"); peak_kb=$kpk; speed kraken2 "classify FASTQ + per-read output"
 ratio=$(med "${ratios[@]}")
+if [ -n "$baseline" ]; then secs=$(med "${bt[@]}"); peak_kb=$bpk; speed "facs baseline" "classify FASTQ + per-read TSV"; fi
 median_run "$bin/facs" classify reads/mix.fq refs.bf -t "$threads"; speed facs "classify FASTQ (summary only)"
 median_run "$bin/facs" classify reads/mix.fq.gz refs.bf -t "$threads"; speed facs "classify FASTQ.gz (summary only)"
 median_run kraken2 --db kraken --threads "$threads" --output /dev/null reads/mix.fq.gz; speed kraken2 "classify FASTQ.gz"
@@ -144,4 +153,8 @@ echo
 echo "facs / kraken2 reads/s on $threads threads, both writing per-read lines, alternating runs:" \
      "median ratio ${ratio}x (rounds: ${ratios[*]}); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$ratio" > facs_vs_kraken2_ratio.txt
+if [ -n "$baseline" ]; then
+  echo "facs / baseline ($baseline) on $threads threads, alternating runs: median ratio $(med "${bratios[@]}")x" \
+       "(rounds: ${bratios[*]})"
+fi
 echo "wrote $work/facs_accuracy.csv and $work/facs_speed.csv"

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -23,6 +26,44 @@ struct CodeTable {
 };
 constexpr CodeTable kCodeOf{};
 
+// 2-bit codes of 32 characters, first character in the low bits (A/a = 0, C/c = 1, G/g = 2, T/t = 3 are bits 1-2
+// of the ASCII code XORed with bits 2-3; other characters get some code and are flagged by invalid32). Eight
+// characters at a time in a 64-bit word: no table look-up per base.
+inline uint64_t pack32_codes(const char* s) {
+  uint64_t out = 0;
+  for (int part = 0; part < 4; ++part) {
+    uint64_t x;
+    std::memcpy(&x, s + 8 * part, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    uint64_t c = ((x >> 1) ^ (x >> 2)) & 0x0303030303030303ULL;  // code of byte i at bits 8i, 8i + 1
+    c = (c | (c >> 6)) & 0x000F000F000F000FULL;
+    c = (c | (c >> 12)) & 0x000000FF000000FFULL;
+    c = (c | (c >> 24)) & 0xFFFFULL;
+    out |= c << (16 * part);
+  }
+  return out;
+}
+
+// One bit per character of 32 that is not A, C, G or T (either case).
+inline uint64_t invalid32(const char* s) {
+#if defined(__SSE2__)
+  uint64_t bad = 0;
+  for (int part = 0; part < 2; ++part) {
+    const __m128i v = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * part)), _mm_set1_epi8(char(0xDF)));
+    const __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('A')), _mm_cmpeq_epi8(v, _mm_set1_epi8('C'))),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('G')), _mm_cmpeq_epi8(v, _mm_set1_epi8('T'))));
+    bad |= uint64_t(~_mm_movemask_epi8(ok) & 0xFFFF) << (16 * part);
+  }
+  return bad;
+#else
+  uint64_t bad = 0;
+  for (int i = 0; i < 32; ++i) bad |= uint64_t(kCodeOf[uint8_t(s[i])] >> 2) << i;
+  return bad;
+#endif
+}
+
 }  // namespace
 
 const char* score_kind_name(ScoreKind k) { return k == ScoreKind::facs ? "facs" : "biobloom"; }
@@ -37,6 +78,16 @@ void BatchScores::resize(size_t n, size_t f) {
   call.assign(n, kCallNovel);
   matched.assign(n, 0);
   lookups = 0;
+}
+
+int32_t BatchScores::best_points(size_t r) const {
+  const int32_t c = call[r];
+  if (c >= 0) return points[r * filters + size_t(c)];
+  if (c != kCallTie) return 0;
+  int32_t best = 0;
+  for (size_t j = 0; j < filters; ++j)
+    if (passed[r * filters + j]) best = std::max(best, points[r * filters + j]);
+  return best;
 }
 
 double BatchScores::best_score(size_t r) const {
@@ -84,6 +135,29 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     mid_table_[row] = fn(src, 2) | fn(src, 3) << 32;
     for (int i = 0; i < rest; ++i) tail_table_[row * size_t(tail_lanes_) + size_t(i)] = src[2 * kFirstProbes + i];
   }
+  lean_ = params.lean_path && params.score == ScoreKind::facs &&
+          std::all_of(blocked_.begin(), blocked_.end(), [](uint8_t b) { return b != 0; });
+  // 16-bit lanes: hash 0 whole (lanes 0-1, it picks the block by fast range), then the bit inside the block
+  // (top 9 bits) of hashes 1..kmax-1: XOR commutes with taking bits, so the rows can hold just those.
+  lean_ = lean_ && k + 1 <= 32;
+  lean_stride_ = k + 1 <= 16 ? 16 : 32;
+  lean_table_.assign(size_t(key_bytes_) * 256 * size_t(lean_stride_), 0);
+  for (size_t row = 0; row < size_t(key_bytes_) * 256; ++row) {
+    const uint32_t* src = hv.tables + row * size_t(k);
+    uint16_t* dst = lean_table_.data() + row * size_t(lean_stride_);
+    dst[0] = uint16_t(src[0]);
+    dst[1] = uint16_t(src[0] >> 16);
+    for (int i = 1; i < k; ++i) dst[1 + i] = uint16_t(blocked_bit(src[i]));
+  }
+  lean_ks_ = ks_;
+  std::sort(lean_ks_.begin(), lean_ks_.end());
+  lean_ks_.erase(std::unique(lean_ks_.begin(), lean_ks_.end()), lean_ks_.end());
+  for (int fk : ks_)
+    lean_kidx_.push_back(uint32_t(std::lower_bound(lean_ks_.begin(), lean_ks_.end(), fk) - lean_ks_.begin()));
+  // Filters much larger than a core's L2 share miss the cache on most lookups: only those are prefetched.
+  for (const ConstBloomView& v : views_) big_.push_back(v.m_bits / 8 > (size_t(256) << 10) ? 1 : 0);
+  for (size_t j = 0; j < big_.size(); ++j)
+    if (big_[j]) big_filters_.push_back(uint32_t(j));
 }
 
 // Lookups land on random cache lines of megabytes of filters: with 4 KiB pages nearly every one also misses the
@@ -169,6 +243,11 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
   const size_t g = size_t(params_.group_reads);
   for (size_t first = 0; first < n; first += g) {
     const size_t cnt = std::min(g, n - first);
+    if (lean_) {
+      score_group_lean(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
+                       &ws.valid_frames[first], out.lookups, ws);
+      continue;
+    }
     score_group(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
                 &ws.valid_frames[first], out.lookups, ws);
   }
@@ -219,12 +298,8 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
   }
 }
 
-void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
-                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const {
   const int w = set_.w;
-  const size_t nf = views_.size();
-  const size_t kmax = size_t(kmax_);
-
   // 1. Every read packed 2 bits per base (base i at bits 2(i%32) of word i/32) plus a bit mask of its N/IUPAC
   //    positions. Keys and hashes are computed lazily from these, in O(1) per frame, only for the frames that are
   //    looked up (an error-free read needs ~L/w of them); a read without any complete k-mer is flagged here.
@@ -249,13 +324,18 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
     uint64_t* pk = ws.packed.data() + ws.base_offset[r];
     uint64_t* inv = ws.invalid.data() + ws.base_offset[r];
     uint64_t any_invalid = 0;
-    for (size_t i0 = 0; i0 < s.size(); i0 += 32) {  // 32 bases per packed word, accumulated in registers
+    for (size_t i0 = 0; i0 < s.size(); i0 += 32) {  // 32 bases per packed word
       const size_t m = std::min<size_t>(32, s.size() - i0);
       uint64_t word = 0, bad = 0;
-      for (size_t i = 0; i < m; ++i) {
-        const uint64_t code = kCodeOf[uint8_t(s[i0 + i])];
-        word |= (code & 3) << (2 * i);
-        bad |= (code >> 2) << i;
+      if (m == 32) {
+        word = pack32_codes(s.data() + i0);
+        bad = invalid32(s.data() + i0);
+      } else {
+        for (size_t i = 0; i < m; ++i) {
+          const uint64_t code = kCodeOf[uint8_t(s[i0 + i])];
+          word |= (code & 3) << (2 * i);
+          bad |= (code >> 2) << i;
+        }
       }
       pk[i0 >> 5] = word;
       inv[i0 >> 6] |= bad << (i0 & 63);
@@ -272,6 +352,16 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
     }
     valid_frames[r] = longest >= w ? 1 : 0;
   }
+}
+
+void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
+                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+  const int w = set_.w;
+  const size_t nf = views_.size();
+  const size_t kmax = size_t(kmax_);
+
+  pack_group(reads, n, valid_frames, ws);
+  const size_t total = ws.frame_offset[n];
   ws.hashed.assign(total, 0);
   ws.keys.resize(total);
   if (ws.hashes.size() < total * kmax) ws.hashes.resize(total * kmax);

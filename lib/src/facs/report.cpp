@@ -13,6 +13,41 @@ void append_fixed(std::string& out, double v) {
   out.append(buf, size_t(n));
 }
 
+// p / d with four decimals, exactly as "%.4f" prints double(p) / double(d), without printf (called for every read
+// and filter). printf rounds the double, which is within half an ulp of p / d: unless 10^4 p / d is exactly
+// halfway between two integers (the rounding then depends on the double's error), the nearest integer to the
+// rational is the nearest to the double too, because a non-tie is at least 1 / (2d) away from a halfway point,
+// far more than that error. Exact ties and negative or huge values go to printf.
+void append_ratio(std::string& out, int64_t p, int64_t d) {
+  if (d == 0) {
+    out += "0.0000";
+    return;
+  }
+  if (p < 0 || d < 0 || p > (int64_t(1) << 40) || d > (int64_t(1) << 40)) {
+    append_fixed(out, double(p) / double(d));
+    return;
+  }
+  const int64_t num = p * 10000;
+  int64_t q = num / d;
+  const int64_t rem2 = 2 * (num - q * d);
+  if (rem2 == d) {
+    append_fixed(out, double(p) / double(d));
+    return;
+  }
+  if (rem2 > d) ++q;
+  char buf[32];
+  char* e = buf + sizeof buf;
+  char* b = e;
+  int64_t frac = q % 10000, whole = q / 10000;
+  for (int i = 0; i < 4; ++i, frac /= 10) *--b = char('0' + frac % 10);
+  *--b = '.';
+  do {
+    *--b = char('0' + whole % 10);
+    whole /= 10;
+  } while (whole);
+  out.append(b, size_t(e - b));
+}
+
 }  // namespace
 
 void ClassifySummary::add(const BatchScores& s) {
@@ -76,16 +111,22 @@ void append_read_tsv(std::string& out, std::string_view id, const BatchScores& s
   out += '\t';
   out.append(call_name(s, r, names));
   out += '\t';
-  append_fixed(out, s.best_score(r));
+  append_ratio(out, s.best_points(r), s.denominator[r]);
   out += '\t';
   // Matched filters, best score first (ties in filter order), "-" when none.
   const size_t nf = s.filters;
+  const int32_t* pts = &s.points[r * nf];
+  const uint8_t* pass = &s.passed[r * nf];
   if (s.matched[r] == 0) {
     out += '-';
-  } else {
-    std::vector<std::pair<int32_t, size_t>> m;
+  } else if (s.matched[r] == 1) {
     for (size_t j = 0; j < nf; ++j)
-      if (s.passed[r * nf + j]) m.emplace_back(-s.points[r * nf + j], j);
+      if (pass[j]) out += names[j];
+  } else {
+    thread_local std::vector<std::pair<int32_t, size_t>> m;  // reused: no allocation per read
+    m.clear();
+    for (size_t j = 0; j < nf; ++j)
+      if (pass[j]) m.emplace_back(-pts[j], j);
     std::sort(m.begin(), m.end());
     for (size_t i = 0; i < m.size(); ++i) {
       if (i) out += ',';
@@ -95,7 +136,7 @@ void append_read_tsv(std::string& out, std::string_view id, const BatchScores& s
   if (all_scores)
     for (size_t j = 0; j < nf; ++j) {
       out += '\t';
-      append_fixed(out, s.score(r, j));
+      append_ratio(out, pts[j], s.denominator[r]);
     }
   out += '\n';
 }

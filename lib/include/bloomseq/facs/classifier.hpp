@@ -5,6 +5,9 @@
 // Scoring runs one ReadScorer per (read, filter); the CPU driver interleaves the scorers of a group of reads:
 // each step asks every active scorer for its next frame, hashes it (once per read and frame), prefetches the
 // filter words it will probe, and only then tests the frames, so dozens of cache misses are in flight at once.
+// The default case (FACS score, blocked filters) takes a lean path with the same scores and less work per
+// lookup (lib/src/facs/lean_facs_path.cpp); the scorer machinery above serves the BioBloom score, classic
+// filters and the backends.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -47,6 +50,8 @@ struct BatchScores {
   }
   // Score of the call (the best score), 0 when none passed.
   double best_score(size_t r) const;
+  // Points of the call's score (best_score = best_points / denominator), 0 when none passed.
+  int32_t best_points(size_t r) const;
 };
 
 class Classifier {
@@ -76,6 +81,23 @@ class Classifier {
     uint8_t* state = nullptr;
   };
 
+  // A full FACS scan of one read against one filter on the lean path, resumable (lean_facs_path.cpp).
+  static constexpr int kScanWindow = 4;
+  struct FastScan {
+    uint32_t read = 0;
+    uint32_t filter = 0;
+    size_t state = 0;          // offset of its frame states in Workspace::states
+    int32_t length = 0;        // L
+    int32_t base = 0;          // first base whose coverage is undecided
+    int32_t covered = 0;       // bases covered so far (the score)
+    int32_t seen_misses_to = -1;  // after a base without a hit: frames up to here are known misses
+    int32_t top = 0, stop = 0;    // the search for `base` goes from frame top down to stop + 1
+    int32_t cursor = -1;          // frame the search stands at; -1 = no search under way
+    int32_t pending = 0;          // frames in todo: hashed and prefetched, to be tested
+    uint32_t tested = 0;          // frames looked up (statistics)
+    int32_t todo[kScanWindow] = {};
+  };
+
   // Per-thread scratch memory, reused between batches.
   struct Workspace {
     std::vector<uint64_t> packed;        // the group's reads, 2 bits per base (packed_base layout)
@@ -92,6 +114,18 @@ class Classifier {
     std::vector<Job> jobs;
     std::vector<ProbeItem> probes;
     BatchScores mate_scores;
+    // Lean path (FACS score, blocked filters; lean_facs_path.cpp).
+    std::vector<uint32_t> lean_index;    // [frame of the group]: entry in lean_h0 once hashed
+    std::vector<uint32_t> lean_h0;       // [entry]: hash 0 (picks the block)
+    uint32_t lean_used = 0;              // entries in use
+    std::vector<uint16_t> lean_lanes;    // [entry][lean stride]: hash 0 (lanes 0-1), bit of hash i (lane 1 + i)
+    std::vector<uint32_t> quick_masks;   // [quick frame][distinct k][16]: the k bits to find in a block
+    std::vector<uint32_t> quick_slots;   // [quick frame of the group]: its entry
+    std::vector<uint32_t> quick_first;   // [read]: first entry of the read in quick_slots (n + 1 entries)
+    std::vector<uint8_t> quick_hits;     // [quick frame][filter]: 1 if the frame is in the filter
+    std::vector<const uint32_t*> prefetch_queue;  // blocks of the large filters for the quick frames
+    std::vector<uint32_t> prefetch_end;  // [read]: end of its entries in prefetch_queue
+    std::vector<FastScan> scans;
   };
 
   // Probes prefetched for a new lookup. A miss usually shows within the first two probes (fill ~1/2), so the
@@ -112,6 +146,9 @@ class Classifier {
   const FilterSet& filters() const { return set_; }
   const ClassifyParams& params() const { return params_; }
   int max_hashes() const { return kmax_; }
+  // Whether classify() takes the lean path for FACS scores on blocked filters (same scores as the generic
+  // scorers; ClassifyParams::lean_path = false forces the generic path).
+  bool uses_lean_path() const { return lean_ && !backend_; }
 
  private:
   void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
@@ -119,6 +156,13 @@ class Classifier {
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
   void quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const;
+  // Packs a group's reads (2 bits per base + N mask), sets frames, offsets and valid_frames.
+  void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const;
+  // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
+  void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
+                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+  // Key of a frame and its hash lanes (false if the k-mer holds an N); lean path.
+  bool hash_frame(Workspace& ws, size_t read, int frame) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
   // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
@@ -143,6 +187,15 @@ class Classifier {
   std::vector<int> ks_;
   std::vector<uint8_t> blocked_;  // [filter]: BloomLayout::blocked512
   std::shared_ptr<uint32_t> arena_;  // the filters' bits, on huge pages where the system allows (views_ point here)
+  // Lean path: byte-sliced H3 rows in 16-bit lanes: hash 0 in lanes 0-1, then the top 9 bits of hashes 1..kmax-1
+  // (XOR commutes with taking bits; a bit inside a block needs only those 9), padded to lean_stride_ lanes.
+  bool lean_ = false;
+  int lean_stride_ = 16;
+  std::vector<uint16_t> lean_table_;  // [byte][value][lean_stride_]
+  std::vector<int> lean_ks_;          // the filters' distinct k, ascending (one block mask per frame for each)
+  std::vector<uint32_t> lean_kidx_;   // [filter]: index of its k in lean_ks_
+  std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch
+  std::vector<uint32_t> big_filters_; // the filters with big_ set
 };
 
 }  // namespace bloomseq

@@ -45,6 +45,8 @@ struct ClassifyParams {
   int threads = 1;
   uint64_t batch_bases = uint64_t(1) << 21;  // bases per batch handed to a worker
   int group_reads = 32;                      // reads scored together to overlap memory latency
+  // FACS score on blocked filters: a specialised path with the same scores (false = the generic scorers).
+  bool lean_path = true;
 };
 
 const char* score_kind_name(ScoreKind k);

@@ -1,0 +1,318 @@
+// The lean CPU path of the classifier: FACS score, every filter blocked (the defaults).
+//
+// Same scores as the generic path (FacsScorer's quick pass and lazy full scan, frame for frame), with far less
+// work per lookup:
+// - a frame's key is hashed once for all filters; the byte-sliced tables hold hash 0 (which picks the block)
+//   and only the top 9 bits of hashes 1..k (all a bit inside a 512-bit block needs), in 16-bit lanes;
+// - a quick frame (tested in every filter) turns its k bits into one 512-bit mask, and a lookup is then "are all
+//   mask bits set in the block": four 128-bit AND-NOTs, no per-bit branches (whether a bit is set is a coin toss
+//   that a branch would mispredict) and no per-bit shifts;
+// - the quick pass tests every filter on the group's quick frames in one loop, with the blocks of the large
+//   filters prefetched about two reads ahead, one prefetch per test; a read whose quick frames all hit a filter is
+//   covered entirely (score L) without further lookups; only (read, filter) pairs with some but not all quick
+//   hits are scanned;
+// - the full scans follow FacsScorer's order, skip the w - 1 known misses FacsScorer re-reads for each uncovered
+//   base, look frames up in small windows (hashed together, blocks prefetched together) and are interleaved
+//   across the group so that their cache misses overlap.
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "bloomseq/encode/dna.hpp"
+#include "bloomseq/facs/classifier.hpp"
+
+namespace bloomseq {
+namespace {
+
+constexpr size_t kMaskWords = kBloomBlockWords;  // one bit per bit of a block
+
+// Whether every bit of `mask` is set in the 512-bit block.
+inline bool block_has(const uint32_t* block, const uint32_t* mask) {
+#if defined(__SSE2__)
+  const __m128i* b = reinterpret_cast<const __m128i*>(block);  // blocks are 64-byte aligned
+  const __m128i* m = reinterpret_cast<const __m128i*>(mask);
+  __m128i missing = _mm_andnot_si128(_mm_load_si128(b), _mm_load_si128(m));
+  missing = _mm_or_si128(missing, _mm_andnot_si128(_mm_load_si128(b + 1), _mm_load_si128(m + 1)));
+  missing = _mm_or_si128(missing, _mm_andnot_si128(_mm_load_si128(b + 2), _mm_load_si128(m + 2)));
+  missing = _mm_or_si128(missing, _mm_andnot_si128(_mm_load_si128(b + 3), _mm_load_si128(m + 3)));
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(missing, _mm_setzero_si128())) == 0xFFFF;
+#else
+  uint32_t missing = 0;
+  for (size_t i = 0; i < kMaskWords; ++i) missing |= mask[i] & ~block[i];
+  return missing == 0;
+#endif
+}
+
+// XOR of the key's table rows (one per key byte), kLanes 16-bit lanes each.
+// The same test from a frame's hash lanes (lane 1 + i: bit of hash i), for frames tested in one filter or two,
+// where building the mask would cost more than it saves: the first two bits decide most missing k-mers.
+inline bool block_has_bits(const uint32_t* block, const uint16_t* lanes, int k) {
+  auto bit_set = [&](uint32_t bit) { return (block[bit >> 5] >> (bit & 31)) & 1u; };
+  if (k >= 2 && !(bit_set(lanes[2]) & bit_set(lanes[3]))) return false;
+  uint32_t all = 1;
+  for (int i = k >= 2 ? 3 : 1; i <= k; ++i) all &= bit_set(lanes[1 + i]);
+  return all != 0;
+}
+
+template <size_t kLanes>
+inline void xor_rows(const uint16_t* table, uint64_t key, int key_bytes, uint16_t* acc) {
+#if defined(__SSE2__)
+  constexpr size_t kVec = kLanes / 8;
+  __m128i a[kVec];
+  for (size_t v = 0; v < kVec; ++v) a[v] = _mm_setzero_si128();
+  for (int b = 0; b < key_bytes; ++b) {
+    const __m128i* row = reinterpret_cast<const __m128i*>(table + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * kLanes);
+    for (size_t v = 0; v < kVec; ++v) a[v] = _mm_xor_si128(a[v], _mm_loadu_si128(row + v));
+  }
+  for (size_t v = 0; v < kVec; ++v) _mm_storeu_si128(reinterpret_cast<__m128i*>(acc) + v, a[v]);
+#else
+  for (size_t i = 0; i < kLanes; ++i) acc[i] = 0;
+  for (int b = 0; b < key_bytes; ++b) {
+    const uint16_t* row = table + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * kLanes;
+    for (size_t i = 0; i < kLanes; ++i) acc[i] ^= row[i];
+  }
+#endif
+}
+
+}  // namespace
+
+bool Classifier::hash_frame(Workspace& ws, size_t read, int frame) const {
+  const size_t slot = ws.frame_offset[read] + size_t(frame);
+  const uint8_t done = ws.hashed[slot];
+  if (done) return done != 1;
+  const int w = set_.w;
+  const uint64_t* pk = ws.packed.data() + ws.base_offset[read];
+  const uint64_t* inv = ws.invalid.data() + ws.base_offset[read];
+  const size_t pos = size_t(frame);
+  const size_t iw = pos >> 6;
+  const int ish = int(pos & 63);
+  uint64_t bad = inv[iw] >> ish;
+  if (ish && ish + w > 64) bad |= inv[iw + 1] << (64 - ish);
+  if (bad & ((uint64_t(1) << w) - 1)) {
+    ws.hashed[slot] = 1;
+    return false;
+  }
+  // As in hash_head: the window with its first base in the low bits is the complement of the reverse complement.
+  const size_t pw = pos >> 5;
+  const int psh = int(2 * (pos & 31));
+  uint64_t x = pk[pw] >> psh;
+  if (psh && psh + 2 * w > 64) x |= pk[pw + 1] << (64 - psh);
+  const uint64_t rc = ~x & wmer_mask(w);
+  const uint64_t key = canonical_wmer(revcomp_wmer(rc, w), rc);
+  alignas(64) uint16_t acc[32];
+  if (lean_stride_ == 16) xor_rows<16>(lean_table_.data(), key, key_bytes_, acc);
+  else xor_rows<32>(lean_table_.data(), key, key_bytes_, acc);
+  // Compact storage, in the order frames are hashed (sized for every frame of the group in score_group_lean).
+  const uint32_t idx = ws.lean_used++;
+  ws.lean_index[slot] = idx;
+  ws.lean_h0[idx] = uint32_t(acc[0]) | uint32_t(acc[1]) << 16;
+  uint16_t* lanes = ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_);
+  if (lean_stride_ == 16) std::memcpy(lanes, acc, 32);  // fixed sizes: inlined copies
+  else std::memcpy(lanes, acc, 64);
+  ws.hashed[slot] = 2;
+  return true;
+}
+
+void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
+                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+  const int w = set_.w;
+  const size_t nf = views_.size();
+  const size_t nk = lean_ks_.size();
+  pack_group(reads, n, valid_frames, ws);
+  const size_t total = ws.frame_offset[n];
+  ws.hashed.assign(total, 0);
+  ws.lean_index.resize(total);
+  ws.lean_used = 0;
+  if (ws.lean_h0.size() < total) ws.lean_h0.resize(total);
+  if (ws.lean_lanes.size() < total * size_t(lean_stride_)) ws.lean_lanes.resize(total * size_t(lean_stride_));
+  auto block_of = [&](size_t j, uint32_t idx) {
+    return views_[j].words + blocked_block_word(ws.lean_h0[idx], views_[j].m_bits);
+  };
+  auto lanes_of = [&](uint32_t idx) { return ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_); };
+
+  // 1. Quick frames of every read, hashed once for all filters.
+  ws.quick_slots.clear();
+  ws.quick_first.resize(n + 1);
+  for (size_t r = 0; r < n; ++r) {
+    ws.quick_first[r] = uint32_t(ws.quick_slots.size());
+    const int F = ws.frames[r];
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w))
+      if (hash_frame(ws, r, q))  // a k-mer with N is a miss everywhere, not a lookup
+        ws.quick_slots.push_back(ws.lean_index[ws.frame_offset[r] + size_t(q)]);
+  }
+  ws.quick_first[n] = uint32_t(ws.quick_slots.size());
+  const size_t nq = ws.quick_slots.size();
+  // Quick frames are tested in every filter: their k bits become one 512-bit mask (per distinct k).
+  if (ws.quick_masks.size() < nq * nk * kMaskWords) ws.quick_masks.resize(nq * nk * kMaskWords);
+  for (size_t qi = 0; qi < nq; ++qi) {
+    const uint16_t* lanes = lanes_of(ws.quick_slots[qi]);
+    alignas(16) uint32_t m[kMaskWords] = {};
+    int i = 1;
+    for (size_t s = 0; s < nk; ++s) {
+      for (; i <= lean_ks_[s]; ++i) {
+        const uint32_t bit = lanes[1 + i];
+        m[bit >> 5] |= 1u << (bit & 31);
+      }
+      std::memcpy(ws.quick_masks.data() + (qi * nk + s) * kMaskWords, m, sizeof m);
+    }
+  }
+  auto quick_mask = [&](size_t j, size_t qi) { return ws.quick_masks.data() + (qi * nk + lean_kidx_[j]) * kMaskWords; };
+  lookups += nq * nf;
+  // The blocks of the large filters are prefetched about two reads ahead of their tests, one prefetch per test
+  // rather than a read's worth at once: a burst of prefetches fills the miss buffers and stalls (measured: the
+  // burst hid almost none of the latency, spreading halved the quick pass on the E. coli + S. suis filters).
+  constexpr size_t kPrefetchAhead = 2;
+  ws.prefetch_queue.clear();
+  ws.prefetch_end.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    for (uint32_t qi = ws.quick_first[r]; qi < ws.quick_first[r + 1]; ++qi)
+      for (uint32_t j : big_filters_) ws.prefetch_queue.push_back(block_of(j, ws.quick_slots[qi]));
+    ws.prefetch_end[r] = uint32_t(ws.prefetch_queue.size());
+  }
+  size_t prefetched = 0;
+  const uint32_t* const* queue = ws.prefetch_queue.data();
+
+  // 2. The quick pass: every filter on every quick frame. Per read and filter: no hit -> score 0 (FACS stops
+  //    there); every quick frame hits -> together they cover every base (score L, as FacsScorer finds without
+  //    further lookups); otherwise a full scan decides.
+  ws.quick_hits.resize(nq * nf);
+  ws.scans.clear();
+  size_t state_bytes = 0;
+  for (size_t r = 0; r < n; ++r) {
+    const size_t prefetch_to = ws.prefetch_end[std::min(n - 1, r + kPrefetchAhead)];
+    const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    denom[r] = len;
+    const uint32_t q0 = ws.quick_first[r], q1 = ws.quick_first[r + 1];
+    const int F = ws.frames[r];
+    const int quick_frames = F > 0 ? (F - 1 + w - 1) / w + 1 : 0;  // 0, w, 2w, ... < F - 1, and F - 1
+    for (size_t j = 0; j < nf; ++j) {
+      uint32_t hits = 0;
+      for (uint32_t qi = q0; qi < q1; ++qi) {
+        if (prefetched < prefetch_to) __builtin_prefetch(queue[prefetched++]);
+        const uint32_t idx = ws.quick_slots[qi];
+        const uint8_t hit = block_has(block_of(j, idx), quick_mask(j, qi)) ? 1 : 0;
+        ws.quick_hits[size_t(qi) * nf + j] = hit;
+        hits += hit;
+      }
+      const size_t i = r * nf + j;
+      if (hits == 0) {
+        points[i] = 0;
+        passed[i] = 0;
+      } else if (int(hits) == quick_frames) {
+        points[i] = len;
+        passed[i] = double(len) >= params_.threshold * double(len) ? 1 : 0;
+      } else {
+        ws.scans.push_back(FastScan{uint32_t(r), uint32_t(j), state_bytes});
+        state_bytes += size_t(F);
+      }
+    }
+  }
+  if (ws.scans.empty()) return;
+
+  // 3. Full scans. The coverage is decided base by base in FacsScorer's order (for base b, the highest hit frame
+  //    among those covering it, searched downwards; a hit at frame c covers b .. c + w - 1), with one shortcut:
+  //    after a base without a hit, the next base only needs the one frame the previous search did not see
+  //    (FacsScorer re-reads w - 1 known misses per uncovered base). An unknown frame is looked up with the
+  //    unknown frames below it (a window: the search usually goes on there), hashed in one loop and their blocks
+  //    prefetched; the scan then yields and the group's other scans take their turn before the window is tested,
+  //    so that the cache misses of all scans overlap.
+  constexpr int kWindow = kScanWindow;  // in the large filters (4 measured best of 2/4/8); 1 in the small ones,
+                                       // where an extra lookup is just work
+  ws.states.resize(state_bytes);
+  ws.active.clear();
+  for (size_t s = 0; s < ws.scans.size(); ++s) {
+    FastScan& sc = ws.scans[s];
+    const size_t r = sc.read, j = sc.filter;
+    const int F = ws.frames[r];
+    uint8_t* st = ws.states.data() + sc.state;
+    std::memset(st, kFrameUnknown, size_t(F));
+    uint32_t qi = ws.quick_first[r];
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {  // quick frames are known
+      const size_t slot = ws.frame_offset[r] + size_t(q);
+      if (ws.hashed[slot] == 2) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
+      else st[q] = kFrameMiss;  // N
+    }
+    sc.length = int32_t(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    ws.active.push_back(uint32_t(s));
+  }
+  // Runs a scan until it needs frames that are not known yet (then they are hashed and prefetched and it returns
+  // true) or until its score is final (false).
+  auto advance = [&](FastScan& sc) -> bool {
+    const size_t r = sc.read, j = sc.filter;
+    const int F = ws.frames[r], L = sc.length;
+    uint8_t* st = ws.states.data() + sc.state;
+    const size_t first = ws.frame_offset[r];
+    const int window = big_[j] ? kWindow : 1;
+    for (;;) {
+      if (sc.cursor < 0) {  // start the search for base b
+        if (sc.base >= L) return false;
+        const int b = sc.base;
+        sc.top = b < F - 1 ? b : F - 1;
+        const int lo = b - w + 1 > 0 ? b - w + 1 : 0;
+        sc.stop = sc.seen_misses_to >= lo ? sc.seen_misses_to : lo - 1;  // search frames top down to stop + 1
+        sc.cursor = sc.top;
+      }
+      int c = sc.cursor;
+      for (; c > sc.stop; --c) {
+        if (st[c] == kFrameUnknown) {
+          sc.cursor = c;
+          sc.pending = 0;
+          for (int g = c; g > sc.stop && g > c - window; --g) {
+            if (st[g] != kFrameUnknown) continue;
+            if (!hash_frame(ws, r, g)) {
+              st[g] = kFrameMiss;  // an N in the k-mer: not a lookup
+              continue;
+            }
+            __builtin_prefetch(block_of(j, ws.lean_index[first + size_t(g)]));
+            sc.todo[sc.pending++] = g;
+          }
+          if (sc.pending) return true;
+        }
+        if (st[c] == kFrameHit) break;
+      }
+      if (c > sc.stop) {  // frame c covers bases base .. c + w - 1
+        sc.covered += c + w - sc.base;
+        sc.base = c + w;
+        sc.seen_misses_to = -1;
+      } else {
+        sc.seen_misses_to = sc.top;
+        ++sc.base;
+      }
+      sc.cursor = -1;
+    }
+  };
+  auto finish = [&](const FastScan& sc) {
+    const size_t i = size_t(sc.read) * nf + sc.filter;
+    points[i] = sc.covered;
+    passed[i] = sc.covered > 0 && double(sc.covered) >= params_.threshold * double(sc.length);
+    lookups += sc.tested;
+  };
+  size_t live = 0;
+  for (uint32_t s : ws.active) {
+    if (advance(ws.scans[s])) ws.active[live++] = s;
+    else finish(ws.scans[s]);
+  }
+  ws.active.resize(live);
+  while (!ws.active.empty()) {
+    live = 0;
+    for (uint32_t s : ws.active) {
+      FastScan& sc = ws.scans[s];
+      const size_t first = ws.frame_offset[sc.read];
+      uint8_t* st = ws.states.data() + sc.state;
+      const int k = ks_[sc.filter];
+      for (int t = 0; t < sc.pending; ++t) {
+        const uint32_t idx = ws.lean_index[first + size_t(sc.todo[t])];
+        st[sc.todo[t]] = block_has_bits(block_of(sc.filter, idx), lanes_of(idx), k) ? kFrameHit : kFrameMiss;
+      }
+      sc.tested += uint32_t(sc.pending);
+      sc.pending = 0;
+      if (advance(sc)) ws.active[live++] = s;
+      else finish(sc);
+    }
+    ws.active.resize(live);
+  }
+}
+
+}  // namespace bloomseq
