@@ -22,7 +22,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint32_t V = uint32_t(subqueries_.size());
   const int k = params.k;
   const H3ByteView h = family_.byte_view();
-  stride_ = params.n_sub - uint64_t(w) + 1;
+  stride_ = uint32_t(params.n_sub - uint64_t(w) + 1);
   first_subquery_.assign(queries.size(), 0);
   for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
 
@@ -112,33 +112,40 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
   const size_t blocks = size_t(words_per_row_ / 8);
-  parallel_for(blocks, params.threads, [&](size_t b) {
+  // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
+  auto build_block = [&](size_t b, auto cell_type) {
+    using Cell = decltype(cell_type);
     const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
-    thread_local std::vector<uint32_t> slots;
-    thread_local std::vector<uint64_t> cells;
-    slots.clear();
+    uint64_t n = 0;
+    for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
+    std::vector<Cell> slots, cells;
+    slots.reserve(size_t(n) * size_t(k));
     std::vector<uint64_t> count(bands + 1, 0);
     uint32_t hashes[kMaxHashes];
     for (uint32_t v = v0; v < v1; ++v) {
       const SubQuery& sq = subqueries_[v];
+      const Cell col = Cell(v - v0);
       for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
         h.hash_all(canonical_wmer(fwd, rc), hashes);
         for (int j = 0; j < k; ++j) {
-          const uint32_t row = uint32_t(bloom_slot(hashes[j], m_bits_));
-          slots.push_back(row);
-          slots.push_back(v - v0);
-          ++count[row / kBandRows + 1];
+          const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
+          slots.push_back((row << 9) | col);
+          ++count[size_t(row / kBandRows) + 1];
         }
       });
     }
     for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
-    cells.resize(count[bands]);  // (row << 9) | column within the block
-    for (size_t i = 0; i < slots.size(); i += 2) cells[count[slots[i] / kBandRows]++] = (uint64_t(slots[i]) << 9) | slots[i + 1];
+    cells.resize(count[bands]);
+    for (Cell c : slots) cells[count[size_t((c >> 9) / kBandRows)]++] = c;
     uint64_t* base = matrix_.data() + b * 8;
-    for (uint64_t c : cells) {
+    for (Cell c : cells) {
       const uint64_t row = c >> 9, col = c & 511;
       base[row * words_per_row_ + col / 64] |= uint64_t(1) << (col % 64);
     }
+  };
+  parallel_for(blocks, params.threads, [&](size_t b) {
+    if (m_bits_ <= (uint64_t(1) << 23)) build_block(b, uint32_t());
+    else build_block(b, uint64_t());
   });
 }
 

@@ -69,7 +69,7 @@ class SubqueryFilters {
   std::vector<SubQuery> subqueries_;
   std::vector<uint64_t> inserted_;
   std::vector<uint32_t> first_subquery_;  // per query record (records shorter than w: unused)
-  uint64_t stride_ = 1;                   // w-mer starts per sub-query
+  uint32_t stride_ = 1;                   // w-mer starts per sub-query (n_sub <= 2^31)
   HugeBuffer<uint32_t> group_start_;      // 2^index bits + 1 offsets into occ_
   HugeBuffer<Occurrence> occ_;
   HugeBuffer<uint64_t> occ_keys_;         // the keys of occ_, kept only when the group bits do not say it all
