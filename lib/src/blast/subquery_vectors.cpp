@@ -47,18 +47,34 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   occ_ = HugeBuffer<Occurrence>(total);
   if (keep_keys) occ_keys_ = HugeBuffer<uint64_t>(total);
   {
+    // The fill counters and destinations are random in tens of MB: each w-mer's counter is prefetched kAhead
+    // w-mers before it is used (a small ring holds the w-mers in between).
     std::vector<uint32_t> fill(start, start + (size_t(1) << bits));
+    constexpr size_t kAhead = 16;
+    struct Pending {
+      uint64_t key;
+      Occurrence occ;
+    } ring[kAhead];
+    size_t n_seen = 0;
+    auto place = [&](const Pending& p) {
+      const uint32_t at = fill[p.key >> group_shift_]++;
+      occ_[at] = p.occ;
+      if (keep_keys) occ_keys_[at] = p.key;
+    };
     for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
       for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
         const uint64_t key = canonical_wmer(fwd, rc);
-        const uint32_t at = fill[key >> group_shift_]++;
-        occ_[at] = Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)};
-        if (keep_keys) occ_keys_[at] = key;
+        __builtin_prefetch(fill.data() + (key >> group_shift_), 1);
+        Pending& slot = ring[n_seen % kAhead];
+        if (n_seen >= kAhead) place(slot);
+        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}};
+        ++n_seen;
       });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) place(ring[j % kAhead]);
   }
   // Within a group: by key (the counting sort already left each key's occurrences in record and position order).
   if (keep_keys) {
-    std::vector<std::pair<uint64_t, uint32_t>> tmp;
+    std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
     std::vector<Occurrence> occ_tmp;
     for (size_t g = 0; g < (size_t(1) << bits); ++g) {
       const uint32_t lo = start[g], hi = start[g + 1];
@@ -67,7 +83,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       if (sorted) continue;
       tmp.clear();
       for (uint32_t i = lo; i < hi; ++i) tmp.push_back({occ_keys_[i], i});
-      std::stable_sort(tmp.begin(), tmp.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::sort(tmp.begin(), tmp.end());
       occ_tmp.assign(occ_.data() + lo, occ_.data() + hi);
       for (uint32_t i = lo; i < hi; ++i) {
         occ_keys_[i] = tmp[i - lo].first;
