@@ -26,13 +26,19 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   first_subquery_.assign(queries.size(), 0);
   for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
 
-  // Stage-1b index: a counting sort of every valid query w-mer by the top bits of its canonical key (about two
-  // slots per w-mer, at most 2^22 slots = 16 MB; all 2w bits when that is fewer, and then the slot is the key).
+  // Stage-1b index: a counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w
+  // bits fit in 2^22 slots (16 MB) and there are about as many w-mers, the slot is the key (no keys stored);
+  // otherwise the keys are stored and a slot holds ~8 of them (the table then stays cached while it is built, and
+  // a look-up still reads one or two lines of keys).
   uint64_t starts = 0;
   for (uint64_t n : lengths) starts += n >= uint64_t(w) ? n - uint64_t(w) + 1 : 0;
   if (starts >= UINT32_MAX) throw DataError("query too large: " + std::to_string(starts) + " w-mers (limit 2^32 - 1)");
   int bits = 8;
   while (bits < 22 && (uint64_t(1) << bits) < 2 * starts) ++bits;
+  if (bits < 2 * w) {
+    bits = 8;
+    while (bits < 20 && (uint64_t(8) << bits) < starts) ++bits;
+  }
   bits = std::min(bits, 2 * w);
   group_shift_ = 2 * w - bits;
   const bool keep_keys = group_shift_ > 0;
