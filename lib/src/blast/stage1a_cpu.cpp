@@ -26,35 +26,6 @@ void chunk_wmers(const DbChunk& c, std::vector<uint64_t>& pos, std::vector<uint6
 // vector streams past them once.
 constexpr size_t kVectorBlock = 32768;
 
-// The first probes of eight w-mers against one vector with one AVX2 gather; the rare w-mers whose first bit is
-// set (~ the fill, 2% by default) go on to their other probes one by one. Returns how many w-mers it handled (a
-// multiple of 8); the caller finishes the rest.
-__attribute__((target("avx2"))) size_t vector_first_probes_avx2(const uint32_t* words, const uint32_t* slots, size_t B,
-                                                               int k, const uint64_t* pos, uint32_t v,
-                                                               std::vector<Stage1aHit>& hits) {
-  const __m256i low5 = _mm256_set1_epi32(31);
-  size_t i = 0;
-  for (; i + 8 <= B; i += 8) {
-    const __m256i s = _mm256_loadu_si256((const __m256i*)(slots + i));
-    const __m256i w = _mm256_i32gather_epi32((const int*)words, _mm256_srli_epi32(s, 5), 4);
-    const __m256i bit = _mm256_slli_epi32(_mm256_srlv_epi32(w, _mm256_and_si256(s, low5)), 31);
-    for (unsigned m = unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(bit))); m; m &= m - 1) {
-      const size_t x = i + size_t(__builtin_ctz(m));
-      int j = 1;
-      while (j < k && test_bit(words, slots[size_t(j) * kVectorBlock + x])) ++j;
-      if (j == k) hits.push_back({pos[x], v});
-    }
-  }
-  return i;
-}
-
-bool has_avx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
-}
-// Set once; force_bitsliced_isa("scalar") turns the gather off too, so tests can compare both paths.
-bool g_vector_gather = has_avx2();
-
 }  // namespace
 
 uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
@@ -72,9 +43,7 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
     }
     for (uint32_t v = 0; v < vec.count; ++v) {
       const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
-      size_t i = 0;
-      if (g_vector_gather) i = vector_first_probes_avx2(words, slots.data(), B, k, pos.data() + b0, v, hits);
-      for (; i < B; ++i) {
+      for (size_t i = 0; i < B; ++i) {
         if (!test_bit(words, slots[i])) continue;  // ~1 - fill of all tests end here
         int j = 1;
         while (j < k && test_bit(words, slots[size_t(j) * kVectorBlock + i])) ++j;
@@ -318,7 +287,6 @@ bool force_bitsliced_isa(const char* isa) {
   else if (!s.empty()) return false;
   if (int(want) > int(best)) return false;
   g_isa = want;
-  g_vector_gather = want != Isa::scalar;
   return true;
 }
 

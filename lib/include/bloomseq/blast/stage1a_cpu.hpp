@@ -23,7 +23,7 @@ uint64_t stage1a_bitsliced(const BitslicedMatrix& matrix, const DbChunk& chunk, 
 // Which SIMD path stage1a_bitsliced takes on this CPU ("avx512", "avx2" or "scalar").
 const char* bitsliced_isa();
 // Forces a path for tests and benchmarks ("avx512", "avx2", "scalar", or "" for the best available).
-// Returns false if the CPU lacks it. "scalar" also turns off the vector layout's AVX2 gather of first probes.
+// Returns false if the CPU lacks it.
 bool force_bitsliced_isa(const char* isa);
 
 }  // namespace bloomseq
