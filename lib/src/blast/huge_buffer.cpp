@@ -1,5 +1,7 @@
 #include "bloomseq/blast/huge_buffer.hpp"
 
+#include "bloomseq/blast/subquery_vectors.hpp"
+
 #include <sys/mman.h>
 
 #include <new>
@@ -45,5 +47,6 @@ HugeBuffer<T>& HugeBuffer<T>::operator=(HugeBuffer&& o) noexcept {
 
 template class HugeBuffer<uint32_t>;
 template class HugeBuffer<uint64_t>;
+template class HugeBuffer<SubqueryFilters::Occurrence>;
 
 }  // namespace bloomseq

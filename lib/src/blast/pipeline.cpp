@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
 
@@ -189,42 +190,72 @@ void BlastSearch::search(const DbBatch& batch) {
   }
   if (!run_stage2) return;
 
-  // Stage 2: seeds arrive in stream order; each query strand is an independent work unit that takes its seeds in
-  // that order. Thread t handles the strands g with g % threads == t, reading the shared seed list without copying.
+  // Stage 2: each query strand g is an independent work unit; thread t takes the strands with g % T == t. The
+  // diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but seeds in
+  // different slots of the table never interact: only each slot must see its seeds in subject order. So the seeds
+  // are first bucketed by the region of the table they touch (kRegionSlots slots, 256 KB: it stays in L2) with a
+  // stable counting sort, and each region's seeds are then extended in subject order. A batch too long for the
+  // table's 32-bit ends keeps plain stream order (one bucket per strand).
   t0 = std::chrono::steady_clock::now();
   const size_t G = queries_.size() * 2;
   if (diagonals_.size() != G) diagonals_.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
                                 ambiguous_score(params_.reward, params_.penalty)};
   const int T = int(std::min<size_t>(size_t(params_.threads), std::max<size_t>(G, 1)));
+  const bool bucketed = batch.end_pos() - batch.first_pos <= UINT32_MAX;
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
-    constexpr size_t kAhead = 32;  // the diagonal-table slots (tens of MB, random) take a DRAM trip
-    auto mine = [&](const Seed& y) { return (size_t(y.query) * 2 + y.strand) % size_t(T) == t; };
-    auto prefetch_seed = [&](const Seed& y) {
-      const size_t gy = size_t(y.query) * 2 + y.strand;
-      const bool m = y.strand == 1;
-      const std::vector<uint8_t>& qy = m ? queries_.rc_codes[y.query] : queries_.codes[y.query];
-      const uint64_t qp = m ? qy.size() - y.q_pos - uint64_t(w) : y.q_pos;
-      if (diagonals_[gy])
-        diagonals_[gy]->prefetch(batch.first_pos + batch.local_starts[y.subject - batch.first_record] + y.s_pos, qp);
-      __builtin_prefetch(qy.data() + qp);
+    constexpr int kRegionShift = 16;  // 64Ki slots of 4 bytes per region
+    constexpr size_t kAhead = 16;
+    struct Item {
+      uint64_t s_pos;   // in the subject record
+      uint32_t record;  // within the batch
+      uint32_t q_pos;   // on the strand extended (the reverse complement for minus seeds)
     };
-    auto process = [&](const Seed& x) {
-      const size_t g = size_t(x.query) * 2 + x.strand;
-      const uint32_t query = x.query;
-      const bool minus = x.strand == 1;
-      const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
+    auto strand_of = [&](size_t g) -> const std::vector<uint8_t>& {
+      return (g & 1) ? queries_.rc_codes[g / 2] : queries_.codes[g / 2];
+    };
+    // First bucket of each of this thread's strands (others get none).
+    std::vector<size_t> first_bucket(G + 1, 0);
+    std::vector<uint64_t> slot_mask(G, 0);
+    for (size_t g = 0; g < G; ++g) {
+      size_t regions = 0;
+      if (g % size_t(T) == t) {
+        slot_mask[g] = DiagonalTable::slots_for(strand_of(g).size()) - 1;
+        regions = bucketed ? size_t((slot_mask[g] >> kRegionShift) + 1) : 1;
+      }
+      first_bucket[g + 1] = first_bucket[g] + regions;
+    }
+    std::vector<size_t> fill(first_bucket[G] + 1, 0);
+    auto for_my_seeds = [&](auto&& f) {
+      for (const std::vector<Seed>& list : seeds)
+        for (const Seed& x : list) {
+          const size_t g = size_t(x.query) * 2 + x.strand;
+          if (g % size_t(T) != t) continue;
+          const uint32_t r = x.subject - batch.first_record;
+          const uint64_t q_pos = x.strand ? strand_of(g).size() - x.q_pos - uint64_t(w) : x.q_pos;
+          const uint64_t slot = (batch.first_pos + batch.local_starts[r] + x.s_pos - q_pos) & slot_mask[g];
+          const size_t bucket = first_bucket[g] + (bucketed ? size_t(slot >> kRegionShift) : 0);
+          f(bucket, Item{x.s_pos, r, uint32_t(q_pos)});
+        }
+    };
+    for_my_seeds([&](size_t bucket, const Item&) { ++fill[bucket + 1]; });
+    for (size_t b = 0; b < first_bucket[G]; ++b) fill[b + 1] += fill[b];
+    std::vector<Item> items(fill[first_bucket[G]]);
+    for_my_seeds([&](size_t bucket, const Item& it) { items[fill[bucket]++] = it; });
+    // fill[b] is now the end of bucket b (and the start of bucket b + 1).
+
+    auto process = [&](size_t g, DiagonalTable& diag, const Item& x) {
+      const uint32_t query = uint32_t(g / 2);
+      const bool minus = (g & 1) != 0;
+      const std::vector<uint8_t>& qc = strand_of(g);
       const uint64_t q_len = qc.size();
-      if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(q_len));
-      DiagonalTable& diag = *diagonals_[g];
-      const size_t r = x.subject - batch.first_record;
-      const uint64_t rec_stream = batch.first_pos + batch.local_starts[r];
-      const uint64_t q_pos = minus ? q_len - x.q_pos - uint64_t(w) : x.q_pos;
+      const uint64_t rec_stream = batch.first_pos + batch.local_starts[x.record];
+      const uint64_t q_pos = x.q_pos;
       if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) return;  // already explored on this diagonal
-      const uint8_t* s = batch.codes.data() + batch.local_starts[r];
-      const uint64_t s_len = batch.lengths[r];
+      const uint8_t* s = batch.codes.data() + batch.local_starts[x.record];
+      const uint64_t s_len = batch.lengths[x.record];
       const ExtensionCutoffs& cut = cutoffs_[query];
       ++extensions[t];
       // As blastn: a failed extension marks only the word itself as explored.
@@ -243,7 +274,7 @@ void BlastSearch::search(const DbBatch& batch) {
       if (!(evalue <= params_.evalue)) return;
       Hsp h;
       h.query = query;
-      h.subject = x.subject;
+      h.subject = batch.first_record + x.record;
       h.strand = minus ? 1 : 0;
       h.q_start = minus ? q_len - e.q_start - e.length : e.q_start;
       h.q_end = h.q_start + e.length;
@@ -255,10 +286,23 @@ void BlastSearch::search(const DbBatch& batch) {
       h.bits = bitscore_of(karlin_, e.score);
       found[t].push_back(h);
     };
-    for (const std::vector<Seed>& list : seeds) {
-      for (size_t i = 0; i < list.size(); ++i) {
-        if (i + kAhead < list.size() && mine(list[i + kAhead])) prefetch_seed(list[i + kAhead]);
-        if (mine(list[i])) process(list[i]);
+    for (size_t g = t; g < G; g += size_t(T)) {
+      const size_t begin = first_bucket[g] == 0 ? 0 : fill[first_bucket[g] - 1];
+      const size_t end = fill[first_bucket[g + 1] - 1];
+      if (begin == end) continue;
+      const std::vector<uint8_t>& qc = strand_of(g);
+      if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(qc.size()));
+      DiagonalTable& diag = *diagonals_[g];
+      if (bucketed && !diag.reserve_range(batch.first_pos, batch.end_pos()))
+        throw std::logic_error("diagonal table: batch out of range");  // cannot happen: batches come in order
+      for (size_t i = begin; i < end; ++i) {
+        if (i + kAhead < end) {
+          const Item& y = items[i + kAhead];
+          diag.prefetch(batch.first_pos + batch.local_starts[y.record] + y.s_pos, y.q_pos);
+          __builtin_prefetch(qc.data() + y.q_pos);
+          __builtin_prefetch(batch.codes.data() + batch.local_starts[y.record] + y.s_pos);
+        }
+        process(g, diag, items[i]);
       }
     }
   });

@@ -1,10 +1,13 @@
 #include "bloomseq/blast/subquery_vectors.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "bloomseq/blast/pipeline.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/encode/dna.hpp"
+#include "bloomseq/error.hpp"
 
 namespace bloomseq {
 
@@ -12,72 +15,116 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
                                  bool with_vectors, bool with_bitsliced)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
+  const int w = params.w;
   std::vector<uint64_t> lengths;
   for (const auto& q : queries) lengths.push_back(q.size());
-  subqueries_ = split_subqueries(lengths, params.n_sub, params.w);
+  subqueries_ = split_subqueries(lengths, params.n_sub, w);
   const uint32_t V = uint32_t(subqueries_.size());
   const int k = params.k;
-  words_per_vector_ = bloom_words(m_bits_);
-  if (with_vectors) words_ = HugeBuffer<uint32_t>(size_t(V) * words_per_vector_);
-  inserted_.assign(V, 0);
   const H3ByteView h = family_.byte_view();
+  stride_ = uint32_t(params.n_sub - uint64_t(w) + 1);
+  first_subquery_.assign(queries.size(), 0);
+  for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
 
-  // Every sub-query's w-mers sorted by (canonical key, position): the verification lists of stage 1b, and (unique)
-  // the keys inserted into the vector and the matrix column.
-  key_begin_.assign(size_t(V) + 1, 0);
-  key_count_.assign(V, 0);
-  key_range_.assign(2 * size_t(V), 0);
-  for (uint32_t v = 0; v < V; ++v) key_begin_[v + 1] = key_begin_[v] + subqueries_[v].length - uint64_t(params.w) + 1;
-  // The top 8 bits of a 2w-bit key pick its bucket (all of them when 2w < 8; lists are at most n_sub long, so
-  // uint32 offsets suffice).
-  bucket_shift_ = std::max(0, 2 * params.w - 8);
-  bucket_start_.assign(size_t(V) * (kKeyBuckets + 1), 0);
-  keys_ = HugeBuffer<uint64_t>(key_begin_[V]);
-  key_pos_ = HugeBuffer<uint32_t>(key_begin_[V]);
-  const size_t per_unit = 64;  // vectors per work unit
-  parallel_for((V + per_unit - 1) / per_unit, params.threads, [&](size_t unit) {
-    struct Item {
+  // Stage-1b index: a counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w
+  // bits fit in 2^22 slots (16 MB) and there are about as many w-mers, the slot is the key (no keys stored);
+  // otherwise the keys are stored and a slot holds ~8 of them (the table then stays cached while it is built, and
+  // a look-up still reads one or two lines of keys).
+  uint64_t starts = 0;
+  for (uint64_t n : lengths) starts += n >= uint64_t(w) ? n - uint64_t(w) + 1 : 0;
+  if (starts >= UINT32_MAX) throw DataError("query too large: " + std::to_string(starts) + " w-mers (limit 2^32 - 1)");
+  int bits = 8;
+  while (bits < 22 && (uint64_t(1) << bits) < 2 * starts) ++bits;
+  if (bits < 2 * w) {
+    bits = 8;
+    while (bits < 20 && (uint64_t(8) << bits) < starts) ++bits;
+  }
+  bits = std::min(bits, 2 * w);
+  group_shift_ = 2 * w - bits;
+  const bool keep_keys = group_shift_ > 0;
+  group_start_ = HugeBuffer<uint32_t>((size_t(1) << bits) + 1);
+  uint32_t* start = group_start_.data();
+  for (const auto& q : queries)
+    for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
+      ++start[(canonical_wmer(fwd, rc) >> group_shift_) + 1];
+    });
+  for (size_t g = 0; g < (size_t(1) << bits); ++g) start[g + 1] += start[g];
+  const uint32_t total = start[size_t(1) << bits];
+  occ_ = HugeBuffer<Occurrence>(total);
+  if (keep_keys) occ_keys_ = HugeBuffer<uint64_t>(total);
+  {
+    // The fill counters and destinations are random in tens of MB: each w-mer's counter is prefetched kAhead
+    // w-mers before it is used (a small ring holds the w-mers in between).
+    std::vector<uint32_t> fill(start, start + (size_t(1) << bits));
+    constexpr size_t kAhead = 16;
+    struct Pending {
       uint64_t key;
-      uint32_t pos;
-      uint8_t fwd;
-      bool operator<(const Item& o) const { return key != o.key ? key < o.key : pos < o.pos; }
+      Occurrence occ;
+    } ring[kAhead];
+    size_t n_seen = 0;
+    auto place = [&](const Pending& p) {
+      const uint32_t at = fill[p.key >> group_shift_]++;
+      occ_[at] = p.occ;
+      if (keep_keys) occ_keys_[at] = p.key;
     };
-    std::vector<Item> items;
-    uint32_t hashes[kMaxHashes];
-    for (uint32_t v = uint32_t(unit * per_unit); v < std::min<uint64_t>(V, (unit + 1) * per_unit); ++v) {
-      const SubQuery& s = subqueries_[v];
-      items.clear();
-      for_each_wmer(queries[s.query_id].data() + s.offset, s.length, params.w, [&](size_t i, uint64_t fwd, uint64_t rc) {
-        items.push_back({canonical_wmer(fwd, rc), uint32_t(s.offset + i), uint8_t(fwd <= rc)});
+    for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
+      for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+        const uint64_t key = canonical_wmer(fwd, rc);
+        __builtin_prefetch(fill.data() + (key >> group_shift_), 1);
+        Pending& slot = ring[n_seen % kAhead];
+        if (n_seen >= kAhead) place(slot);
+        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}};
+        ++n_seen;
       });
-      std::sort(items.begin(), items.end());
-      key_count_[v] = items.size();
-      if (!items.empty()) {
-        key_range_[2 * size_t(v)] = items.front().key;
-        key_range_[2 * size_t(v) + 1] = items.back().key;
-      }
-      BloomView view{with_vectors ? words_.data() + size_t(v) * words_per_vector_ : nullptr, m_bits_};
-      uint64_t distinct = 0;
-      for (size_t i = 0; i < items.size(); ++i) {
-        const size_t at = size_t(key_begin_[v]) + i;
-        keys_[at] = items[i].key;
-        key_pos_[at] = items[i].pos | (items[i].fwd ? kFwdIsKey : 0u);
-        if (i > 0 && items[i].key == items[i - 1].key) continue;
-        ++distinct;
-        if (with_vectors) {
-          h.hash_all(items[i].key, hashes);
-          view.insert(hashes, k);
-        }
-      }
-      inserted_[v] = distinct;
-      uint32_t* start = bucket_start_.data() + size_t(v) * (kKeyBuckets + 1);
-      size_t at = 0;
-      for (uint32_t b = 0; b <= kKeyBuckets; ++b) {
-        while (at < items.size() && (items[at].key >> bucket_shift_) < b) ++at;
-        start[b] = uint32_t(at);
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) place(ring[j % kAhead]);
+  }
+  // Within a group: by key (the counting sort already left each key's occurrences in record and position order).
+  if (keep_keys) {
+    std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
+    std::vector<Occurrence> occ_tmp;
+    for (size_t g = 0; g < (size_t(1) << bits); ++g) {
+      const uint32_t lo = start[g], hi = start[g + 1];
+      bool sorted = true;
+      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = occ_keys_[i - 1] <= occ_keys_[i];
+      if (sorted) continue;
+      tmp.clear();
+      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({occ_keys_[i], i});
+      std::sort(tmp.begin(), tmp.end());
+      occ_tmp.assign(occ_.data() + lo, occ_.data() + hi);
+      for (uint32_t i = lo; i < hi; ++i) {
+        occ_keys_[i] = tmp[i - lo].first;
+        occ_[i] = occ_tmp[tmp[i - lo].second - lo];
       }
     }
-  });
+  }
+  // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
+  inserted_.assign(V, 0);
+  for (size_t g = 0; g < (size_t(1) << bits); ++g) {
+    uint64_t last_key = 0;
+    uint32_t last_v = UINT32_MAX;
+    for (uint32_t i = start[g]; i < start[g + 1]; ++i) {
+      const uint64_t key = keep_keys ? occ_keys_[i] : 0;
+      const uint32_t v = subquery_of(occ_[i].query, occ_[i].pos & ~kFwdIsKey);
+      if (i == start[g] || key != last_key || v != last_v) ++inserted_[v];
+      last_key = key;
+      last_v = v;
+    }
+  }
+
+  // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
+  words_per_vector_ = bloom_words(m_bits_);
+  if (with_vectors) {
+    words_ = HugeBuffer<uint32_t>(size_t(V) * words_per_vector_);
+    parallel_for(V, params.threads, [&](size_t v) {
+      const SubQuery& sq = subqueries_[v];
+      BloomView view{words_.data() + v * words_per_vector_, m_bits_};
+      uint32_t hashes[kMaxHashes];
+      for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        h.hash_all(canonical_wmer(fwd, rc), hashes);
+        view.insert(hashes, k);
+      });
+    });
+  }
   if (!with_bitsliced) return;
 
   // Transpose into the matrix one column block (512 vectors, one cache line per row) at a time. The bits of a
@@ -87,35 +134,55 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
   const size_t blocks = size_t(words_per_row_ / 8);
-  parallel_for(blocks, params.threads, [&](size_t b) {
+  // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
+  auto build_block = [&](size_t b, auto cell_type) {
+    using Cell = decltype(cell_type);
     const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
-    thread_local std::vector<uint32_t> slots;
-    thread_local std::vector<uint64_t> cells;
-    slots.clear();
+    uint64_t n = 0;
+    for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
+    std::vector<Cell> slots, cells;
+    slots.reserve(size_t(n) * size_t(k));
     std::vector<uint64_t> count(bands + 1, 0);
     uint32_t hashes[kMaxHashes];
     for (uint32_t v = v0; v < v1; ++v) {
-      const WmerList l = wmers(v);
-      for (size_t i = 0; i < l.n; ++i) {
-        if (i > 0 && l.keys[i] == l.keys[i - 1]) continue;
-        h.hash_all(l.keys[i], hashes);
+      const SubQuery& sq = subqueries_[v];
+      const Cell col = Cell(v - v0);
+      for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        h.hash_all(canonical_wmer(fwd, rc), hashes);
         for (int j = 0; j < k; ++j) {
-          const uint32_t row = uint32_t(bloom_slot(hashes[j], m_bits_));
-          slots.push_back(row);
-          slots.push_back(v - v0);
-          ++count[row / kBandRows + 1];
+          const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
+          slots.push_back((row << 9) | col);
+          ++count[size_t(row / kBandRows) + 1];
         }
-      }
+      });
     }
     for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
-    cells.resize(count[bands]);  // (row << 9) | column within the block
-    for (size_t i = 0; i < slots.size(); i += 2) cells[count[slots[i] / kBandRows]++] = (uint64_t(slots[i]) << 9) | slots[i + 1];
+    cells.resize(count[bands]);
+    for (Cell c : slots) cells[count[size_t((c >> 9) / kBandRows)]++] = c;
     uint64_t* base = matrix_.data() + b * 8;
-    for (uint64_t c : cells) {
+    for (Cell c : cells) {
       const uint64_t row = c >> 9, col = c & 511;
       base[row * words_per_row_ + col / 64] |= uint64_t(1) << (col % 64);
     }
+  };
+  parallel_for(blocks, params.threads, [&](size_t b) {
+    if (m_bits_ <= (uint64_t(1) << 23)) build_block(b, uint32_t());
+    else build_block(b, uint64_t());
   });
+}
+
+void SubqueryFilters::occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const {
+  const uint32_t* g = group_start_.data() + (key >> group_shift_);
+  size_t lo = g[0], hi = g[1];
+  if (!occ_keys_.empty()) {
+    // A group holds a few keys (many occurrences of one key only in repetitive queries).
+    const uint64_t* keys = occ_keys_.data();
+    const uint64_t* first = std::lower_bound(keys + lo, keys + hi, key);
+    lo = size_t(first - keys);
+    hi = size_t(std::upper_bound(first, keys + hi, key) - keys);
+  }
+  begin = occ_.data() + lo;
+  end = occ_.data() + hi;
 }
 
 SubqueryVectors SubqueryFilters::vectors() const {

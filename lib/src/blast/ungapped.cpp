@@ -120,11 +120,22 @@ int ambiguous_score(int reward, int penalty) {
   return int(v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5));
 }
 
-DiagonalTable::DiagonalTable(uint64_t query_length) {
+uint64_t DiagonalTable::slots_for(uint64_t query_length) {
   uint64_t n = 64;
   while (n <= query_length) n *= 2;
+  return n;
+}
+
+DiagonalTable::DiagonalTable(uint64_t query_length) {
+  const uint64_t n = slots_for(query_length);
   last_end_ = HugeBuffer<uint32_t>(n);
   mask_ = n - 1;
+}
+
+bool DiagonalTable::reserve_range(uint64_t first, uint64_t last_end) {
+  if (first < base_ || last_end < first || last_end - first > UINT32_MAX) return false;
+  if (last_end - base_ > UINT32_MAX) rebase(first);
+  return true;
 }
 
 void DiagonalTable::rebase(uint64_t new_base) {

@@ -23,8 +23,8 @@ struct Seed {
 };
 
 // Verifies the hits of one chunk (db codes of its batch given by `batch_codes`, stream coordinate of
-// batch_codes[0] = batch_first_pos) against each sub-query's sorted w-mer list (a binary search in about n_sub
-// keys); appends seeds and counts true/false positives per sub-query.
+// batch_codes[0] = batch_first_pos) against the index of the query w-mers (SubqueryFilters::occurrences);
+// appends seeds and counts true/false positives per sub-query.
 // `locate(db_pos, subject, s_pos)` maps a stream coordinate to the record and offset.
 template <class Locate>
 void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes, uint64_t batch_first_pos, int w,

@@ -38,30 +38,25 @@ class SubqueryFilters {
   uint64_t inserted(uint32_t v) const { return inserted_[v]; }
   const H3Family& family() const { return family_; }
 
-  // The sub-query's w-mers for exact verification (stage 1b), sorted by (canonical key, position): `n` entries
-  // from `keys`, with the query position (0-based, plus strand; bit 31 set when the plus-strand w-mer is the key).
-  struct WmerList {
-    const uint64_t* keys;
-    const uint32_t* pos;
-    size_t n;
+  // Stage 1b's index of every query w-mer (all records, both strands through the canonical key): occurrences
+  // grouped by the top index bits of the key, sorted within a group by (key, query record, position). A look-up
+  // reads one slot of the group table and the group's entries (one or two cache lines), whatever the sub-query.
+  struct Occurrence {
+    uint32_t query;  // query record
+    uint32_t pos;    // 0-based w-mer start on the plus strand; kFwdIsKey set when the plus-strand w-mer is the key
   };
   static constexpr uint32_t kFwdIsKey = 0x80000000u;
-  // Smallest and largest key of sub-query v's list (0 for an empty list); small arrays that stay cached.
-  uint64_t min_key(uint32_t v) const { return key_range_[2 * size_t(v)]; }
-  uint64_t max_key(uint32_t v) const { return key_range_[2 * size_t(v) + 1]; }
-  WmerList wmers(uint32_t v) const {
-    return {keys_.data() + key_begin_[v], key_pos_.data() + key_begin_[v], size_t(key_count_[v])};
+  // The occurrences of canonical `key`: [begin, end) (empty when the query lacks it), in (record, position) order.
+  void occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
+  // For look-ups issued ahead: the group-table slot, then (once that slot is cached) the group's entries.
+  void prefetch_group_slot(uint64_t key) const { __builtin_prefetch(group_start_.data() + (key >> group_shift_)); }
+  void prefetch_group(uint64_t key) const {
+    const uint32_t g = group_start_[key >> group_shift_];
+    __builtin_prefetch(occ_.data() + g);
+    if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + g);
   }
-
-  // Where `key` can lie in sub-query v's list: [lo, hi) holds the keys sharing its top bits (a few entries), so a
-  // look-up touches one line of this table and one or two of the list instead of the ~log2(n) lines of a binary
-  // search. Every key before lo is smaller and every key from hi on is larger.
-  static constexpr uint32_t kKeyBuckets = 256;
-  void key_bucket(uint32_t v, uint64_t key, size_t& lo, size_t& hi) const {
-    const uint32_t* b = bucket_start_.data() + size_t(v) * (kKeyBuckets + 1) + (key >> bucket_shift_);
-    lo = b[0];
-    hi = b[1];
-  }
+  // The sub-query holding the w-mer that starts at `pos` of query record `query` (w-mer starts partition them).
+  uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + pos / stride_; }
 
   bool has_vectors() const { return !words_.empty(); }
   SubqueryVectors vectors() const;
@@ -73,12 +68,12 @@ class SubqueryFilters {
  private:
   std::vector<SubQuery> subqueries_;
   std::vector<uint64_t> inserted_;
-  HugeBuffer<uint64_t> keys_;
-  HugeBuffer<uint32_t> key_pos_;
-  std::vector<uint64_t> key_begin_, key_count_;
-  std::vector<uint64_t> key_range_;
-  std::vector<uint32_t> bucket_start_;  // per sub-query: kKeyBuckets + 1 list offsets by the key's top bits
-  int bucket_shift_ = 0;
+  std::vector<uint32_t> first_subquery_;  // per query record (records shorter than w: unused)
+  uint32_t stride_ = 1;                   // w-mer starts per sub-query (n_sub <= 2^31)
+  HugeBuffer<uint32_t> group_start_;      // 2^index bits + 1 offsets into occ_
+  HugeBuffer<Occurrence> occ_;
+  HugeBuffer<uint64_t> occ_keys_;         // the keys of occ_, kept only when the group bits do not say it all
+  int group_shift_ = 0;
   H3Family family_;
   uint64_t m_bits_ = 0;
   uint64_t words_per_vector_ = 0;

@@ -74,6 +74,8 @@ bool reevaluate_ungapped(const uint8_t* q, const uint8_t* s, const UngappedScori
 class DiagonalTable {
  public:
   explicit DiagonalTable(uint64_t query_length);
+  // slots() of a table for a query of this length.
+  static uint64_t slots_for(uint64_t query_length);
   bool should_extend(uint64_t s_stream, uint64_t q_pos) const {
     return s_stream >= base_ + last_end_[(s_stream - q_pos) & mask_];
   }
@@ -82,6 +84,14 @@ class DiagonalTable {
     last_end_[(s_stream - q_pos) & mask_] = uint32_t(end_stream - base_);
   }
   void prefetch(uint64_t s_stream, uint64_t q_pos) const { __builtin_prefetch(&last_end_[(s_stream - q_pos) & mask_]); }
+  // The slot of a diagonal among slots() (a power of two). Seeds in different slots never interact: they may be
+  // processed in any order as long as each slot sees its own seeds in subject order.
+  uint64_t slot(uint64_t s_stream, uint64_t q_pos) const { return (s_stream - q_pos) & mask_; }
+  uint64_t slots() const { return mask_ + 1; }
+  // Promises that every later seed lies at or after `first` and every later end at or before `last_end`, so that
+  // seeds in [first, last_end) may come in any subject order per the rule above. Rebases now if needed; returns
+  // false (nothing changed) when the range is too long for 32-bit ends, and then seeds must come in subject order.
+  bool reserve_range(uint64_t first, uint64_t last_end);
 
  private:
   void rebase(uint64_t new_base);  // new_base <= every later seed position
