@@ -13,6 +13,7 @@
 #include "bloomseq/app/json_writer.hpp"
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/app/progress.hpp"
+#include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/app/run_app.hpp"
 #include "bloomseq/cli/blast_options.hpp"
 #include "bloomseq/blast/database.hpp"
@@ -219,7 +220,9 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
   model::Plan plan;
   std::string profile_message;
   if (auto_tune) {
-    const model::LoadedProfile prof = model::load_profile(o.profile);
+    // On a GPU backend the plan is made for that device (its properties, the model's GPU constants) unless the
+    // profile was calibrated on it; the GPU kernel is the papers' vector layout in shared memory.
+    const model::LoadedProfile prof = profile_for_backend(model::load_profile(o.profile), gpu ? gpu->backend() : nullptr);
     profile_message = prof.message;
     std::fprintf(stderr, "%s: %s\n", kProgram, prof.message.c_str());
     request.query_bases = query_bases;
@@ -231,16 +234,16 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
     if (o.given_m_bits) request.m_bits = p.m_bits;
     if (o.given_threads) request.threads = p.threads;
     if (p.layout != Stage1aLayout::automatic) request.layouts = {to_model_layout(p.layout)};
+    if (prof.device.kind == model::DeviceKind::Gpu) request.layouts = {model::Layout::PaperVector};
     plan = model::plan_stage1a(request, prof.device, prof.calibration);
     if (!plan.feasible) throw DataError("--auto-tune: " + plan.note);
     std::fputs(model::describe(plan).c_str(), stderr);
-    if (gpu) std::fprintf(stderr, "%s: note: the plan models the CPU profile; stage 1a runs on %s\n", kProgram,
-                          gpu->name().c_str());
     p.n_sub = plan.config.n_sub;
     p.k = plan.config.k;
     p.m_bits = plan.config.m_bits;
-    p.layout = from_model_layout(plan.config.layout);
-    if (!o.given_threads)
+    // On a GPU the layout only names the kernel's decomposition; the CPU side keeps its own default.
+    if (prof.device.kind != model::DeviceKind::Gpu) p.layout = from_model_layout(plan.config.layout);
+    if (!o.given_threads && prof.device.kind != model::DeviceKind::Gpu)
       p.threads = std::clamp(plan.config.threads > 0 ? plan.config.threads : prof.device.parallel_units(), 1, 1024);
     p.validate();
   }

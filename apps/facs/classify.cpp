@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/app/json_writer.hpp"
 #include "bloomseq/app/progress.hpp"
@@ -101,17 +102,23 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   const bool paired = o.paired;
   ClassifyParams cp = o.params;
   const bool all_scores = o.scores;
-  const FacsAutoTune tune = load_auto_tune(o.tune, "classify");
+  FacsAutoTune tune = load_auto_tune(o.tune, "classify");
 
   const auto t0 = std::chrono::steady_clock::now();
   const FilterSet set = load_filters(bf_paths, o.requested_w);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
+  const std::unique_ptr<Backend> backend =
+      make_backend(o.backend, o.device, cp.threads, o.no_progress ? nullptr : &std::cerr);
   FacsRunPrediction plan;
   if (tune.on) {
-    const int cores = std::max(1, tune.profile.device.parallel_units());
+    // On a GPU backend the prediction is for that device (host threads stay as given).
+    tune.profile = profile_for_backend(tune.profile, backend.get());
+    const bool on_gpu = tune.profile.device.kind == model::DeviceKind::Gpu;
+    if (on_gpu) std::fprintf(stderr, "classify: %s\n", tune.profile.message.c_str());
+    const int cores = on_gpu ? cp.threads : std::max(1, tune.profile.device.parallel_units());
     auto predict = [&](int t) { return predict_facs_run(filter_ptrs, set.w, tune.reads, tune.read_len, t, tune); };
-    if (o.threads_given) {
+    if (o.threads_given || on_gpu) {
       plan = predict(cp.threads);
     } else {
       plan = predict(cores);
@@ -128,8 +135,6 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
     std::fputs(describe_facs_plan(plan, tune, "facs classify").c_str(), stderr);
   }
   Classifier classifier(set, cp);
-  const std::unique_ptr<Backend> backend =
-      make_backend(o.backend, o.device, cp.threads, o.no_progress ? nullptr : &std::cerr);
   if (backend->name() != "cpu") classifier.use_backend(backend.get());
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "bloomseq/model/cost_model.hpp"
+#include "bloomseq/model/launch_config.hpp"
 
 namespace bloomseq {
 namespace {
@@ -41,6 +42,7 @@ FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filter
     c.k = f->k;
     c.m_bits = f->bits.m_bits();
     c.threads = threads;
+    if (dev.kind == model::DeviceKind::Gpu) c.launch = model::facs_launch_config(dev, reads, c.m_bits);
     const model::FacsPrediction fp = model::predict_facs(c, f->elements, dev, cal);
     p.filters.push_back({f->name, f->elements, c.m_bits, c.k, fp.fpr_per_kmer, fp.time_s});
     p.seconds += fp.time_s;  // one pass over the reads, every filter probed: the per-filter times add up

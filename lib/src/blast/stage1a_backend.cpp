@@ -28,6 +28,7 @@ class BackendStage1a final : public Stage1aBackend {
  public:
   explicit BackendStage1a(std::unique_ptr<Backend> b) : backend_(std::move(b)) {}
   std::string name() const override { return backend_->description(); }
+  const Backend* backend() const override { return backend_.get(); }
   void prepare(const SubqueryVectors& vectors) override { vectors_ = vectors; }
   uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
     backend_->stage1a(vectors_, chunk, hits);

@@ -12,10 +12,14 @@
 
 namespace bloomseq {
 
+class Backend;
+
 class Stage1aBackend {
  public:
   virtual ~Stage1aBackend() = default;
   virtual std::string name() const = 0;  // e.g. "cuda (NVIDIA H100, device 0)"
+  // The library backend underneath, if any (for its model profile: --auto-tune plans for that device).
+  virtual const Backend* backend() const { return nullptr; }
   // Called once with the query's vectors before any chunk.
   virtual void prepare(const SubqueryVectors& vectors) = 0;
   virtual uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) = 0;
@@ -27,7 +31,6 @@ class Stage1aBackend {
   }
 };
 
-class Backend;
 // A Stage1aBackend over a library Backend (backend/backend.hpp), e.g. make_backend("cuda", device).
 std::unique_ptr<Stage1aBackend> adapt_stage1a_backend(std::unique_ptr<Backend> backend);
 // Valid w-mers (no invalid base, complete within the chunk) starting in the chunk: what the layouts count.
