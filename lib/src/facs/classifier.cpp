@@ -539,29 +539,11 @@ bool Classifier::hash_head(Workspace& ws, size_t read, int frame) const {
   const size_t slot = ws.frame_offset[read] + size_t(frame);
   const uint8_t done = ws.hashed[slot];
   if (done) return done != 1;
-  const int w = set_.w;
-  const uint64_t* pk = ws.packed.data() + ws.base_offset[read];
-  const uint64_t* inv = ws.invalid.data() + ws.base_offset[read];
-  const size_t pos = size_t(frame);
-  // N in the window? (bits [pos, pos + w) of the invalid mask)
-  const size_t iw = pos >> 6;
-  const int ish = int(pos & 63);
-  uint64_t bad = inv[iw] >> ish;
-  if (ish && ish + w > 64) bad |= inv[iw + 1] << (64 - ish);
-  if (bad & ((uint64_t(1) << w) - 1)) {
+  uint64_t key = 0;
+  if (!frame_key(ws, read, frame, key)) {
     ws.hashed[slot] = 1;
     return false;
   }
-  // The window with its first base in the low bits is the complement of the reverse complement; the forward
-  // w-mer (first base most significant) is its 2-bit-group reversal.
-  const size_t pw = pos >> 5;
-  const int psh = int(2 * (pos & 31));
-  uint64_t x = pk[pw] >> psh;
-  if (psh && psh + 2 * w > 64) x |= pk[pw + 1] << (64 - psh);
-  const uint64_t mask = wmer_mask(w);
-  const uint64_t rc = ~x & mask;
-  const uint64_t fwd = revcomp_wmer(rc, w);
-  const uint64_t key = canonical_wmer(fwd, rc);
   ws.keys[slot] = key;
   uint64_t h = 0;
   for (int b = 0; b < key_bytes_; ++b) h ^= head_table_[size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)];

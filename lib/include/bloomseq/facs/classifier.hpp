@@ -18,6 +18,7 @@
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/encode/dna.hpp"
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/facs/read_scorer.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -162,6 +163,8 @@ class Classifier {
   void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                         int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
   // Key of a frame and its hash lanes (false if the k-mer holds an N); lean path.
+  // Canonical key of a frame from the packed read; false if the window holds an N (or IUPAC) base.
+  bool frame_key(const Workspace& ws, size_t read, int frame, uint64_t& key) const;
   bool hash_frame(Workspace& ws, size_t read, int frame) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
@@ -197,5 +200,28 @@ class Classifier {
   std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch
   std::vector<uint32_t> big_filters_; // the filters with big_ set
 };
+
+// Inline: it runs once per looked-up frame on both classifier paths.
+inline bool Classifier::frame_key(const Workspace& ws, size_t read, int frame, uint64_t& key) const {
+  const int w = set_.w;
+  const uint64_t* pk = ws.packed.data() + ws.base_offset[read];
+  const uint64_t* inv = ws.invalid.data() + ws.base_offset[read];
+  const size_t pos = size_t(frame);
+  // N in the window? (bits [pos, pos + w) of the invalid mask)
+  const size_t iw = pos >> 6;
+  const int ish = int(pos & 63);
+  uint64_t bad = inv[iw] >> ish;
+  if (ish && ish + w > 64) bad |= inv[iw + 1] << (64 - ish);
+  if (bad & ((uint64_t(1) << w) - 1)) return false;
+  // The window with its first base in the low bits is the complement of the reverse complement; the forward
+  // w-mer (first base most significant) is its 2-bit-group reversal.
+  const size_t pw = pos >> 5;
+  const int psh = int(2 * (pos & 31));
+  uint64_t x = pk[pw] >> psh;
+  if (psh && psh + 2 * w > 64) x |= pk[pw + 1] << (64 - psh);
+  const uint64_t rc = ~x & wmer_mask(w);
+  key = canonical_wmer(revcomp_wmer(rc, w), rc);
+  return true;
+}
 
 }  // namespace bloomseq
