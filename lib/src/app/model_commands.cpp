@@ -328,34 +328,25 @@ ModelOptions parse_model_options(const std::string& program, int argc, const cha
     return m;
   }
   const std::string cmd = argv[1];
-  try {
-    if (cmd == "tradeoff") {
-      m.command = ModelCommand::tradeoff;
-      parse_tradeoff(argc - 1, argv + 1, m);
-      return m;
+  struct Sub {
+    const char* name;
+    ModelCommand command;
+    void (*parse)(int, const char* const*, ModelOptions&);
+  };
+  static const Sub subs[] = {{"tradeoff", ModelCommand::tradeoff, parse_tradeoff},
+                             {"blocks", ModelCommand::blocks, parse_blocks},
+                             {"units", ModelCommand::units, parse_units},
+                             {"plan", ModelCommand::plan, parse_plan},
+                             {"profile", ModelCommand::profile, parse_profile}};
+  for (const Sub& sub : subs) {
+    if (cmd != sub.name) continue;
+    m.command = sub.command;
+    try {
+      sub.parse(argc - 1, argv + 1, m);
+    } catch (const cxxopts::exceptions::exception& e) {
+      throw UsageError(e.what());
     }
-    if (cmd == "blocks") {
-      m.command = ModelCommand::blocks;
-      parse_blocks(argc - 1, argv + 1, m);
-      return m;
-    }
-    if (cmd == "units") {
-      m.command = ModelCommand::units;
-      parse_units(argc - 1, argv + 1, m);
-      return m;
-    }
-    if (cmd == "plan") {
-      m.command = ModelCommand::plan;
-      parse_plan(argc - 1, argv + 1, m);
-      return m;
-    }
-    if (cmd == "profile") {
-      m.command = ModelCommand::profile;
-      parse_profile(argc - 1, argv + 1, m);
-      return m;
-    }
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(e.what());
+    return m;
   }
   throw UsageError("unknown command '" + cmd + "' (tradeoff, blocks, units, plan, profile)");
 }
