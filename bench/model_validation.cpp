@@ -10,6 +10,7 @@
 //  C. Auto-tune: the planner's choice vs the best configuration of the measured sweep, for both target modes.
 //
 // Usage: model_validation [--query FASTA[.gz]] [--db FASTA[.gz]] [--profile FILE] [--out DIR] [--threads P] [--quick]
+//                         [--fpr-only]   (part B alone)
 // Without --query/--db it uses random DNA. Prints tables; writes CSVs into --out (default: current directory).
 #include <zlib.h>
 
@@ -112,11 +113,113 @@ struct GridPoint {
   double pred_fit = 0, pred_cal = 0, pred_norm = 0;
 };
 
+// Rank over GF(2) of function j's slot map (the top log2(m) bits of the affine H3 value; m a power of two): the
+// finite-universe extension of eq. 2 assumes full rank (every slot has U/m pre-images).
+int slot_map_rank(const H3Family& fam, int j, uint64_t m) {
+  const int L = 63 - __builtin_clzll(m);
+  uint32_t basis[32] = {};
+  int r = 0;
+  for (int b = 0; b < fam.key_bits(); ++b) {
+    uint32_t v = L ? fam.row(j, b) >> (32 - L) : 0;
+    for (int i = L - 1; i >= 0 && v; --i) {
+      if (!((v >> i) & 1)) continue;
+      if (!basis[i]) {
+        basis[i] = v;
+        ++r;
+        break;
+      }
+      v ^= basis[i];
+    }
+  }
+  return r;
+}
+
+// B. FPR per sub-query on real DNA (eq. 3) against eq. 2 with n_e = n_sub - w + 1, with the distinct canonical
+// w-mers, with the measured fill, and against the finite-universe extension (bloom_fpr_finite_universe).
+void run_fpr_validation(const std::string& qpath, const std::string& dpath, const std::string& out, bool quick) {
+  for (int wb : {11, 16}) {
+    const uint64_t qb = quick ? 200000 : 1000000, db_b = quick ? 200000 : 1000000, n_sub = 20000;
+    const int k = 6;
+    const uint64_t m = 262144;
+    std::string q2 = qpath.empty() ? random_dna(qb, 3) : read_fasta(qpath, qb);
+    std::string d2 = dpath.empty() ? random_dna(db_b, 4) : read_fasta(dpath, db_b);
+    std::vector<uint64_t> dk = canonical_wmers(d2, wb);
+    H3Family fam(k, wb, kDefaultH3Seed);
+    std::fprintf(stderr, "B: FPR per sub-query...\n");
+    Vectors vs = build_vectors(q2, n_sub, wb, fam, m, true);
+    SubqueryVectors sv{vs.words.data(), vs.count, m, vs.wpv, k, fam.byte_view()};
+    std::ofstream o(out + (wb == 11 ? std::string("/validation_fpr.csv") : "/validation_fpr_w" + std::to_string(wb) + ".csv"));
+    o << "# subquery,n_e,distinct,tp,fp,empirical_fpr,model_fpr_ne,model_fpr_distinct,fill_fpr,rel_err_ne,rel_err_distinct,"
+         "rel_err_fill,model_fpr_finite,rel_err_finite\n";
+    std::vector<double> rel_ne, rel_d, rel_f, rel_u;
+    int full_rank = 0;
+    for (int j = 0; j < k; ++j) full_rank += slot_map_rank(fam, j, m) == 63 - __builtin_clzll(m);
+    uint64_t fn = 0;
+    auto subs = split_subqueries({q2.size()}, n_sub, wb);
+    for (uint32_t v = 0; v < vs.count; ++v) {
+      uint64_t hits = paper_vector_stage1a(sv, dk.data(), dk.size(), v, v + 1);
+      uint64_t tp = 0;
+      ConstBloomView bv{vs.words.data() + v * vs.wpv, m};
+      uint32_t h[kMaxHashes];
+      for (uint64_t key : dk)
+        if (vs.keys[v].count(key)) {
+          ++tp;
+          fam.byte_view().hash_all(key, h);
+          if (!bv.contains(h, k)) ++fn;
+        }
+      double emp = double(hits - tp) / double(dk.size() - tp);
+      double ne = double(keys_per_subquery(subs[v].length, wb));
+      double f_ne = bloom_fpr(double(m), k, ne), f_d = bloom_fpr(double(m), k, double(vs.keys[v].size()));
+      // The same with the fill actually reached (rho^k): separates eq. 2's expected fill from hashing effects.
+      uint64_t ones = 0;
+      for (uint64_t j = 0; j < vs.wpv; ++j) ones += uint64_t(__builtin_popcount(bv.words[j]));
+      double f_fill = std::pow(double(ones) / double(m), k);
+      rel_ne.push_back((emp - f_ne) / f_ne);
+      rel_d.push_back((emp - f_d) / f_d);
+      rel_f.push_back((emp - f_fill) / f_fill);
+      // Extension for the finite universe of 4^w keys, with the distinct count.
+      const double f_u = bloom_fpr_finite_universe(double(m), k, double(vs.keys[v].size()), 2 * wb);
+      rel_u.push_back((emp - f_u) / f_u);
+      o << v << "," << ne << "," << vs.keys[v].size() << "," << tp << "," << hits - tp << "," << emp << "," << f_ne << ","
+        << f_d << "," << f_fill << "," << rel_ne.back() << "," << rel_d.back() << "," << rel_f.back() << "," << f_u << ","
+        << rel_u.back() << "\n";
+    }
+    auto within = [](const std::vector<double>& r) {
+      size_t c = 0;
+      for (double x : r) c += std::fabs(x) <= 0.10;
+      return r.empty() ? 0.0 : double(c) / r.size();
+    };
+    std::printf("\n## B. FPR on %s, w = %d: %u sub-queries of %llu bases, k = %d, m = %llu, %zu db w-mers, false "
+                "negatives: %llu\n",
+                qpath.empty() ? "random DNA" : "real DNA", wb, vs.count, (unsigned long long)n_sub, k,
+                (unsigned long long)m, dk.size(), (unsigned long long)fn);
+    std::printf("within 10%% of eq. 2 with n_e = n_sub - w + 1: %.1f%% of sub-queries; with n_e = distinct keys: %.1f%%; "
+                "of rho^k with the measured fill: %.1f%%\n",
+                100 * within(rel_ne), 100 * within(rel_d), 100 * within(rel_f));
+    auto mean = [](const std::vector<double>& r) {
+      double s = 0;
+      for (double x : r) s += x;
+      return r.empty() ? 0.0 : s / r.size();
+    };
+    std::printf("mean relative error: n_e %+.2f%%, distinct %+.2f%%, measured fill %+.2f%%\n", 100 * mean(rel_ne),
+                100 * mean(rel_d), 100 * mean(rel_f));
+    std::printf("finite-universe extension (U = 4^%d keys, n = distinct; %d of %d slot maps full rank): within 10%%: "
+                "%.1f%% of sub-queries, mean relative error %+.2f%%\n",
+                wb, full_rank, k, 100 * within(rel_u), 100 * mean(rel_u));
+    std::printf("histogram of relative error (n_e = distinct keys), bins of 2%%:\n");
+    int bins[21] = {0};
+    for (double x : rel_d) bins[std::clamp(int(std::floor(x / 0.02)) + 10, 0, 20)]++;
+    for (int b = 0; b < 21; ++b)
+      if (bins[b]) std::printf("  [%+5.0f%%, %+5.0f%%): %d\n", (b - 10) * 2.0, (b - 9) * 2.0, bins[b]);
+  }
+
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string qpath, dpath, ppath, out = ".";
-  bool quick = false;
+  bool quick = false, fpr_only = false;
   int threads_opt = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -132,12 +235,17 @@ int main(int argc, char** argv) {
     else if (a == "--profile") ppath = next();
     else if (a == "--out") out = next();
     else if (a == "--quick") quick = true;
+    else if (a == "--fpr-only") fpr_only = true;
     else if (a == "--threads") threads_opt = std::atoi(next().c_str());
     else {
       std::fprintf(stderr, "usage: model_validation [--query FASTA] [--db FASTA] [--profile FILE] [--out DIR] [--threads P] "
-                           "[--quick]\n");
+                           "[--quick] [--fpr-only]\n");
       return a == "--help" || a == "-h" ? 0 : 64;
     }
+  }
+  if (fpr_only) {
+    run_fpr_validation(qpath, dpath, out, quick);
+    return 0;
   }
   const int w = 11;
   DeviceProfile dev = detect_cpu_profile();
@@ -302,73 +410,7 @@ int main(int argc, char** argv) {
   else
     std::printf("no calibrated --profile given: out-of-sample check skipped\n");
 
-  // ---------------- B. FPR on real DNA ----------------
-  for (int wb : {11, 16}) {
-    const uint64_t qb = quick ? 200000 : 1000000, db_b = quick ? 200000 : 1000000, n_sub = 20000;
-    const int k = 6;
-    const uint64_t m = 262144;
-    std::string q2 = qpath.empty() ? random_dna(qb, 3) : read_fasta(qpath, qb);
-    std::string d2 = dpath.empty() ? random_dna(db_b, 4) : read_fasta(dpath, db_b);
-    std::vector<uint64_t> dk = canonical_wmers(d2, wb);
-    H3Family fam(k, wb, kDefaultH3Seed);
-    std::fprintf(stderr, "B: FPR per sub-query...\n");
-    Vectors vs = build_vectors(q2, n_sub, wb, fam, m, true);
-    SubqueryVectors sv{vs.words.data(), vs.count, m, vs.wpv, k, fam.byte_view()};
-    std::ofstream o(out + (wb == 11 ? std::string("/validation_fpr.csv") : "/validation_fpr_w" + std::to_string(wb) + ".csv"));
-    o << "# subquery,n_e,distinct,tp,fp,empirical_fpr,model_fpr_ne,model_fpr_distinct,fill_fpr,rel_err_ne,rel_err_distinct,"
-         "rel_err_fill\n";
-    std::vector<double> rel_ne, rel_d, rel_f;
-    uint64_t fn = 0;
-    auto subs = split_subqueries({q2.size()}, n_sub, wb);
-    for (uint32_t v = 0; v < vs.count; ++v) {
-      uint64_t hits = paper_vector_stage1a(sv, dk.data(), dk.size(), v, v + 1);
-      uint64_t tp = 0;
-      ConstBloomView bv{vs.words.data() + v * vs.wpv, m};
-      uint32_t h[kMaxHashes];
-      for (uint64_t key : dk)
-        if (vs.keys[v].count(key)) {
-          ++tp;
-          fam.byte_view().hash_all(key, h);
-          if (!bv.contains(h, k)) ++fn;
-        }
-      double emp = double(hits - tp) / double(dk.size() - tp);
-      double ne = double(keys_per_subquery(subs[v].length, wb));
-      double f_ne = bloom_fpr(double(m), k, ne), f_d = bloom_fpr(double(m), k, double(vs.keys[v].size()));
-      // The same with the fill actually reached (rho^k): separates eq. 2's expected fill from hashing effects.
-      uint64_t ones = 0;
-      for (uint64_t j = 0; j < vs.wpv; ++j) ones += uint64_t(__builtin_popcount(bv.words[j]));
-      double f_fill = std::pow(double(ones) / double(m), k);
-      rel_ne.push_back((emp - f_ne) / f_ne);
-      rel_d.push_back((emp - f_d) / f_d);
-      rel_f.push_back((emp - f_fill) / f_fill);
-      o << v << "," << ne << "," << vs.keys[v].size() << "," << tp << "," << hits - tp << "," << emp << "," << f_ne << ","
-        << f_d << "," << f_fill << "," << rel_ne.back() << "," << rel_d.back() << "," << rel_f.back() << "\n";
-    }
-    auto within = [](const std::vector<double>& r) {
-      size_t c = 0;
-      for (double x : r) c += std::fabs(x) <= 0.10;
-      return r.empty() ? 0.0 : double(c) / r.size();
-    };
-    std::printf("\n## B. FPR on %s, w = %d: %u sub-queries of %llu bases, k = %d, m = %llu, %zu db w-mers, false "
-                "negatives: %llu\n",
-                qpath.empty() ? "random DNA" : "real DNA", wb, vs.count, (unsigned long long)n_sub, k,
-                (unsigned long long)m, dk.size(), (unsigned long long)fn);
-    std::printf("within 10%% of eq. 2 with n_e = n_sub - w + 1: %.1f%% of sub-queries; with n_e = distinct keys: %.1f%%; "
-                "of rho^k with the measured fill: %.1f%%\n",
-                100 * within(rel_ne), 100 * within(rel_d), 100 * within(rel_f));
-    auto mean = [](const std::vector<double>& r) {
-      double s = 0;
-      for (double x : r) s += x;
-      return r.empty() ? 0.0 : s / r.size();
-    };
-    std::printf("mean relative error: n_e %+.2f%%, distinct %+.2f%%, measured fill %+.2f%%\n", 100 * mean(rel_ne),
-                100 * mean(rel_d), 100 * mean(rel_f));
-    std::printf("histogram of relative error (n_e = distinct keys), bins of 2%%:\n");
-    int bins[21] = {0};
-    for (double x : rel_d) bins[std::clamp(int(std::floor(x / 0.02)) + 10, 0, 20)]++;
-    for (int b = 0; b < 21; ++b)
-      if (bins[b]) std::printf("  [%+5.0f%%, %+5.0f%%): %d\n", (b - 10) * 2.0, (b - 9) * 2.0, bins[b]);
-  }
+  run_fpr_validation(qpath, dpath, out, quick);
 
   // ---------------- C. auto-tune vs the sweep ----------------
   {

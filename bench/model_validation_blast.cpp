@@ -60,6 +60,9 @@ struct Config {
   int k = 0;
   uint64_t n_sub = 0, m = 0;
   uint32_t V = 0;
+  uint64_t words_per_row = 0;  // bit-sliced row width (64-bit words, a multiple of 8)
+  uint64_t wmers = 0, hits = 0;  // db w-mers tested and stage-1a hits of one pass (measured)
+  double distinct = 0;           // mean distinct canonical w-mers per sub-query (the real n of eq. 2)
   double measured_s = 1e30;  // minimum over the passes of the process CPU time / P (critical path for equal chunks)
   std::vector<double> features;  // the model's time per unit of each fitted constant (last one: a0)
   double pred_fit = 0, pred_cal = 0, pred_default = 0;
@@ -183,6 +186,8 @@ int main(int argc, char** argv) {
           c.n_sub = n;
           c.m = m;
           c.V = f.count();
+          if (g.layout == Layout::BitSliced) c.words_per_row = f.bitsliced().words_per_row;
+          for (uint32_t v = 0; v < c.V; ++v) c.distinct += double(f.inserted(v)) / c.V;
           // Time it now (building every matrix first would not fit in memory): `passes` runs, keep the fastest.
           std::vector<std::vector<Stage1aHit>> hits(chunks.size());
           for (int pass = 0; pass < passes; ++pass) {
@@ -194,6 +199,9 @@ int main(int argc, char** argv) {
             });
             c.measured_s = std::min(c.measured_s, (process_cpu_seconds() - c0) / threads);
           }
+          c.hits = 0;
+          for (const auto& h : hits) c.hits += h.size();
+          for (const DbChunk& ch : chunks) c.wmers += ch.n_starts;
           for (const Calibration& b : basis(g.layout))
             c.features.push_back(predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, b));
           c.pred_cal = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, cal);
@@ -205,6 +213,14 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "\n");
 
+  {
+    // Everything the kernels did, for fitting other cost terms offline.
+    std::ofstream raw(out + "/validation_blast_raw.csv");
+    raw << "# layout,k,n_sub,m_bits,subqueries,distinct,words_per_row,chunks,db_starts,hits,measured_s\n";
+    for (const Config& c : all)
+      raw << to_string(c.layout) << "," << c.k << "," << c.n_sub << "," << c.m << "," << c.V << "," << c.distinct << ","
+          << c.words_per_row << "," << chunks.size() << "," << c.wmers << "," << c.hits << "," << c.measured_s << "\n";
+  }
   std::ofstream csv(out + "/validation_blast_grid.csv");
   csv << "# layout,k,n_sub,m_bits,subqueries,measured_s,predicted_fit_s,predicted_calibration_s,predicted_default_s\n";
   std::printf("\n%-10s %6s %8s %10s  %s\n", "layout", "points", "R2 fit", "R2 profile", "fitted constants");

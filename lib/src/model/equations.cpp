@@ -18,6 +18,16 @@ double bloom_fpr(double m_bits, int k, double n_e) {
   return std::pow(bloom_fill(m_bits, k, n_e), k);
 }
 
+double bloom_fpr_finite_universe(double m_bits, int k, double n_e, int key_bits) {
+  if (k <= 0) return 1.0;
+  const double rho = bloom_fill(m_bits, k, n_e);
+  if (key_bits <= 0 || key_bits >= 64 || n_e <= 0) return std::pow(rho, k);
+  const double U = std::ldexp(1.0, key_bits);
+  if (U <= n_e) return 0.0;  // every key is a member: nothing is left to be a false positive
+  const double pass = std::clamp(rho - (1.0 - rho) * n_e / (U - n_e), 0.0, 1.0);
+  return std::pow(pass, k);
+}
+
 uint64_t keys_per_subquery(uint64_t n_sub, int w) { return n_sub >= uint64_t(w) && w > 0 ? n_sub - w + 1 : 0; }
 
 uint64_t subquery_count(uint64_t query_bases, uint64_t n_sub, int w) {

@@ -19,6 +19,16 @@ namespace bloomseq::model {
 double bloom_fpr(double m_bits, int k, double n_e);
 // Expected fill fraction of the vector: 1 - (1 - 1/m)^(k n_e).
 double bloom_fill(double m_bits, int k, double n_e);
+// Extension of eq. 2 for a FINITE key universe of U = 2^key_bits keys (w-mers: key_bits = 2w), hashed by affine H3
+// functions reduced to the top log2(m) bits of the slot (m a power of two, m <= U). Such a slot map is affine onto
+// log2(m) bits, so (when it has full rank) every slot has exactly U/m pre-images: the rho m set slots hold exactly
+// rho U keys under each function, and all n_e members are among them. A non-member therefore passes one function
+// with probability (rho U - n_e) / (U - n_e) = rho - (1 - rho) n_e / (U - n_e), not rho, and
+//     FPR_U = (rho - (1 - rho) n_e / (U - n_e))^k,   rho = bloom_fill(m, k, n_e)
+// (the k functions treated as independent, as eq. 2 does). Relative to eq. 2 it is lower by about
+// k n_e (1 - rho) / (rho U): ~5% for 20,000 11-mers (22-bit keys) in 256 Kbit at k = 6, nothing measurable at
+// w >= 16. key_bits >= 64 (or U <= n_e) gives eq. 2 / 0. docs/performance-model.md §2 has the derivation.
+double bloom_fpr_finite_universe(double m_bits, int k, double n_e, int key_bits);
 // Keys in one sub-query vector. bloomseq inserts CANONICAL w-mers, one key per w-mer position (the reverse strand is
 // covered by canonicalising the database w-mer too, so there is no x2 for strands): n_e = n_sub - w + 1.
 // Repeated or palindromic w-mers make the distinct count slightly smaller; n_e is the upper bound the papers use.
