@@ -3,14 +3,16 @@
 // database cut into the pipeline's chunks, chunks spread over P threads with parallel_for), timed over a grid of
 // k, n_sub and m, and compared with predict_stage1a (lib/src/model/cost_model.cpp).
 //
-// The model's CPU times are linear in its calibration constants (hash_ns, probe_ns, row_fixed_ns, row_byte_ns,
-// a0), so predicting each configuration with one constant set to 1 and the others to 0 gives the model's own
-// feature for that constant. A non-negative least-squares fit of the measured times on those features is the
+// The model's CPU times are linear in its calibration constants (hash_ns, probe_ns, mispredict_ns, row_fixed_ns,
+// row_byte_ns, row_miss_ns, hit_ns, a0), so predicting each configuration with one constant set to 1 and the others
+// to 0 gives the model's own feature for that constant. A non-negative least-squares fit of the measured times on those features is the
 // in-sample fit (the papers' Fig. 17 method); the same model with the constants of a calibration profile
 // (--profile, from bloomseq-calibrate) is the out-of-sample prediction. R^2 is reported for both.
 //
 // Usage: model_validation_blast QUERY.fa DB.fa [--profile FILE] [--threads P] [--passes N] [--out DIR] [--quick]
-// Prints tables; writes DIR/validation_blast_grid.csv.
+//                               [--timings RAW.csv]
+// Prints tables; writes DIR/validation_blast_grid.csv and DIR/validation_blast_raw.csv (the measured times and
+// kernel counts). --timings refits the times recorded in such a file instead of measuring (same grid).
 #include <ctime>
 
 #include <algorithm>
@@ -35,6 +37,12 @@ using namespace bloomseq;
 using namespace bloomseq::model;
 
 namespace {
+
+double thread_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 double process_cpu_seconds() {
   timespec ts;
@@ -63,7 +71,7 @@ struct Config {
   uint64_t words_per_row = 0;  // bit-sliced row width (64-bit words, a multiple of 8)
   uint64_t wmers = 0, hits = 0;  // db w-mers tested and stage-1a hits of one pass (measured)
   double distinct = 0;           // mean distinct canonical w-mers per sub-query (the real n of eq. 2)
-  double measured_s = 1e30;  // minimum over the passes of the process CPU time / P (critical path for equal chunks)
+  double measured_s = 1e30;  // fastest run: the thread's CPU time (P = 1), else the process CPU time / P
   std::vector<double> features;  // the model's time per unit of each fitted constant (last one: a0)
   double pred_fit = 0, pred_cal = 0, pred_default = 0;
 };
@@ -73,16 +81,17 @@ std::vector<Calibration> basis(Layout l) {
   auto unit = [](double Calibration::*field) {
     Calibration c;
     c.a0 = 0;
-    c.hash_ns = c.probe_ns = c.row_fixed_ns = c.row_byte_ns = 0;
+    c.hash_ns = c.probe_ns = c.mispredict_ns = c.row_fixed_ns = c.row_byte_ns = c.row_miss_ns = 0;
     c.verify_ns = c.hit_ns = 0;
     if (field) c.*field = 1.0;
     else c.a0 = 1.0;
     return c;
   };
   if (l == Layout::Vector)
-    return {unit(&Calibration::hash_ns), unit(&Calibration::probe_ns), unit(&Calibration::hit_ns), unit(nullptr)};
+    return {unit(&Calibration::hash_ns), unit(&Calibration::probe_ns), unit(&Calibration::mispredict_ns),
+            unit(&Calibration::hit_ns), unit(nullptr)};
   return {unit(&Calibration::hash_ns), unit(&Calibration::row_fixed_ns), unit(&Calibration::row_byte_ns),
-          unit(&Calibration::hit_ns), unit(nullptr)};
+          unit(&Calibration::row_miss_ns), unit(&Calibration::hit_ns), unit(nullptr)};
 }
 
 double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,
@@ -108,7 +117,7 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 64;
   }
-  std::string ppath, out = ".";
+  std::string ppath, out = ".", timings;
   int threads = 1, passes = 3;
   bool quick = false;
   for (int i = 3; i < argc; ++i) {
@@ -125,6 +134,7 @@ int main(int argc, char** argv) {
     else if (a == "--passes") passes = std::max(1, std::atoi(value().c_str()));
     else if (a == "--out") out = value();
     else if (a == "--quick") quick = true;
+    else if (a == "--timings") timings = value();
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 64;
@@ -163,55 +173,117 @@ int main(int argc, char** argv) {
   const std::vector<int> ks = {4, 6, 8, 10};
   const std::vector<uint64_t> ms = {65536, 131072, 262144};
 
+  // Timing on a shared machine: every configuration is visited once per pass, in a new random order each pass, and
+  // keeps the fastest of all its runs (two back to back per visit), so that its samples are spread over the whole
+  // run instead of falling into one busy moment. The filters are rebuilt per visit (keeping every bit-sliced
+  // matrix would take gigabytes); only the kernels are timed, by the thread's CPU time.
+  std::vector<QuerySet> queries(grids.size());
+  std::vector<uint64_t> qbases(grids.size(), 0);
   std::vector<Config> all;
-  std::vector<uint64_t> qbases_of;
-  for (const Grid& g : grids) {
-    QuerySet q;
-    for (const auto& s : read_prefix(argv[1], g.qbases)) q.add("q", s);
-    uint64_t qb = 0;
-    for (const auto& c : q.codes) qb += c.size();
+  std::vector<size_t> grid_of;
+  for (size_t gi = 0; gi < grids.size(); ++gi) {
+    for (const auto& s : read_prefix(argv[1], grids[gi].qbases)) queries[gi].add("q", s);
+    for (const auto& c : queries[gi].codes) qbases[gi] += c.size();
     for (uint64_t m : ms)
       for (int k : ks)
-        for (uint64_t n : g.nsubs) {
-          BlastParams p;
-          p.w = w;
-          p.k = k;
-          p.m_bits = m;
-          p.n_sub = n;
-          p.threads = threads;
-          const SubqueryFilters f(q.codes, p, g.layout == Layout::Vector, g.layout == Layout::BitSliced);
+        for (uint64_t n : grids[gi].nsubs) {
           Config c;
-          c.layout = g.layout;
+          c.layout = grids[gi].layout;
           c.k = k;
           c.n_sub = n;
           c.m = m;
-          c.V = f.count();
-          if (g.layout == Layout::BitSliced) c.words_per_row = f.bitsliced().words_per_row;
-          for (uint32_t v = 0; v < c.V; ++v) c.distinct += double(f.inserted(v)) / c.V;
-          // Time it now (building every matrix first would not fit in memory): `passes` runs, keep the fastest.
-          std::vector<std::vector<Stage1aHit>> hits(chunks.size());
-          for (int pass = 0; pass < passes; ++pass) {
-            for (auto& h : hits) h.clear();
-            const double c0 = process_cpu_seconds();
-            parallel_for(chunks.size(), threads, [&](size_t i) {
-              if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
-              else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
-            });
-            c.measured_s = std::min(c.measured_s, (process_cpu_seconds() - c0) / threads);
-          }
-          c.hits = 0;
-          for (const auto& h : hits) c.hits += h.size();
-          for (const DbChunk& ch : chunks) c.wmers += ch.n_starts;
-          for (const Calibration& b : basis(g.layout))
-            c.features.push_back(predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, b));
-          c.pred_cal = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, cal);
-          c.pred_default = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, defaults);
-          all.push_back(std::move(c));
-          qbases_of.push_back(qb);
-          std::fprintf(stderr, "\r%zu configurations timed", all.size());
+          all.push_back(c);
+          grid_of.push_back(gi);
         }
   }
+  if (!timings.empty()) {  // refit recorded times: no measuring
+    std::ifstream in(timings);
+    if (!in) {
+      std::fprintf(stderr, "cannot open %s\n", timings.c_str());
+      return 66;
+    }
+    std::string line;
+    size_t found = 0;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::vector<std::string> f;
+      for (size_t a = 0, b; a <= line.size(); a = b + 1) {
+        b = line.find(',', a);
+        if (b == std::string::npos) b = line.size();
+        f.push_back(line.substr(a, b - a));
+      }
+      if (f.size() < 11) continue;
+      for (Config& c : all)
+        if (to_string(c.layout) == f[0] && c.k == std::atoi(f[1].c_str()) && c.n_sub == std::stoull(f[2]) &&
+            c.m == std::stoull(f[3])) {
+          c.V = uint32_t(std::stoul(f[4]));
+          c.distinct = std::atof(f[5].c_str());
+          c.words_per_row = std::stoull(f[6]);
+          c.wmers = std::stoull(f[8]);
+          c.hits = std::stoull(f[9]);
+          c.measured_s = std::atof(f[10].c_str());
+          ++found;
+        }
+    }
+    if (found != all.size()) {
+      std::fprintf(stderr, "%s: %zu of %zu configurations found\n", timings.c_str(), found, all.size());
+      return 65;
+    }
+    passes = 0;
+  }
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  SplitMix64 shuffle(2024);
+  std::vector<std::vector<Stage1aHit>> hits(chunks.size());
+  for (int pass = 0; pass < passes; ++pass) {
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.next() % i]);
+    for (size_t done = 0; done < order.size(); ++done) {
+      Config& c = all[order[done]];
+      const Grid& g = grids[grid_of[order[done]]];
+      BlastParams p;
+      p.w = w;
+      p.k = c.k;
+      p.m_bits = c.m;
+      p.n_sub = c.n_sub;
+      p.threads = threads;
+      const SubqueryFilters f(queries[grid_of[order[done]]].codes, p, g.layout == Layout::Vector,
+                              g.layout == Layout::BitSliced);
+      for (int rep = 0; rep < 2; ++rep) {
+        for (auto& h : hits) h.clear();
+        const double c0 = thread_cpu_seconds();
+        if (threads == 1) {
+          for (size_t i = 0; i < chunks.size(); ++i)
+            if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
+            else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
+          c.measured_s = std::min(c.measured_s, thread_cpu_seconds() - c0);
+        } else {
+          const double p0 = process_cpu_seconds();
+          parallel_for(chunks.size(), threads, [&](size_t i) {
+            if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
+            else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
+          });
+          c.measured_s = std::min(c.measured_s, (process_cpu_seconds() - p0) / threads);
+        }
+      }
+      if (pass == 0) {
+        c.V = f.count();
+        if (g.layout == Layout::BitSliced) c.words_per_row = f.bitsliced().words_per_row;
+        for (uint32_t v = 0; v < c.V; ++v) c.distinct += double(f.inserted(v)) / c.V;
+        for (const auto& h : hits) c.hits += h.size();
+        for (const DbChunk& ch : chunks) c.wmers += ch.n_starts;
+      }
+      std::fprintf(stderr, "\rpass %d/%d: %zu/%zu configurations timed", pass + 1, passes, done + 1, all.size());
+    }
+  }
   std::fprintf(stderr, "\n");
+  for (size_t i = 0; i < all.size(); ++i) {
+    Config& c = all[i];
+    const uint64_t qb = qbases[grid_of[i]];
+    for (const Calibration& b : basis(c.layout))
+      c.features.push_back(predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, b));
+    c.pred_cal = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, cal);
+    c.pred_default = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, defaults);
+  }
 
   {
     // Everything the kernels did, for fitting other cost terms offline.
@@ -246,9 +318,10 @@ int main(int argc, char** argv) {
     const double r2 = coef.empty() ? 0 : r_squared(y, fit);
     const double r2p = r_squared(y, prof);
     const std::vector<const char*> names = l == Layout::Vector
-                                               ? std::vector<const char*>{"hash_ns", "probe_ns", "hit_ns", "a0_s"}
+                                               ? std::vector<const char*>{"hash_ns", "probe_ns", "mispredict_ns",
+                                                                          "hit_ns", "a0_s"}
                                                : std::vector<const char*>{"hash_ns", "row_fixed_ns", "row_byte_ns",
-                                                                          "hit_ns", "a0_s"};
+                                                                          "row_miss_ns", "hit_ns", "a0_s"};
     std::printf("%-10s %6zu %8.4f %10.4f ", to_string(l), pts.size(), r2, r2p);
     for (size_t j = 0; j < coef.size() && j < names.size(); ++j)
       std::printf(" %s=%.3g", names[j], j + 1 == names.size() ? coef[j] : coef[j]);

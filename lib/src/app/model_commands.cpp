@@ -444,9 +444,10 @@ int run_calibrate(const std::string& program, const CalibrateOptions& a) {
   for (const auto& p : R.stage1a)
     std::printf("stage1a,%d,%u,%llu,%.5f,%.5f\n", p.k, p.vectors, (unsigned long long)p.m_bits, p.measured_s,
                 p.predicted_s);
-  std::printf("# fitted: a1=%.4g s a0=%.4g s G=%.3g hash_ns=%.3g probe_ns=%.3g row_byte_ns=%.3g hit_ns=%.3g "
-              "verify_ns=%.3g\n",
-              c.a1, c.a0, c.G, c.hash_ns, c.probe_ns, c.row_byte_ns, c.hit_ns, c.verify_ns);
+  std::printf("# fitted: a1=%.4g s a0=%.4g s G=%.3g hash_ns=%.3g probe_ns=%.3g mispredict_ns=%.3g row_byte_ns=%.3g "
+              "row_miss_ns=%.3g row_fixed_ns=%.3g hit_ns=%.3g verify_ns=%.3g\n",
+              c.a1, c.a0, c.G, c.hash_ns, c.probe_ns, c.mispredict_ns, c.row_byte_ns, c.row_miss_ns, c.row_fixed_ns,
+              c.hit_ns, c.verify_ns);
   const std::string& csv = a.csv;
   if (!csv.empty()) {
     write_sweep_csv(csv + "/pchase.csv", "bytes,ns_measured,ns_model", R.pchase);

@@ -21,6 +21,37 @@ namespace bloomseq::model {
 namespace {
 using Clock = std::chrono::steady_clock;
 
+// One mispredicted branch: a loop whose branch follows random bits (mispredicted half the time: min(p, 1 - p) with
+// p = 1/2) against the same loop over bits that are all set. Both arms have a side effect the compiler cannot
+// turn into a conditional move.
+double mispredict_cost_ns(uint64_t n) {
+  std::vector<uint8_t> random_bits(n), ones(n, 1);
+  SplitMix64 r(5);
+  for (auto& b : random_bits) b = uint8_t(r.next() & 1);
+  auto run = [&](const std::vector<uint8_t>& bits) {
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      uint64_t a = 0, b = 0;
+      const auto t0 = Clock::now();
+      for (uint64_t i = 0; i < n; ++i) {
+        if (bits[i]) {
+          a += i;
+          asm volatile("" : "+r"(a));
+        } else {
+          b ^= i;
+          asm volatile("" : "+r"(b));
+        }
+      }
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+      volatile uint64_t keep = a + b;
+      (void)keep;
+    }
+    return best;
+  };
+  const double t_random = run(random_bits), t_ones = run(ones);
+  return std::max(0.0, (t_random - t_ones) / (0.5 * double(n)) * 1e9);
+}
+
 std::vector<CacheLevel> levels_for(const std::vector<uint64_t>& caps) {
   std::vector<CacheLevel> lv;
   for (size_t i = 0; i < caps.size(); ++i) lv.push_back(CacheLevel{int(i + 1), caps[i], 1, 1, false});
@@ -369,7 +400,14 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
     (void)keep;
     cal.hash_ns = s * 1e9 / double(n) / k;
     cal.row_byte_ns = stream_ns_per_byte(q ? (uint64_t(16) << 20) : (uint64_t(64) << 20));
-    cal.row_fixed_ns = d.caches.size() > 1 ? d.caches[1].random_ns : 2.0;
+    // Bit-sliced kernel: the first two rows of a block are prefetched 8 w-mers ahead, so by Little's law a block
+    // costs at least the memory latency / 8; a row line from DRAM costs its independent random read beyond the
+    // streamed bytes.
+    if (!d.caches.empty()) {
+      cal.row_fixed_ns = d.caches.back().latency_ns / 8.0;
+      cal.row_miss_ns = std::max(0.0, d.caches.back().random_ns - 64.0 * cal.row_byte_ns);
+    }
+    cal.mispredict_ns = mispredict_cost_ns(q ? 2000000 : 20000000);
     // Stage 1b: random lookups in a hash set of 1M query w-mers.
     std::unordered_set<uint64_t> set;
     const uint64_t nq = q ? 100000 : 1000000;
@@ -382,24 +420,32 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
     volatile uint64_t keep2 = found;
     (void)keep2;
     cal.verify_ns = s * 1e9 / double(n);
-    // Stage-1a hits: appended as (db position, sub-query) pairs and sorted per 64-Kbase chunk, as the CPU layouts
-    // do (~100k hits per chunk at high FPR). The vector layout emits them vector by vector, i.e. as 16 runs
-    // ascending in position that the sort merges.
+    // Stage-1a hits: appended as (w-mer index, sub-query) pairs vector by vector (16 runs ascending in position,
+    // ~100k hits per 64-Kbase chunk at high FPR) and put in (position, sub-query) order by a counting sort on the
+    // w-mer index, as the vector layout does.
     struct Hit {
       uint64_t pos;
       uint32_t sub;
-      bool operator<(const Hit& o) const { return pos < o.pos || (pos == o.pos && sub < o.sub); }
     };
     const size_t per_chunk = 100000;
+    const uint32_t block = 32768;
+    std::vector<uint32_t> hit_wmer, hit_sub, start(block + 1);
     std::vector<Hit> hits;
     uint64_t checksum = 0;
     t0 = Clock::now();
     for (uint64_t done = 0; done < n; done += per_chunk) {
-      hits.clear();
+      hit_wmer.clear();
+      hit_sub.clear();
       const size_t run = per_chunk / 16;
-      for (size_t i = 0; i < per_chunk; ++i)
-        hits.push_back({uint64_t(i % run) * 65536 / run + (keys[(done + i) % n] & 3), uint32_t(i / run)});
-      std::sort(hits.begin(), hits.end());
+      for (size_t i = 0; i < per_chunk; ++i) {
+        hit_wmer.push_back(uint32_t((uint64_t(i % run) * block / run + (keys[(done + i) % n] & 3)) % block));
+        hit_sub.push_back(uint32_t(i / run));
+      }
+      std::fill(start.begin(), start.end(), 0u);
+      for (uint32_t x : hit_wmer) ++start[x + 1];
+      for (uint32_t i = 0; i < block; ++i) start[i + 1] += start[i];
+      hits.resize(per_chunk);
+      for (size_t x = 0; x < per_chunk; ++x) hits[start[hit_wmer[x]]++] = {hit_wmer[x], hit_sub[x]};
       checksum += hits[per_chunk / 2].pos;
     }
     s = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -111,21 +111,43 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         break;
       }
       case Layout::Vector: {
-        // Hash once per db w-mer per chunk; E[probes] per test with early exit; probes priced by the cache level.
-        double probes = expected_probes(r.fill, c.k);
+        // Per db w-mer and chunk: k hashes. Per test: E[probes] probes (early exit) priced by the vector's cache
+        // level, and E[mispredicts] branch mispredictions — each vector at its own fill (the last sub-query is
+        // short). Measured: docs/model-validation.md, part D.
+        const SubqueryShape sh = subquery_shape(c.query_bases, c.n_sub, c.w);
+        const double full = sh.count ? double(sh.count - 1) : 0.0;
+        const double rf = bloom_fill(double(c.m_bits), c.k, double(sh.keys));
+        const double rl = bloom_fill(double(c.m_bits), c.k, double(sh.last_keys));
+        const double probes = full * expected_probes(rf, c.k) + expected_probes(rl, c.k);
+        const double mispredicts = full * expected_mispredicts(rf, c.k) + expected_mispredicts(rl, c.k);
         r.f_cache = f_cache_levels(double(c.m_bits) / 8.0, d.caches);
-        r.f_app = V * Dw * probes;
-        double ns = Dw * c.k * cal.hash_ns + r.f_app * cal.probe_ns * r.f_cache;
+        r.f_app = Dw * probes;
+        double ns = Dw * c.k * cal.hash_ns + r.f_app * cal.probe_ns * r.f_cache + Dw * mispredicts * cal.mispredict_ns;
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + cal.a0;
         break;
       }
       case Layout::BitSliced: {
-        double row_bytes = std::ceil(V / 8.0);
-        double matrix = row_bytes * double(c.m_bits);
-        r.f_cache = f_cache_levels(matrix, d.caches, false);
-        r.f_app = Dw * c.k;
-        double per_row = cal.row_fixed_ns * r.f_cache + row_bytes * cal.row_byte_ns;
-        double ns = Dw * c.k * (cal.hash_ns + per_row);
+        // Rows padded to 512-column blocks (64-byte lines); the kernel walks block by block, so the lines one block
+        // reads are spread over m x 64 bytes. Per db w-mer and block: a fixed cost and the row lines actually read
+        // (early exit, bitsliced_rows_per_block); a line costs 64 row bytes, plus row_miss for the share of random
+        // reads in m x 64 bytes that the caches cannot hold (eq. 9 per level, DRAM's share).
+        const SubqueryShape sh = subquery_shape(c.query_bases, c.n_sub, c.w);
+        const double rf = bloom_fill(double(c.m_bits), c.k, double(sh.keys));
+        const double rl = bloom_fill(double(c.m_bits), c.k, double(sh.last_keys));
+        const uint64_t blocks = (sh.count + 511) / 512;
+        const bool all_after_two = d.simd_bits == 256;  // the AVX2 kernel (profiles store the SIMD width)
+        double lines = 0;
+        for (uint64_t b = 0; b < blocks; ++b) {
+          const uint64_t cols = std::min<uint64_t>(512, sh.count - b * 512);
+          const bool last = b + 1 == blocks;
+          lines += bitsliced_rows_per_block(rf, double(last ? cols - 1 : cols), rl, last ? 1.0 : 0.0, c.k, all_after_two);
+        }
+        const std::vector<double> share = level_fractions(double(c.m_bits) * 64.0, d.caches);
+        const double dram = d.caches.size() > 1 ? share.back() : 0.0;
+        r.f_app = Dw * lines;
+        r.f_cache = cal.row_byte_ns > 0 ? 1.0 + dram * cal.row_miss_ns / (64.0 * cal.row_byte_ns) : 1.0;
+        double ns = Dw * c.k * cal.hash_ns + Dw * double(blocks) * cal.row_fixed_ns +
+                    r.f_app * (64.0 * cal.row_byte_ns + dram * cal.row_miss_ns);
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + cal.a0;
         break;
       }

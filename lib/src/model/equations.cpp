@@ -28,6 +28,17 @@ double bloom_fpr_finite_universe(double m_bits, int k, double n_e, int key_bits)
   return std::pow(pass, k);
 }
 
+SubqueryShape subquery_shape(uint64_t query_bases, uint64_t n_sub, int w) {
+  SubqueryShape s;
+  s.count = subquery_count(query_bases, n_sub, w);
+  if (s.count == 0) return s;
+  s.keys = keys_per_subquery(n_sub, w);
+  const uint64_t total = query_bases - uint64_t(w) + 1;
+  s.last_keys = total - (s.count - 1) * s.keys;
+  if (s.count == 1) s.keys = s.last_keys;
+  return s;
+}
+
 uint64_t keys_per_subquery(uint64_t n_sub, int w) { return n_sub >= uint64_t(w) && w > 0 ? n_sub - w + 1 : 0; }
 
 uint64_t subquery_count(uint64_t query_bases, uint64_t n_sub, int w) {
@@ -138,6 +149,27 @@ double expected_probes(double rho, int k) {
   rho = std::clamp(rho, 0.0, 1.0);
   if (rho >= 1.0) return double(k);
   return (1.0 - std::pow(rho, k)) / (1.0 - rho);
+}
+
+double expected_mispredicts(double rho, int k) {
+  rho = std::clamp(rho, 0.0, 1.0);
+  return std::min(rho, 1.0 - rho) * expected_probes(rho, k);
+}
+
+double bitsliced_rows_per_block(double rho, double columns, double last_rho, double last_columns, int k,
+                                bool all_rows_after_two) {
+  if (k <= 0) return 0.0;
+  if (k == 1) return 1.0;
+  rho = std::clamp(rho, 0.0, 1.0);
+  last_rho = std::clamp(last_rho, 0.0, 1.0);
+  // P(block alive after j rows) = 1 - P(every column dead after j rows).
+  auto alive = [&](int j) {
+    return 1.0 - std::pow(1.0 - std::pow(rho, j), columns) * std::pow(1.0 - std::pow(last_rho, j), last_columns);
+  };
+  if (all_rows_after_two) return 2.0 + double(k - 2) * alive(2);
+  double rows = 2.0;
+  for (int j = 2; j < k; ++j) rows += alive(j);
+  return rows;
 }
 
 double expected_probes_warp(double rho, int k, int wsz) {

@@ -98,7 +98,9 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
   n("G_l1", c.G_l1);
   n("hash_ns", c.hash_ns);
   n("probe_ns", c.probe_ns);
+  n("mispredict_ns", c.mispredict_ns);
   n("row_byte_ns", c.row_byte_ns);
+  n("row_miss_ns", c.row_miss_ns);
   n("row_fixed_ns", c.row_fixed_ns);
   n("hit_ns", c.hit_ns);
   n("verify_ns", c.verify_ns);
@@ -216,7 +218,9 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
   c.G_l1 = num("G_l1", c.G_l1);
   c.hash_ns = num("hash_ns", c.hash_ns);
   c.probe_ns = num("probe_ns", c.probe_ns);
+  c.mispredict_ns = num("mispredict_ns", c.mispredict_ns);
   c.row_byte_ns = num("row_byte_ns", c.row_byte_ns);
+  c.row_miss_ns = num("row_miss_ns", c.row_miss_ns);
   c.row_fixed_ns = num("row_fixed_ns", c.row_fixed_ns);
   c.hit_ns = num("hit_ns", c.hit_ns);
   c.verify_ns = num("verify_ns", c.verify_ns);

@@ -73,9 +73,11 @@ struct Calibration {
   // Extensions (CPU layouts and the pipeline view):
   double hash_ns = 0.4;        // one H3 function evaluated with the byte tables (per function, per w-mer)
   double probe_ns = 1.0;       // one Bloom probe that hits L1 (the model scales it with the cache factor)
-  double row_byte_ns = 0.12;   // bit-sliced: streaming one byte of a matrix row (per core)
-  double row_fixed_ns = 2.0;   // bit-sliced: start of one row read (latency not hidden)
-  double hit_ns = 4;           // stage 1a (CPU layouts): emitting and sorting one hit (dominates at high FPR)
+  double mispredict_ns = 5.0;  // vector layout: one mispredicted branch (bit set / clear; expected_mispredicts)
+  double row_byte_ns = 0.12;   // bit-sliced: one byte of a row line read (64 per line), cache-resident
+  double row_miss_ns = 8.0;    // bit-sliced: extra cost of a row line served from DRAM (random, prefetched)
+  double row_fixed_ns = 15.0;  // bit-sliced: one db w-mer x 512-column block (its first two rows' wait)
+  double hit_ns = 4;           // stage 1a (CPU layouts): emitting and ordering one hit (dominates at high FPR)
   double verify_ns = 60;       // stage 1b: one exact verification of a stage-1a hit (hash-table lookup)
   double pcie_gbs = 12;        // host<->device copies (GPU only)
 };

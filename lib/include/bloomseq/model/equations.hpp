@@ -29,6 +29,14 @@ double bloom_fill(double m_bits, int k, double n_e);
 // k n_e (1 - rho) / (rho U): ~5% for 20,000 11-mers (22-bit keys) in 256 Kbit at k = 6, nothing measurable at
 // w >= 16. key_bits >= 64 (or U <= n_e) gives eq. 2 / 0. docs/performance-model.md §2 has the derivation.
 double bloom_fpr_finite_universe(double m_bits, int k, double n_e, int key_bits);
+// The sub-queries split_subqueries cuts from one record of Q bases: all but the last hold n_sub - w + 1 w-mer starts,
+// the last one the remainder (often a few w-mers: its vector is nearly empty, which matters when V is small).
+struct SubqueryShape {
+  uint64_t count = 0;     // V
+  uint64_t keys = 0;      // n_e of the first V - 1
+  uint64_t last_keys = 0; // n_e of the last one
+};
+SubqueryShape subquery_shape(uint64_t query_bases, uint64_t n_sub, int w);
 // Keys in one sub-query vector. bloomseq inserts CANONICAL w-mers, one key per w-mer position (the reverse strand is
 // covered by canonicalising the database w-mer too, so there is no x2 for strands): n_e = n_sub - w + 1.
 // Repeated or palindromic w-mers make the distinct count slightly smaller; n_e is the upper bound the papers use.
@@ -93,6 +101,22 @@ double expected_probes(double fill, int k);
 // The same for a SIMT warp of W lanes: the warp keeps issuing while any lane is still alive:
 // sum_{i<k} (1 - (1 - rho^i)^W). Close to k for W = 32: why the GPU time grows with k as the papers measured.
 double expected_probes_warp(double fill, int k, int warp_size);
+// Expected branch mispredictions per test of the CPU vector layout: each probe ends in a branch on one bit (set:
+// go on, clear: stop), a Bernoulli(rho) outcome for keys not in the set. No predictor beats guessing the more likely
+// outcome, so each of the E[probes] branches is mispredicted with probability min(rho, 1 - rho):
+// min(rho, 1 - rho) * expected_probes(rho, k). Measured on blast-bloom's vector layout it is the largest cost at
+// mid-range fills (docs/model-validation.md, part D).
+double expected_mispredicts(double fill, int k);
+// Bit-sliced layout: 64-byte row lines read per db w-mer and 512-column block, for `columns` columns of fill
+// `fill` plus `last_columns` of fill `last_fill` (the short last sub-query). A column is alive after rows 0..j-1
+// with probability rho^j, the block after them while any column is. Rows 0 and 1 are always read. Then
+//   all_rows_after_two (the AVX2 kernel): rows 2..k-1 all read if the block is alive after two rows:
+//       2 + (k - 2) (1 - (1 - rho^2)^c)
+//   otherwise (per-row early exit, the scalar and AVX-512 kernels): row j read if the block is alive after j rows:
+//       2 + sum_{j=2}^{k-1} (1 - (1 - rho^j)^c)
+// (keys not in the set; columns independent). k = 1: one row.
+double bitsliced_rows_per_block(double fill, double columns, double last_fill, double last_columns, int k,
+                                bool all_rows_after_two);
 // (c) Multi-level cache factor for random reads into `working_set_bytes` over the levels (ascending; last = DRAM):
 // the fraction served by level i is min(1, C_i/m) - min(1, C_{i-1}/m) (eq. 9 applied per level) and the factor is
 // sum_i fraction_i cost_i / cost_1. With one cache and DRAM it is eq. 11 with G = cost_DRAM / cost_cache.
