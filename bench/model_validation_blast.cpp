@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
   }
   std::ofstream csv(out + "/validation_blast_grid.csv");
   csv << "# layout,k,n_sub,m_bits,subqueries,measured_s,predicted_fit_s,predicted_calibration_s,predicted_default_s\n";
-  std::printf("\n%-10s %6s %8s %10s  %s\n", "layout", "points", "R2 fit", "R2 profile", "fitted constants");
+  std::printf("\n%-10s %6s %8s %8s %10s  %s\n", "layout", "points", "R2 fit", "R2 k-out", "R2 profile",
+              "fitted constants");
   for (Layout l : {Layout::Vector, Layout::BitSliced}) {
     std::vector<std::vector<double>> A;
     std::vector<double> y;
@@ -316,13 +317,29 @@ int main(int argc, char** argv) {
       prof.push_back(c->pred_cal);
     }
     const double r2 = coef.empty() ? 0 : r_squared(y, fit);
+    // Out of sample within the grid: constants fitted on k in {4, 8} predict k in {6, 10} and vice versa.
+    std::vector<double> held(y.size(), 0.0);
+    for (int half = 0; half < 2; ++half) {
+      std::vector<std::vector<double>> Ah;
+      std::vector<double> yh;
+      for (size_t i = 0; i < pts.size(); ++i)
+        if ((pts[i]->k % 4 == 0) == (half == 0)) {
+          Ah.push_back(A[i]);
+          yh.push_back(y[i]);
+        }
+      const std::vector<double> ch = least_squares(Ah, yh, true);
+      for (size_t i = 0; i < pts.size(); ++i)
+        if ((pts[i]->k % 4 == 0) != (half == 0))
+          for (size_t j = 0; j < ch.size(); ++j) held[i] += ch[j] * A[i][j];
+    }
+    const double r2_held = r_squared(y, held);
     const double r2p = r_squared(y, prof);
     const std::vector<const char*> names = l == Layout::Vector
                                                ? std::vector<const char*>{"hash_ns", "probe_ns", "mispredict_ns",
                                                                           "hit_ns", "a0_s"}
                                                : std::vector<const char*>{"hash_ns", "row_fixed_ns", "row_byte_ns",
                                                                           "row_miss_ns", "hit_ns", "a0_s"};
-    std::printf("%-10s %6zu %8.4f %10.4f ", to_string(l), pts.size(), r2, r2p);
+    std::printf("%-10s %6zu %8.4f %8.4f %10.4f ", to_string(l), pts.size(), r2, r2_held, r2p);
     for (size_t j = 0; j < coef.size() && j < names.size(); ++j)
       std::printf(" %s=%.3g", names[j], j + 1 == names.size() ? coef[j] : coef[j]);
     std::printf("\n");
@@ -330,7 +347,9 @@ int main(int argc, char** argv) {
       csv << to_string(l) << "," << c->k << "," << c->n_sub << "," << c->m << "," << c->V << "," << c->measured_s << ","
           << c->pred_fit << "," << c->pred_cal << "," << c->pred_default << "\n";
   }
-  std::printf("(R2 fit: the model's features with constants fitted on this grid; R2 profile: constants from %s)\n",
+  std::printf("(R2 fit: the model's features with constants fitted on this grid; R2 k-out: each configuration "
+              "predicted with constants fitted on the other k values ({4,8} <-> {6,10}); R2 profile: constants from "
+              "%s)\n",
               have_cal ? ppath.c_str() : "the built-in defaults (no --profile given)");
   std::printf("CSV: %s/validation_blast_grid.csv\n", out.c_str());
   return 0;

@@ -146,7 +146,8 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const double dram = d.caches.size() > 1 ? share.back() : 0.0;
         r.f_app = Dw * lines;
         r.f_cache = cal.row_byte_ns > 0 ? 1.0 + dram * cal.row_miss_ns / (64.0 * cal.row_byte_ns) : 1.0;
-        double ns = Dw * c.k * cal.hash_ns + Dw * double(blocks) * cal.row_fixed_ns +
+        // Each block pass also streams the chunk's row pointers (k x 8 bytes per w-mer, computed once per chunk).
+        double ns = Dw * c.k * cal.hash_ns + Dw * double(blocks) * (cal.row_fixed_ns + 8.0 * c.k * cal.row_byte_ns) +
                     r.f_app * (64.0 * cal.row_byte_ns + dram * cal.row_miss_ns);
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + cal.a0;
         break;
