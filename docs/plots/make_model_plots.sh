@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the model plots in docs/plots from a build: the papers' GPUs (predictions only) and, when given,
 # the CSVs of bloomseq-calibrate --csv DIR and bench model_validation --out DIR.
-# usage: docs/plots/make_model_plots.sh BUILD_BIN_DIR [CALIBRATION_CSV_DIR] [VALIDATION_CSV_DIR]
+# usage: docs/plots/make_model_plots.sh BUILD_BIN_DIR [CALIBRATION_CSV_DIR] [VALIDATION_CSV_DIR] [BLAST_VALIDATION_DIR]
 set -euo pipefail
 bin=${1:?usage: make_model_plots.sh BUILD_BIN_DIR [CALIB_DIR] [VALIDATION_DIR]}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,5 +37,9 @@ fi
 if [ $# -ge 3 ]; then
   $plot fit "$here/validation_fit.png" "$3/validation_grid.csv"
   $plot fpr "$here/validation_fpr.png" "$3/validation_fpr.csv" $(ls "$3"/validation_fpr_w16.csv 2>/dev/null || true)
+fi
+# Part D: a directory of bench model_validation_blast --out DIR.
+if [ $# -ge 4 ]; then
+  $plot blastfit "$here/validation_blast_fit.png" "$4/validation_blast_grid.csv"
 fi
 echo "plots written to $here"
