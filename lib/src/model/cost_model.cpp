@@ -118,8 +118,9 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const double full = sh.count ? double(sh.count - 1) : 0.0;
         const double rf = bloom_fill(double(c.m_bits), c.k, double(sh.keys));
         const double rl = bloom_fill(double(c.m_bits), c.k, double(sh.last_keys));
-        const double probes = full * expected_probes(rf, c.k) + expected_probes(rl, c.k);
-        const double mispredicts = full * expected_mispredicts(rf, c.k) + expected_mispredicts(rl, c.k);
+        const double last = sh.count ? 1.0 : 0.0;
+        const double probes = full * expected_probes(rf, c.k) + last * expected_probes(rl, c.k);
+        const double mispredicts = full * expected_mispredicts(rf, c.k) + last * expected_mispredicts(rl, c.k);
         r.f_cache = f_cache_levels(double(c.m_bits) / 8.0, d.caches);
         r.f_app = Dw * probes;
         double ns = Dw * c.k * cal.hash_ns + r.f_app * cal.probe_ns * r.f_cache + Dw * mispredicts * cal.mispredict_ns;
