@@ -10,12 +10,15 @@
 // (--profile, from bloomseq-calibrate) is the out-of-sample prediction. R^2 is reported for both.
 //
 // Usage: model_validation_blast QUERY.fa DB.fa [--profile FILE] [--threads P] [--passes N] [--out DIR] [--quick]
-//                               [--timings RAW.csv]
+//                               [--timings RAW.csv] [--db-bases N] [--train RAW.csv]
 // Prints tables; writes DIR/validation_blast_grid.csv and DIR/validation_blast_raw.csv (the measured times and
-// kernel counts). --timings refits the times recorded in such a file instead of measuring (same grid).
+// kernel counts). --timings refits the times recorded in such a file instead of measuring (same grid). --train
+// fits the constants on the times recorded in such a file (e.g. of another database size, --db-bases) and reports
+// the R^2 of this run's times predicted with them: out of sample across runs.
 #include <ctime>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -94,6 +97,48 @@ std::vector<Calibration> basis(Layout l) {
           unit(&Calibration::row_miss_ns), unit(&Calibration::hit_ns), unit(nullptr)};
 }
 
+// One row of a validation_blast_raw.csv file.
+struct RawRow {
+  std::string layout;
+  int k = 0;
+  uint64_t n_sub = 0, m = 0, V = 0, words_per_row = 0, chunks = 0, db_starts = 0, hits = 0;
+  double distinct = 0, measured_s = 0;
+};
+
+std::vector<RawRow> read_raw(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "cannot open %s\n", path.c_str());
+    std::exit(66);
+  }
+  std::vector<RawRow> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    for (size_t a = 0, b; a <= line.size(); a = b + 1) {
+      b = line.find(',', a);
+      if (b == std::string::npos) b = line.size();
+      f.push_back(line.substr(a, b - a));
+    }
+    if (f.size() < 11) continue;
+    RawRow r;
+    r.layout = f[0];
+    r.k = std::atoi(f[1].c_str());
+    r.n_sub = std::stoull(f[2]);
+    r.m = std::stoull(f[3]);
+    r.V = std::stoull(f[4]);
+    r.distinct = std::atof(f[5].c_str());
+    r.words_per_row = std::stoull(f[6]);
+    r.chunks = std::stoull(f[7]);
+    r.db_starts = std::stoull(f[8]);
+    r.hits = std::stoull(f[9]);
+    r.measured_s = std::atof(f[10].c_str());
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,
                const DeviceProfile& dev, const Calibration& cal) {
   Stage1aConfig s;
@@ -117,7 +162,8 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 64;
   }
-  std::string ppath, out = ".", timings;
+  std::string ppath, out = ".", timings, train;
+  uint64_t db_bases_opt = 0;
   int threads = 1, passes = 3;
   bool quick = false;
   for (int i = 3; i < argc; ++i) {
@@ -135,6 +181,8 @@ int main(int argc, char** argv) {
     else if (a == "--out") out = value();
     else if (a == "--quick") quick = true;
     else if (a == "--timings") timings = value();
+    else if (a == "--train") train = value();
+    else if (a == "--db-bases") db_bases_opt = std::stoull(value());
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 64;
@@ -157,7 +205,7 @@ int main(int argc, char** argv) {
 
   // Query: the vector layout is measured with few long sub-queries (it is the layout for those), the bit-sliced
   // layout with hundreds to thousands of short ones (its use case: V/8-byte rows).
-  const uint64_t dbases = quick ? 50000 : 200000;
+  const uint64_t dbases = db_bases_opt ? db_bases_opt : quick ? 50000 : 200000;
   DbBatch batch;
   for (const auto& s : read_prefix(argv[2], dbases)) batch.add_record("db", s);
   const std::vector<DbChunk> chunks = chunk_batch(batch, uint64_t(1) << 16, w);
@@ -197,34 +245,18 @@ int main(int argc, char** argv) {
         }
   }
   if (!timings.empty()) {  // refit recorded times: no measuring
-    std::ifstream in(timings);
-    if (!in) {
-      std::fprintf(stderr, "cannot open %s\n", timings.c_str());
-      return 66;
-    }
-    std::string line;
     size_t found = 0;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      std::vector<std::string> f;
-      for (size_t a = 0, b; a <= line.size(); a = b + 1) {
-        b = line.find(',', a);
-        if (b == std::string::npos) b = line.size();
-        f.push_back(line.substr(a, b - a));
-      }
-      if (f.size() < 11) continue;
+    for (const RawRow& r : read_raw(timings))
       for (Config& c : all)
-        if (to_string(c.layout) == f[0] && c.k == std::atoi(f[1].c_str()) && c.n_sub == std::stoull(f[2]) &&
-            c.m == std::stoull(f[3])) {
-          c.V = uint32_t(std::stoul(f[4]));
-          c.distinct = std::atof(f[5].c_str());
-          c.words_per_row = std::stoull(f[6]);
-          c.wmers = std::stoull(f[8]);
-          c.hits = std::stoull(f[9]);
-          c.measured_s = std::atof(f[10].c_str());
+        if (to_string(c.layout) == r.layout && c.k == r.k && c.n_sub == r.n_sub && c.m == r.m) {
+          c.V = uint32_t(r.V);
+          c.distinct = r.distinct;
+          c.words_per_row = r.words_per_row;
+          c.wmers = r.db_starts;
+          c.hits = r.hits;
+          c.measured_s = r.measured_s;
           ++found;
         }
-    }
     if (found != all.size()) {
       std::fprintf(stderr, "%s: %zu of %zu configurations found\n", timings.c_str(), found, all.size());
       return 65;
@@ -295,8 +327,8 @@ int main(int argc, char** argv) {
   }
   std::ofstream csv(out + "/validation_blast_grid.csv");
   csv << "# layout,k,n_sub,m_bits,subqueries,measured_s,predicted_fit_s,predicted_calibration_s,predicted_default_s\n";
-  std::printf("\n%-10s %6s %8s %8s %10s  %s\n", "layout", "points", "R2 fit", "R2 k-out", "R2 profile",
-              "fitted constants");
+  std::printf("\n%-10s %6s %8s %8s %8s %10s  %s\n", "layout", "points", "R2 fit", "R2 k-out", "R2 train",
+              "R2 profile", "fitted constants");
   for (Layout l : {Layout::Vector, Layout::BitSliced}) {
     std::vector<std::vector<double>> A;
     std::vector<double> y;
@@ -333,13 +365,38 @@ int main(int argc, char** argv) {
           for (size_t j = 0; j < ch.size(); ++j) held[i] += ch[j] * A[i][j];
     }
     const double r2_held = r_squared(y, held);
+    // Out of sample across runs: constants fitted on another run's recorded times (its own database size).
+    double r2_train = std::nan("");
+    if (!train.empty()) {
+      std::vector<std::vector<double>> At;
+      std::vector<double> yt;
+      for (const RawRow& r : read_raw(train)) {
+        if (r.layout != to_string(l)) continue;
+        Config c;
+        c.layout = l;
+        c.k = r.k;
+        c.n_sub = r.n_sub;
+        c.m = r.m;
+        const uint64_t qb = qbases[l == Layout::Vector ? 0 : 1];
+        std::vector<double> feat;
+        for (const Calibration& b : basis(l))
+          feat.push_back(predict(c, qb, r.db_starts + uint64_t(w) - 1, w, threads, r.chunks, dev, b));
+        At.push_back(feat);
+        yt.push_back(r.measured_s);
+      }
+      const std::vector<double> ct = least_squares(At, yt, true);
+      std::vector<double> pred(y.size(), 0.0);
+      for (size_t i = 0; i < pts.size(); ++i)
+        for (size_t j = 0; j < ct.size(); ++j) pred[i] += ct[j] * A[i][j];
+      if (!ct.empty()) r2_train = r_squared(y, pred);
+    }
     const double r2p = r_squared(y, prof);
     const std::vector<const char*> names = l == Layout::Vector
                                                ? std::vector<const char*>{"hash_ns", "probe_ns", "mispredict_ns",
                                                                           "hit_ns", "a0_s"}
                                                : std::vector<const char*>{"hash_ns", "row_fixed_ns", "row_byte_ns",
                                                                           "row_miss_ns", "hit_ns", "a0_s"};
-    std::printf("%-10s %6zu %8.4f %8.4f %10.4f ", to_string(l), pts.size(), r2, r2_held, r2p);
+    std::printf("%-10s %6zu %8.4f %8.4f %8.4f %10.4f ", to_string(l), pts.size(), r2, r2_held, r2_train, r2p);
     for (size_t j = 0; j < coef.size() && j < names.size(); ++j)
       std::printf(" %s=%.3g", names[j], j + 1 == names.size() ? coef[j] : coef[j]);
     std::printf("\n");
@@ -348,7 +405,8 @@ int main(int argc, char** argv) {
           << c->pred_fit << "," << c->pred_cal << "," << c->pred_default << "\n";
   }
   std::printf("(R2 fit: the model's features with constants fitted on this grid; R2 k-out: each configuration "
-              "predicted with constants fitted on the other k values ({4,8} <-> {6,10}); R2 profile: constants from "
+              "predicted with constants fitted on the other k values ({4,8} <-> {6,10}); R2 train: with constants fitted "
+              "on the --train file's times; R2 profile: constants from "
               "%s)\n",
               have_cal ? ppath.c_str() : "the built-in defaults (no --profile given)");
   std::printf("CSV: %s/validation_blast_grid.csv\n", out.c_str());
