@@ -11,14 +11,27 @@
 namespace bloomseq {
 namespace {
 
-// The valid w-mers that start in the chunk's first n_starts bases: their stream positions and canonical keys.
-void chunk_wmers(const DbChunk& c, std::vector<uint64_t>& pos, std::vector<uint64_t>& keys) {
+// The valid w-mers that start in the chunk's first n_starts bases at a stream coordinate that is a multiple of
+// `stride`: their stream positions and canonical keys.
+void chunk_wmers(const DbChunk& c, uint64_t stride, std::vector<uint64_t>& pos, std::vector<uint64_t>& keys) {
   pos.clear();
   keys.clear();
   const uint64_t end = std::min<uint64_t>(c.n, c.n_starts + uint64_t(c.w) - 1);
+  if (stride <= 1) {
+    for_each_wmer(c.codes, end, c.w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+      pos.push_back(c.first_pos + i);
+      keys.push_back(canonical_wmer(fwd, rc));
+    });
+    return;
+  }
+  uint64_t next = (c.first_pos + stride - 1) / stride * stride - c.first_pos;  // first wanted start (chunk offset)
   for_each_wmer(c.codes, end, c.w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+    if (i < next) return;
+    while (next < i) next += stride;
+    if (i != next) return;
     pos.push_back(c.first_pos + i);
     keys.push_back(canonical_wmer(fwd, rc));
+    next += stride;
   });
 }
 
@@ -28,9 +41,10 @@ constexpr size_t kVectorBlock = 32768;
 
 }  // namespace
 
-uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                               uint64_t stride) {
   std::vector<uint64_t> pos, keys;
-  chunk_wmers(chunk, pos, keys);
+  chunk_wmers(chunk, stride, pos, keys);
   const int k = vec.k;
   std::vector<uint32_t> slots(kVectorBlock * size_t(k));  // slots[j * B + i]: bit probed by hash j for w-mer i
   // A block's hits come vector by vector; a stable counting sort on the w-mer index puts them in (db_pos,
@@ -68,9 +82,10 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   return keys.size();
 }
 
-uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                       uint64_t stride) {
   std::vector<uint64_t> pos, keys;
-  chunk_wmers(chunk, pos, keys);
+  chunk_wmers(chunk, stride, pos, keys);
   const size_t first_hit = hits.size();
   for (uint32_t v = 0; v < vec.count; ++v) {
     const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
@@ -273,9 +288,10 @@ __attribute__((target("avx512f"))) void bitsliced_avx512(const BitslicedMatrix& 
 
 }  // namespace
 
-uint64_t stage1a_bitsliced(const BitslicedMatrix& M, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+uint64_t stage1a_bitsliced(const BitslicedMatrix& M, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                           uint64_t stride) {
   std::vector<uint64_t> pos, keys;
-  chunk_wmers(chunk, pos, keys);
+  chunk_wmers(chunk, stride, pos, keys);
   std::vector<const uint64_t*> rows;
   row_pointers(M, keys, rows);
   switch (g_isa) {
