@@ -12,7 +12,7 @@
 namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
-                                 bool with_vectors, bool with_bitsliced)
+                                 bool with_vectors, bool with_bitsliced, uint64_t expected_tests)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
@@ -129,11 +129,18 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
 
   // Transpose into the matrix one column block (512 vectors, one cache line per row) at a time. The bits of a
   // block are first bucketed by row band so that each band's writes stay in L2 instead of missing all over it.
-  words_per_row_ = (uint64_t(V) + 511) / 512 * 8;
-  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_);
+  // Up to 256 vectors a row is 1, 2 or 4 words (a query of a few sub-queries then has a matrix of a few MB, which
+  // stays in cache, instead of one padded 64-byte line per row); beyond, whole 512-column blocks.
+  words_per_row_ = V <= 64 ? 1 : V <= 128 ? 2 : V <= 256 ? 4 : (uint64_t(V) + 511) / 512 * 8;
+  // Each tested w-mer reads about two lines per 512-column block at random (more where the first two rows
+  // agree). Huge pages save a TLB miss per read but cost ~2.7 ms more per 2 MiB to fault in here (huge_buffer.hpp):
+  // worth it from ~100,000 reads per 2 MiB.
+  const double matrix_pages = double(m_bits_) * double(words_per_row_) * 8.0 / double(2 << 20);
+  const double reads = double(expected_tests) * double((words_per_row_ + 7) / 8) * 2.0;
+  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, reads >= 1e5 * matrix_pages);
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
-  const size_t blocks = size_t(words_per_row_ / 8);
+  const size_t blocks = size_t((words_per_row_ + 7) / 8);
   // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
   auto build_block = [&](size_t b, auto cell_type) {
     using Cell = decltype(cell_type);
