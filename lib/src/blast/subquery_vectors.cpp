@@ -3,6 +3,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -47,62 +48,105 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const bool keep_keys = group_shift_ > 0;
   group_start_ = HugeBuffer<uint32_t>((size_t(1) << bits) + 1);
   uint32_t* start = group_start_.data();
-  for (const auto& q : queries)
-    for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
-      ++start[(canonical_wmer(fwd, rc) >> group_shift_) + 1];
-    });
-  for (size_t g = 0; g < (size_t(1) << bits); ++g) start[g + 1] += start[g];
-  const uint32_t total = start[size_t(1) << bits];
+  const size_t groups = size_t(1) << bits;
+  // The counters are random in up to 16 MB: each w-mer's counter is prefetched kAhead w-mers before it is used
+  // (a small ring holds the w-mers in between). Counts go to start[g + 1], so that after the prefix sum start[g]
+  // is the first slot of group g.
+  constexpr size_t kAhead = 16;
+  {
+    uint64_t ring[kAhead];
+    size_t n_seen = 0;
+    for (const auto& q : queries)
+      for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        const uint64_t g = canonical_wmer(fwd, rc) >> group_shift_;
+        __builtin_prefetch(start + g + 1, 1);
+        if (n_seen >= kAhead) ++start[ring[n_seen % kAhead] + 1];
+        ring[n_seen % kAhead] = g;
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++start[ring[j % kAhead] + 1];
+  }
+  for (size_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+  const uint32_t total = start[groups];
   occ_ = HugeBuffer<Occurrence>(total);
   if (keep_keys) occ_keys_ = HugeBuffer<uint64_t>(total);
   {
-    // The fill counters and destinations are random in tens of MB: each w-mer's counter is prefetched kAhead
-    // w-mers before it is used (a small ring holds the w-mers in between).
-    std::vector<uint32_t> fill(start, start + (size_t(1) << bits));
-    constexpr size_t kAhead = 16;
+    // Placement uses start[g] itself as group g's fill counter (it ends at the start of group g + 1; shifted back
+    // below). The counter of each w-mer is prefetched kAhead w-mers ahead and its destination kAhead / 2 ahead.
+    constexpr size_t kHalf = kAhead / 2;
     struct Pending {
       uint64_t key;
       Occurrence occ;
+      uint32_t at;
     } ring[kAhead];
     size_t n_seen = 0;
+    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write
+      p.at = start[p.key >> group_shift_]++;
+      __builtin_prefetch(occ_.data() + p.at, 1);
+      if (keep_keys) __builtin_prefetch(occ_keys_.data() + p.at, 1);
+    };
     auto place = [&](const Pending& p) {
-      const uint32_t at = fill[p.key >> group_shift_]++;
-      occ_[at] = p.occ;
-      if (keep_keys) occ_keys_[at] = p.key;
+      occ_[p.at] = p.occ;
+      if (keep_keys) occ_keys_[p.at] = p.key;
     };
     for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
       for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
         const uint64_t key = canonical_wmer(fwd, rc);
-        __builtin_prefetch(fill.data() + (key >> group_shift_), 1);
+        __builtin_prefetch(start + (key >> group_shift_), 1);
+        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
         Pending& slot = ring[n_seen % kAhead];
         if (n_seen >= kAhead) place(slot);
-        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}};
+        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
         ++n_seen;
       });
-    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) place(ring[j % kAhead]);
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+      Pending& p = ring[j % kAhead];
+      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+      place(p);
+    }
+    std::memmove(start + 1, start, groups * sizeof(uint32_t));
+    start[0] = 0;
   }
   // Within a group: by key (the counting sort already left each key's occurrences in record and position order).
+  // Groups hold a few keys: a stable insertion sort in place; long groups (repeats) by index-stable std::sort.
   if (keep_keys) {
     std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
     std::vector<Occurrence> occ_tmp;
-    for (size_t g = 0; g < (size_t(1) << bits); ++g) {
+    uint64_t* keys = occ_keys_.data();
+    Occurrence* occ = occ_.data();
+    for (size_t g = 0; g < groups; ++g) {
       const uint32_t lo = start[g], hi = start[g + 1];
+      if (hi - lo <= 32) {
+        for (uint32_t i = lo + 1; i < hi; ++i) {
+          const uint64_t key = keys[i];
+          if (keys[i - 1] <= key) continue;
+          const Occurrence o = occ[i];
+          uint32_t j = i;
+          for (; j > lo && keys[j - 1] > key; --j) {
+            keys[j] = keys[j - 1];
+            occ[j] = occ[j - 1];
+          }
+          keys[j] = key;
+          occ[j] = o;
+        }
+        continue;
+      }
       bool sorted = true;
-      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = occ_keys_[i - 1] <= occ_keys_[i];
+      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = keys[i - 1] <= keys[i];
       if (sorted) continue;
       tmp.clear();
-      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({occ_keys_[i], i});
+      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({keys[i], i});
       std::sort(tmp.begin(), tmp.end());
-      occ_tmp.assign(occ_.data() + lo, occ_.data() + hi);
+      occ_tmp.assign(occ + lo, occ + hi);
       for (uint32_t i = lo; i < hi; ++i) {
-        occ_keys_[i] = tmp[i - lo].first;
-        occ_[i] = occ_tmp[tmp[i - lo].second - lo];
+        keys[i] = tmp[i - lo].first;
+        occ[i] = occ_tmp[tmp[i - lo].second - lo];
       }
     }
   }
   // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
   inserted_.assign(V, 0);
-  for (size_t g = 0; g < (size_t(1) << bits); ++g) {
+  for (size_t g = 0; g < groups; ++g) {
     uint64_t last_key = 0;
     uint32_t last_v = UINT32_MAX;
     for (uint32_t i = start[g]; i < start[g + 1]; ++i) {
