@@ -263,11 +263,20 @@ void SubqueryFilters::occurrences(uint64_t key, const Occurrence*& begin, const 
   const uint32_t* g = group_start_.data() + (key >> group_shift_);
   size_t lo = g[0], hi = g[1];
   if (!occ_keys_.empty()) {
-    // A group holds a few keys (many occurrences of one key only in repetitive queries).
+    // A group holds a few keys, one or two cache lines: a linear scan (a binary search mispredicts on every
+    // step); only repetitive queries make long groups.
     const uint64_t* keys = occ_keys_.data();
-    const uint64_t* first = std::lower_bound(keys + lo, keys + hi, key);
+    const uint64_t* first = keys + lo;
+    const uint64_t* last = keys + hi;
+    if (hi - lo <= 32) {
+      while (first < last && *first < key) ++first;
+    } else {
+      first = std::lower_bound(first, last, key);
+    }
+    const uint64_t* stop = first;
+    while (stop < last && *stop == key) ++stop;
     lo = size_t(first - keys);
-    hi = size_t(std::upper_bound(first, keys + hi, key) - keys);
+    hi = size_t(stop - keys);
   }
   begin = occ_.data() + lo;
   end = occ_.data() + hi;
