@@ -195,21 +195,13 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint64_t bw = std::min<uint64_t>(8, words_per_row_);  // words of a row in one block
   auto build_blocks = [&](size_t t, size_t T, auto cell_type) {
     using Cell = decltype(cell_type);
-    std::unique_ptr<Cell[]> slots, cells;  // reused across this thread's blocks, never zero-filled
+    std::unique_ptr<Cell[]> cells;  // reused across this thread's blocks, never zero-filled
     size_t capacity = 0;
     std::vector<uint64_t> count(bands + 1);
     std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * bw)]);
-    for (size_t b = t; b < blocks; b += T) {
-      const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
-      uint64_t n = 0;
-      for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
-      if (size_t(n) * size_t(k) > capacity) {
-        capacity = size_t(n) * size_t(k);
-        slots.reset(new Cell[capacity]);
-        cells.reset(new Cell[capacity]);
-      }
-      std::fill(count.begin(), count.end(), 0);
-      size_t used = 0;
+    // The block's cells, by band: the w-mers are hashed twice (count, then place), which costs less than writing
+    // all cells once more to an unsorted buffer and reading them back.
+    auto for_each_cell = [&](uint32_t v0, uint32_t v1, auto&& f) {
       uint32_t hashes[kMaxHashes];
       for (uint32_t v = v0; v < v1; ++v) {
         const SubQuery& sq = subqueries_[v];
@@ -218,16 +210,23 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
           h.hash_all(canonical_wmer(fwd, rc), hashes);
           for (int j = 0; j < k; ++j) {
             const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
-            slots[used++] = (row << 9) | col;
-            ++count[size_t(row / kBandRows) + 1];
+            f(size_t(row / kBandRows), Cell((row << 9) | col));
           }
         });
       }
-      for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
-      for (size_t i = 0; i < used; ++i) {
-        const Cell c = slots[i];
-        cells[count[size_t((c >> 9) / kBandRows)]++] = c;
+    };
+    for (size_t b = t; b < blocks; b += T) {
+      const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
+      uint64_t n = 0;
+      for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
+      if (size_t(n) * size_t(k) > capacity) {
+        capacity = size_t(n) * size_t(k);
+        cells.reset(new Cell[capacity]);
       }
+      std::fill(count.begin(), count.end(), 0);
+      for_each_cell(v0, v1, [&](size_t band, Cell) { ++count[band + 1]; });
+      for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
+      for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
       // count[i] is now the end of band i's cells.
       uint64_t* base = matrix_.data() + b * 8;
       size_t at = 0;
