@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "bloomseq/blast/pipeline.hpp"
@@ -201,18 +202,39 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
     std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * bw)]);
     // The block's cells, by band: the w-mers are hashed twice (count, then place), which costs less than writing
     // all cells once more to an unsorted buffer and reading them back.
-    auto for_each_cell = [&](uint32_t v0, uint32_t v1, auto&& f) {
+    // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
+    auto for_each_cell_k = [&](auto k_const, uint32_t v0, uint32_t v1, auto&& f) {
+      constexpr int K = decltype(k_const)::value;
+      const int kk = K > 0 ? K : k;
       uint32_t hashes[kMaxHashes];
       for (uint32_t v = v0; v < v1; ++v) {
         const SubQuery& sq = subqueries_[v];
         const Cell col = Cell(v - v0);
         for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
-          h.hash_all(canonical_wmer(fwd, rc), hashes);
-          for (int j = 0; j < k; ++j) {
+          const uint64_t key = canonical_wmer(fwd, rc);
+          if (K > 0) {
+            uint32_t x[K > 0 ? K : 1] = {};
+            for (int b = 0; b < h.key_bytes; ++b) {
+              const uint32_t* r = h.tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
+              for (int j = 0; j < K; ++j) x[j] ^= r[j];
+            }
+            for (int j = 0; j < K; ++j) hashes[j] = x[j];
+          } else {
+            h.hash_all(key, hashes);
+          }
+          for (int j = 0; j < kk; ++j) {
             const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
             f(size_t(row / kBandRows), Cell((row << 9) | col));
           }
         });
+      }
+    };
+    auto for_each_cell = [&](uint32_t v0, uint32_t v1, auto&& f) {
+      switch (k) {
+        case 4: return for_each_cell_k(std::integral_constant<int, 4>(), v0, v1, f);
+        case 6: return for_each_cell_k(std::integral_constant<int, 6>(), v0, v1, f);
+        case 8: return for_each_cell_k(std::integral_constant<int, 8>(), v0, v1, f);
+        default: return for_each_cell_k(std::integral_constant<int, 0>(), v0, v1, f);
       }
     };
     for (size_t b = t; b < blocks; b += T) {
