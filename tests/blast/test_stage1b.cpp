@@ -29,6 +29,27 @@ Observed run(const Records& q, const Records& db, BlastParams p, uint64_t batch_
   return o;
 }
 
+// Without observers: the search then runs the stages on a few chunks at a time (stage 2 group by group).
+std::vector<Hsp> hsps_only(const Records& q, const Records& db, BlastParams p, uint64_t batch_bases) {
+  BlastSearch s(make_queries(q), p, totals_of(db));
+  for (const auto& b : make_batches(db, batch_bases)) s.search(b);
+  return s.finish();
+}
+
+void check_same_hsps(const std::vector<Hsp>& got, const std::vector<Hsp>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    CHECK(got[i].query == want[i].query);
+    CHECK(got[i].subject == want[i].subject);
+    CHECK(got[i].strand == want[i].strand);
+    CHECK(got[i].q_start == want[i].q_start);
+    CHECK(got[i].q_end == want[i].q_end);
+    CHECK(got[i].s_start == want[i].s_start);
+    CHECK(got[i].score == want[i].score);
+    CHECK(got[i].evalue == want[i].evalue);
+  }
+}
+
 Records related_data(std::mt19937_64& rng, int w) {
   Records q, db;
   const std::string base = random_dna(rng, 6000, 0.001);
@@ -111,6 +132,7 @@ TEST_CASE("results do not depend on threads, chunk size or batch size", "[blast]
     const Observed o = run(qd.first, qd.second, q, v.batch);
     CHECK(o.hits == ref.hits);
     CHECK(o.seeds == ref.seeds);
+    check_same_hsps(hsps_only(qd.first, qd.second, q, v.batch), ref.hsps);
     REQUIRE(o.hsps.size() == ref.hsps.size());
     for (size_t i = 0; i < o.hsps.size(); ++i) {
       CHECK(o.hsps[i].q_start == ref.hsps[i].q_start);
@@ -152,6 +174,7 @@ TEST_CASE("probe words at a stride give the same seeds, in the same order, and t
     const Observed every = run(qd.first, qd.second, p, v.batch);
     p.probe_word = v.probe;
     const Observed probed = run(qd.first, qd.second, p, v.batch);
+    check_same_hsps(hsps_only(qd.first, qd.second, p, v.batch), every.hsps);
     REQUIRE(!every.seeds.empty());
     CHECK(probed.seeds == every.seeds);
     std::set<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, int>> got;

@@ -98,13 +98,29 @@ double BlastSearch::empirical_fpr(uint32_t v) const {
 
 void BlastSearch::search(const DbBatch& batch) {
   for (const auto& n : batch.names) subject_names_.push_back(n);
-  const int w = params_.w;
   // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
   const int probe = params_.probe_word;
-  const uint64_t stride = probe > 0 ? uint64_t(w - probe + 1) : 1;
-  const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, probe > 0 ? probe : w);
-  const uint32_t V = filters_.count();
   if (probe > 0 && external_stage1a) throw std::logic_error("probe words need the CPU stage 1a (every w-mer is tested elsewhere)");
+  const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, probe > 0 ? probe : params_.w);
+  // When only HSPs are wanted, all stages run on a few chunks at a time: their seeds (~1 per database base at
+  // w = 11 against a genome, 24 bytes each, plus 16 for stage 2's copy) then reuse the same memory group after
+  // group instead of faulting in fresh pages for the whole batch (hundreds of MB). Stage 2 takes the groups in
+  // stream order, so every diagonal still sees its seeds in subject order. Observers and external backends get
+  // the whole batch at once.
+  const size_t group = (on_stage1a || on_seeds || external_stage1a || !run_stage2)
+                           ? chunks.size()
+                           : std::max<size_t>(4, 4 * size_t(params_.threads));
+  for (size_t c0 = 0; c0 < chunks.size(); c0 += group) {
+    const size_t c1 = std::min(chunks.size(), c0 + group);
+    search_chunks(batch, std::vector<DbChunk>(chunks.begin() + long(c0), chunks.begin() + long(c1)));
+  }
+}
+
+void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks) {
+  const int w = params_.w;
+  const int probe = params_.probe_word;
+  const uint64_t stride = probe > 0 ? uint64_t(w - probe + 1) : 1;
+  const uint32_t V = filters_.count();
 
   // Stages 1a and 1b run back to back on each chunk inside one work unit, so a chunk's hits are verified while
   // they are still in cache and only one chunk's hits per thread exist at a time (they are kept for all chunks
