@@ -75,6 +75,8 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .end_object();
   j.begin_object("parameters")
       .value("word_size", p.w)
+      .value("probe_word", p.probe_word)
+      .value("probe_stride", p.probe_word > 0 ? p.w - p.probe_word + 1 : 1)
       .value("sub_query", p.n_sub)
       .value("bloom_bits", p.m_bits)
       .value("hashes", p.k)
@@ -247,6 +249,9 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
       p.threads = std::clamp(plan.config.threads > 0 ? plan.config.threads : prof.device.parallel_units(), 1, 1024);
     p.validate();
   }
+  // HSPs only, on the CPU: stage 1a may probe a shorter word at a stride (the same seeds, fewer tests). Not under
+  // --auto-tune, whose plan and measured figures are about the w-mers themselves.
+  if (stage == "hsp" && !gpu && !auto_tune && !o.every_wmer) p.probe_word = default_probe_word(p.w);
   OutputFile out(o.output);
   const bool header = o.header;
 

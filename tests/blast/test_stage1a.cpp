@@ -85,7 +85,7 @@ Records random_records(std::mt19937_64& rng, int count, size_t max_len, int w, c
 TEST_CASE("stage-1a layouts agree with a bit-loop Bloom oracle on awkward inputs", "[blast][stage1a]") {
   std::mt19937_64 rng(2011);
   const Config configs[] = {{11, 101, 3, 97}, {7, 37, 2, 256}, {16, 211, 6, 1000}, {32, 41, 4, 4096},
-                            {5, 13, 1, 64},   {28, 131, 8, 2039}, {11, 53, 6, 320}};
+                            {5, 13, 1, 64},   {28, 131, 8, 2039}, {11, 53, 6, 320}, {9, 25, 6, 512}};
   for (const Config& c : configs) {
     INFO("w=" << c.w << " n_sub=" << c.n_sub << " k=" << c.k << " m=" << c.m);
     Records q = random_records(rng, 4, 700, c.w, "q");
@@ -124,6 +124,21 @@ TEST_CASE("stage-1a layouts agree with a bit-loop Bloom oracle on awkward inputs
         CHECK(bs_hits == expected);
       }
       force_bitsliced_isa("");
+      // With a stride only the w-mers starting at multiples of it are tested.
+      for (uint64_t stride : {uint64_t(2), uint64_t(5)}) {
+        INFO("stride=" << stride);
+        std::vector<Stage1aHit> want, v_hits, n_hits, b_hits;
+        for (const auto& h : expected)
+          if (h.db_pos % stride == 0) want.push_back(h);
+        for (const auto& ch : chunks) {
+          stage1a_vector_layout(filters.vectors(), ch, v_hits, stride);
+          stage1a_naive(filters.vectors(), ch, n_hits, stride);
+          stage1a_bitsliced(filters.bitsliced(), ch, b_hits, stride);
+        }
+        CHECK(v_hits == want);
+        CHECK(n_hits == want);
+        CHECK(b_hits == want);
+      }
       // No false negatives: every (db w-mer, sub-query) pair with the w-mer in the sub-query is a hit.
       const std::set<std::pair<uint64_t, uint32_t>> got = [&] {
         std::set<std::pair<uint64_t, uint32_t>> s;

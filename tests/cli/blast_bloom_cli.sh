@@ -26,6 +26,16 @@ check "stage 1a" 0 "$bb" --stage 1a -w 16 "$q" "$db" -o "$tmp/1a.tsv"
 head -n1 "$tmp/1a.tsv" | grep -q '^#subject' || { echo "FAIL 1a header"; fail=1; }
 check "stage 1b" 0 "$bb" --stage 1b -w 16 "$q" "$db" -o "$tmp/1b.tsv"
 head -n1 "$tmp/1b.tsv" | grep -q '^#query' || { echo "FAIL 1b header"; fail=1; }
+# w >= 20: HSPs from 16-mer probes at a stride by default, from every w-mer with --every-wmer: the same output.
+{ echo ">slice"; awk 'NR>1' "$db" | tr -d '\n' | cut -c 50001-53000 | sed "s/GATC/GANC/g" | fold -w 70; echo;
+  echo ">slice_rc"; awk 'NR>1' "$db" | tr -d '\n' | cut -c 90001-92000 | rev | tr ACGTacgt TGCAtgca | fold -w 70; } \
+  > "$tmp/slices.fa"  # the first slice with N in every GATC
+check "w 28, probes" 0 "$bb" -w 28 "$tmp/slices.fa" "$db" -o "$tmp/p28.tsv" --stats "$tmp/p28.json"
+check "w 28, --every-wmer" 0 "$bb" -w 28 --every-wmer "$tmp/slices.fa" "$db" -o "$tmp/e28.tsv" --stats "$tmp/e28.json"
+cmp -s "$tmp/p28.tsv" "$tmp/e28.tsv" || { echo "FAIL probes and --every-wmer give different HSPs"; fail=1; }
+[[ $(grep -vc '^#' "$tmp/p28.tsv") -gt 0 ]] || { echo "FAIL no HSPs at w 28"; fail=1; }
+grep -q '"probe_word": 16' "$tmp/p28.json" && grep -q '"probe_stride": 13' "$tmp/p28.json" \
+  && grep -q '"probe_word": 0' "$tmp/e28.json" || { echo "FAIL probe word in the stats"; fail=1; }
 check "encode" 0 "$bb" encode "$db" -o "$tmp/db.2bit"
 check ".2bit database" 0 "$bb" --no-header "$q" "$tmp/db.2bit" -o "$tmp/hsp2.tsv"
 cmp -s <(grep -v '^#' "$tmp/hsp.tsv") "$tmp/hsp2.tsv" || { echo "FAIL .2bit and FASTA databases differ"; fail=1; }

@@ -9,7 +9,7 @@
 namespace bloomseq {
 
 template <class T>
-HugeBuffer<T>::HugeBuffer(size_t n) : size_(n) {
+HugeBuffer<T>::HugeBuffer(size_t n, bool huge) : size_(n) {
   if (n == 0) return;
   constexpr size_t kHuge = size_t(2) << 20;
   bytes_ = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
@@ -22,7 +22,7 @@ HugeBuffer<T>::HugeBuffer(size_t n) : size_(n) {
   const uintptr_t end = base + bytes_ + kHuge, aligned_end = aligned + bytes_;
   if (end > aligned_end) munmap(reinterpret_cast<void*>(aligned_end), end - aligned_end);
 #ifdef MADV_HUGEPAGE
-  madvise(reinterpret_cast<void*>(aligned), bytes_, MADV_HUGEPAGE);
+  madvise(reinterpret_cast<void*>(aligned), bytes_, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #endif
   data_ = reinterpret_cast<T*>(aligned);
 }

@@ -32,6 +32,8 @@ Stage1aLayout resolve_layout(Stage1aLayout requested, uint64_t vectors) {
   return vectors >= 32 ? Stage1aLayout::bitsliced : Stage1aLayout::vector;
 }
 
+int default_probe_word(int w) { return w >= 20 ? 16 : 0; }
+
 void BlastParams::validate() const {
   auto bad = [](const std::string& s) { throw UsageError(s); };
   if (w < 1 || w > 32) bad("word size must be 1..32, got " + std::to_string(w));
@@ -46,6 +48,8 @@ void BlastParams::validate() const {
   if (penalty >= 0) bad("penalty must be negative, got " + std::to_string(penalty));
   if (!(xdrop_bits > 0) || !std::isfinite(xdrop_bits)) bad("X-drop must be a positive number of bits");
   if (!(evalue > 0) || !std::isfinite(evalue)) bad("E-value cutoff must be a positive number");
+  if (probe_word < 0 || probe_word >= w)
+    bad("probe word must be 0 (off) or 1..w-1, got " + std::to_string(probe_word) + " with w = " + std::to_string(w));
 }
 
 }  // namespace bloomseq

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/blast/strided_seeds.hpp"
 #include "bloomseq/blast/ungapped.hpp"
 #include "bloomseq/bloom/bloom_vector.hpp"
 #include "bloomseq/encode/sequence.hpp"
@@ -64,12 +65,16 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   karlin_ = ungapped_karlin(params_.reward, params_.penalty);
   xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
   const auto t0 = std::chrono::steady_clock::now();
+  // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
+  BlastParams filter_params = params_;
+  if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
   std::vector<uint64_t> lengths;
   for (const auto& q : queries_.codes) lengths.push_back(q.size());
-  const uint64_t V = split_subqueries(lengths, params_.n_sub, params_.w).size();
+  const uint64_t V = split_subqueries(lengths, filter_params.n_sub, filter_params.w).size();
   layout_ = resolve_layout(params_.layout, V);
-  filters_ = SubqueryFilters(queries_.codes, params_, force_vectors || layout_ != Stage1aLayout::bitsliced,
-                             layout_ == Stage1aLayout::bitsliced);
+  const uint64_t stride = params_.probe_word > 0 ? uint64_t(params_.w - params_.probe_word + 1) : 1;
+  filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
+                             layout_ == Stage1aLayout::bitsliced, totals_.bases / stride);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
@@ -93,8 +98,28 @@ double BlastSearch::empirical_fpr(uint32_t v) const {
 
 void BlastSearch::search(const DbBatch& batch) {
   for (const auto& n : batch.names) subject_names_.push_back(n);
+  // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
+  const int probe = params_.probe_word;
+  if (probe > 0 && external_stage1a) throw std::logic_error("probe words need the CPU stage 1a (every w-mer is tested elsewhere)");
+  const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, probe > 0 ? probe : params_.w);
+  // When only HSPs are wanted, all stages run on a few chunks at a time: their seeds (~1 per database base at
+  // w = 11 against a genome, 24 bytes each, plus 16 for stage 2's copy) then reuse the same memory group after
+  // group instead of faulting in fresh pages for the whole batch (hundreds of MB). Stage 2 takes the groups in
+  // stream order, so every diagonal still sees its seeds in subject order. Observers and external backends get
+  // the whole batch at once.
+  const size_t group = (on_stage1a || on_seeds || external_stage1a || !run_stage2)
+                           ? chunks.size()
+                           : std::max<size_t>(4, 4 * size_t(params_.threads));
+  for (size_t c0 = 0; c0 < chunks.size(); c0 += group) {
+    const size_t c1 = std::min(chunks.size(), c0 + group);
+    search_chunks(batch, std::vector<DbChunk>(chunks.begin() + long(c0), chunks.begin() + long(c1)));
+  }
+}
+
+void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks) {
   const int w = params_.w;
-  const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, w);
+  const int probe = params_.probe_word;
+  const uint64_t stride = probe > 0 ? uint64_t(w - probe + 1) : 1;
   const uint32_t V = filters_.count();
 
   // Stages 1a and 1b run back to back on each chunk inside one work unit, so a chunk's hits are verified while
@@ -119,7 +144,10 @@ void BlastSearch::search(const DbBatch& batch) {
     const auto t = std::chrono::steady_clock::now();
     tp[i].assign(V, 0);
     fp[i].assign(V, 0);
-    verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
+    if (probe > 0)
+      seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, seeds[i], tp[i], fp[i]);
+    else
+      verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
     busy_1b[i] = seconds_since(t);
   };
   if (V > 0 && external_stage1a) {
@@ -142,9 +170,9 @@ void BlastSearch::search(const DbBatch& batch) {
       std::vector<Stage1aHit>& h = keep_hits ? hits[i] : scratch;
       const auto t = std::chrono::steady_clock::now();
       switch (layout_) {
-        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], h); break;
-        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], h); break;
-        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], h); break;
+        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], h, stride); break;
+        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], h, stride); break;
+        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], h, stride); break;
       }
       busy_1a[i] = seconds_since(t);
       nhits[i] = h.size();

@@ -11,14 +11,27 @@
 namespace bloomseq {
 namespace {
 
-// The valid w-mers that start in the chunk's first n_starts bases: their stream positions and canonical keys.
-void chunk_wmers(const DbChunk& c, std::vector<uint64_t>& pos, std::vector<uint64_t>& keys) {
+// The valid w-mers that start in the chunk's first n_starts bases at a stream coordinate that is a multiple of
+// `stride`: their stream positions and canonical keys.
+void chunk_wmers(const DbChunk& c, uint64_t stride, std::vector<uint64_t>& pos, std::vector<uint64_t>& keys) {
   pos.clear();
   keys.clear();
   const uint64_t end = std::min<uint64_t>(c.n, c.n_starts + uint64_t(c.w) - 1);
+  if (stride <= 1) {
+    for_each_wmer(c.codes, end, c.w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+      pos.push_back(c.first_pos + i);
+      keys.push_back(canonical_wmer(fwd, rc));
+    });
+    return;
+  }
+  uint64_t next = (c.first_pos + stride - 1) / stride * stride - c.first_pos;  // first wanted start (chunk offset)
   for_each_wmer(c.codes, end, c.w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+    if (i < next) return;
+    while (next < i) next += stride;
+    if (i != next) return;
     pos.push_back(c.first_pos + i);
     keys.push_back(canonical_wmer(fwd, rc));
+    next += stride;
   });
 }
 
@@ -28,9 +41,10 @@ constexpr size_t kVectorBlock = 32768;
 
 }  // namespace
 
-uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                               uint64_t stride) {
   std::vector<uint64_t> pos, keys;
-  chunk_wmers(chunk, pos, keys);
+  chunk_wmers(chunk, stride, pos, keys);
   const int k = vec.k;
   std::vector<uint32_t> slots(kVectorBlock * size_t(k));  // slots[j * B + i]: bit probed by hash j for w-mer i
   // A block's hits come vector by vector; a stable counting sort on the w-mer index puts them in (db_pos,
@@ -68,9 +82,10 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   return keys.size();
 }
 
-uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                       uint64_t stride) {
   std::vector<uint64_t> pos, keys;
-  chunk_wmers(chunk, pos, keys);
+  chunk_wmers(chunk, stride, pos, keys);
   const size_t first_hit = hits.size();
   for (uint32_t v = 0; v < vec.count; ++v) {
     const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
@@ -173,6 +188,53 @@ void bitsliced_scalar(const BitslicedMatrix& M, const std::vector<uint64_t>& pos
   }
 }
 
+// Rows of 1, 2 or 4 words (at most 256 vectors): the whole matrix is a few MB and mostly cached. The row pointers
+// of w-mer i + kPrefetchAhead are computed (and its first two rows prefetched) while w-mer i is answered, from a
+// small ring instead of a pointer array for the whole chunk; the other rows are read only when the first two agree.
+template <int K, uint64_t W>
+void bitsliced_narrow(const BitslicedMatrix& M, const std::vector<uint64_t>& pos, const std::vector<uint64_t>& keys,
+                      std::vector<Stage1aHit>& hits) {
+  const int k = K > 0 ? K : M.k;
+  const size_t n = keys.size();
+  constexpr size_t kRing = kPrefetchAhead + 1;
+  const uint64_t* ring[kRing][kMaxHashes];
+  auto load = [&](size_t i) {
+    uint32_t h[kMaxHashes] = {};
+    if (K > 0) {  // k known at compile time: the k table columns are XORed in registers
+      for (int b = 0; b < M.hash.key_bytes; ++b) {
+        const uint32_t* row = M.hash.tables + (size_t(b) * 256 + ((keys[i] >> (8 * b)) & 0xFF)) * size_t(K);
+        for (int j = 0; j < K; ++j) h[j] ^= row[j];
+      }
+    } else {
+      M.hash.hash_all(keys[i], h);
+    }
+    const uint64_t** r = ring[i % kRing];
+    for (int j = 0; j < k; ++j) r[j] = M.rows + bloom_slot(h[j], M.m_bits) * W;
+    __builtin_prefetch(r[0], 0, 0);
+    __builtin_prefetch(r[k > 1 ? 1 : 0], 0, 0);
+  };
+  for (size_t i = 0; i < std::min(n, kPrefetchAhead); ++i) load(i);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) load(i + kPrefetchAhead);
+    const uint64_t* const* r = ring[i % kRing];
+    for (uint64_t b = 0; b < W; ++b) {
+      uint64_t acc = r[0][b];
+      for (int j = 1; j < k && acc; ++j) acc &= r[j][b];
+      for (; acc; acc &= acc - 1) {
+        const uint32_t col = uint32_t(b * 64 + uint64_t(__builtin_ctzll(acc)));
+        if (col < M.count) hits.push_back({pos[i], col});
+      }
+    }
+  }
+}
+
+template <uint64_t W>
+void bitsliced_narrow_k(const BitslicedMatrix& M, const std::vector<uint64_t>& pos, const std::vector<uint64_t>& keys,
+                        std::vector<Stage1aHit>& hits) {
+  if (M.k == 6) bitsliced_narrow<6, W>(M, pos, keys, hits);
+  else bitsliced_narrow<0, W>(M, pos, keys, hits);
+}
+
 // Two steps per w-mer, a few w-mers apart, so that the row reads of later w-mers are in flight while earlier ones
 // are answered: step A ANDs the first two rows (prefetched kRowsAhead w-mers earlier) and, when the result is
 // non-zero (~24% of blocks at the default fill), prefetches the other k - 2 rows; step B, kFinishBehind w-mers
@@ -273,10 +335,17 @@ __attribute__((target("avx512f"))) void bitsliced_avx512(const BitslicedMatrix& 
 
 }  // namespace
 
-uint64_t stage1a_bitsliced(const BitslicedMatrix& M, const DbChunk& chunk, std::vector<Stage1aHit>& hits) {
+uint64_t stage1a_bitsliced(const BitslicedMatrix& M, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                           uint64_t stride) {
   std::vector<uint64_t> pos, keys;
-  chunk_wmers(chunk, pos, keys);
+  chunk_wmers(chunk, stride, pos, keys);
   std::vector<const uint64_t*> rows;
+  switch (M.words_per_row) {
+    case 1: bitsliced_narrow_k<1>(M, pos, keys, hits); return keys.size();
+    case 2: bitsliced_narrow_k<2>(M, pos, keys, hits); return keys.size();
+    case 4: bitsliced_narrow_k<4>(M, pos, keys, hits); return keys.size();
+    default: break;
+  }
   row_pointers(M, keys, rows);
   switch (g_isa) {
     case Isa::avx512: bitsliced_avx512(M, pos, rows, hits); break;

@@ -1,7 +1,12 @@
 #include "bloomseq/blast/subquery_vectors.hpp"
 
+#include <emmintrin.h>
+
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "bloomseq/blast/pipeline.hpp"
@@ -12,7 +17,7 @@
 namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
-                                 bool with_vectors, bool with_bitsliced)
+                                 bool with_vectors, bool with_bitsliced, uint64_t expected_tests)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
@@ -44,62 +49,105 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const bool keep_keys = group_shift_ > 0;
   group_start_ = HugeBuffer<uint32_t>((size_t(1) << bits) + 1);
   uint32_t* start = group_start_.data();
-  for (const auto& q : queries)
-    for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
-      ++start[(canonical_wmer(fwd, rc) >> group_shift_) + 1];
-    });
-  for (size_t g = 0; g < (size_t(1) << bits); ++g) start[g + 1] += start[g];
-  const uint32_t total = start[size_t(1) << bits];
+  const size_t groups = size_t(1) << bits;
+  // The counters are random in up to 16 MB: each w-mer's counter is prefetched kAhead w-mers before it is used
+  // (a small ring holds the w-mers in between). Counts go to start[g + 1], so that after the prefix sum start[g]
+  // is the first slot of group g.
+  constexpr size_t kAhead = 16;
+  {
+    uint64_t ring[kAhead];
+    size_t n_seen = 0;
+    for (const auto& q : queries)
+      for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        const uint64_t g = canonical_wmer(fwd, rc) >> group_shift_;
+        __builtin_prefetch(start + g + 1, 1);
+        if (n_seen >= kAhead) ++start[ring[n_seen % kAhead] + 1];
+        ring[n_seen % kAhead] = g;
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++start[ring[j % kAhead] + 1];
+  }
+  for (size_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+  const uint32_t total = start[groups];
   occ_ = HugeBuffer<Occurrence>(total);
   if (keep_keys) occ_keys_ = HugeBuffer<uint64_t>(total);
   {
-    // The fill counters and destinations are random in tens of MB: each w-mer's counter is prefetched kAhead
-    // w-mers before it is used (a small ring holds the w-mers in between).
-    std::vector<uint32_t> fill(start, start + (size_t(1) << bits));
-    constexpr size_t kAhead = 16;
+    // Placement uses start[g] itself as group g's fill counter (it ends at the start of group g + 1; shifted back
+    // below). The counter of each w-mer is prefetched kAhead w-mers ahead and its destination kAhead / 2 ahead.
+    constexpr size_t kHalf = kAhead / 2;
     struct Pending {
       uint64_t key;
       Occurrence occ;
+      uint32_t at;
     } ring[kAhead];
     size_t n_seen = 0;
+    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write
+      p.at = start[p.key >> group_shift_]++;
+      __builtin_prefetch(occ_.data() + p.at, 1);
+      if (keep_keys) __builtin_prefetch(occ_keys_.data() + p.at, 1);
+    };
     auto place = [&](const Pending& p) {
-      const uint32_t at = fill[p.key >> group_shift_]++;
-      occ_[at] = p.occ;
-      if (keep_keys) occ_keys_[at] = p.key;
+      occ_[p.at] = p.occ;
+      if (keep_keys) occ_keys_[p.at] = p.key;
     };
     for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
       for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
         const uint64_t key = canonical_wmer(fwd, rc);
-        __builtin_prefetch(fill.data() + (key >> group_shift_), 1);
+        __builtin_prefetch(start + (key >> group_shift_), 1);
+        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
         Pending& slot = ring[n_seen % kAhead];
         if (n_seen >= kAhead) place(slot);
-        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}};
+        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
         ++n_seen;
       });
-    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) place(ring[j % kAhead]);
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+      Pending& p = ring[j % kAhead];
+      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+      place(p);
+    }
+    std::memmove(start + 1, start, groups * sizeof(uint32_t));
+    start[0] = 0;
   }
   // Within a group: by key (the counting sort already left each key's occurrences in record and position order).
+  // Groups hold a few keys: a stable insertion sort in place; long groups (repeats) by index-stable std::sort.
   if (keep_keys) {
     std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
     std::vector<Occurrence> occ_tmp;
-    for (size_t g = 0; g < (size_t(1) << bits); ++g) {
+    uint64_t* keys = occ_keys_.data();
+    Occurrence* occ = occ_.data();
+    for (size_t g = 0; g < groups; ++g) {
       const uint32_t lo = start[g], hi = start[g + 1];
+      if (hi - lo <= 32) {
+        for (uint32_t i = lo + 1; i < hi; ++i) {
+          const uint64_t key = keys[i];
+          if (keys[i - 1] <= key) continue;
+          const Occurrence o = occ[i];
+          uint32_t j = i;
+          for (; j > lo && keys[j - 1] > key; --j) {
+            keys[j] = keys[j - 1];
+            occ[j] = occ[j - 1];
+          }
+          keys[j] = key;
+          occ[j] = o;
+        }
+        continue;
+      }
       bool sorted = true;
-      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = occ_keys_[i - 1] <= occ_keys_[i];
+      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = keys[i - 1] <= keys[i];
       if (sorted) continue;
       tmp.clear();
-      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({occ_keys_[i], i});
+      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({keys[i], i});
       std::sort(tmp.begin(), tmp.end());
-      occ_tmp.assign(occ_.data() + lo, occ_.data() + hi);
+      occ_tmp.assign(occ + lo, occ + hi);
       for (uint32_t i = lo; i < hi; ++i) {
-        occ_keys_[i] = tmp[i - lo].first;
-        occ_[i] = occ_tmp[tmp[i - lo].second - lo];
+        keys[i] = tmp[i - lo].first;
+        occ[i] = occ_tmp[tmp[i - lo].second - lo];
       }
     }
   }
   // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
   inserted_.assign(V, 0);
-  for (size_t g = 0; g < (size_t(1) << bits); ++g) {
+  for (size_t g = 0; g < groups; ++g) {
     uint64_t last_key = 0;
     uint32_t last_v = UINT32_MAX;
     for (uint32_t i = start[g]; i < start[g + 1]; ++i) {
@@ -129,45 +177,106 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
 
   // Transpose into the matrix one column block (512 vectors, one cache line per row) at a time. The bits of a
   // block are first bucketed by row band so that each band's writes stay in L2 instead of missing all over it.
-  words_per_row_ = (uint64_t(V) + 511) / 512 * 8;
-  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_);
+  // Up to 256 vectors a row is 1, 2 or 4 words (a query of a few sub-queries then has a matrix of a few MB, which
+  // stays in cache, instead of one padded 64-byte line per row); beyond, whole 512-column blocks.
+  words_per_row_ = V <= 64 ? 1 : V <= 128 ? 2 : V <= 256 ? 4 : (uint64_t(V) + 511) / 512 * 8;
+  // Each tested w-mer reads about two lines per 512-column block at random (more where the first two rows
+  // agree). Huge pages save a TLB miss per read but cost ~2.7 ms more per 2 MiB to fault in here (huge_buffer.hpp):
+  // worth it from ~100,000 reads per 2 MiB.
+  const double matrix_pages = double(m_bits_) * double(words_per_row_) * 8.0 / double(2 << 20);
+  const double reads = double(expected_tests) * double((words_per_row_ + 7) / 8) * 2.0;
+  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, reads >= 1e5 * matrix_pages);
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
-  const size_t blocks = size_t(words_per_row_ / 8);
+  const size_t blocks = size_t((words_per_row_ + 7) / 8);
   // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
-  auto build_block = [&](size_t b, auto cell_type) {
+  // Each band of a block is assembled in a small tile (256 KiB, in L2) and then written out whole, with streaming
+  // stores where the rows are whole lines: the matrix lines are written once, never read first (ORing the bits
+  // straight into the fresh matrix cost a cache miss per line and was ~30% of the build).
+  const uint64_t bw = std::min<uint64_t>(8, words_per_row_);  // words of a row in one block
+  auto build_blocks = [&](size_t t, size_t T, auto cell_type) {
     using Cell = decltype(cell_type);
-    const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
-    uint64_t n = 0;
-    for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
-    std::vector<Cell> slots, cells;
-    slots.reserve(size_t(n) * size_t(k));
-    std::vector<uint64_t> count(bands + 1, 0);
-    uint32_t hashes[kMaxHashes];
-    for (uint32_t v = v0; v < v1; ++v) {
-      const SubQuery& sq = subqueries_[v];
-      const Cell col = Cell(v - v0);
-      for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
-        h.hash_all(canonical_wmer(fwd, rc), hashes);
-        for (int j = 0; j < k; ++j) {
-          const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
-          slots.push_back((row << 9) | col);
-          ++count[size_t(row / kBandRows) + 1];
+    std::unique_ptr<Cell[]> cells;  // reused across this thread's blocks, never zero-filled
+    size_t capacity = 0;
+    std::vector<uint64_t> count(bands + 1);
+    std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * bw)]);
+    // The block's cells, by band: the w-mers are hashed twice (count, then place), which costs less than writing
+    // all cells once more to an unsorted buffer and reading them back.
+    // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
+    auto for_each_cell_k = [&](auto k_const, uint32_t v0, uint32_t v1, auto&& f) {
+      constexpr int K = decltype(k_const)::value;
+      const int kk = K > 0 ? K : k;
+      uint32_t hashes[kMaxHashes];
+      for (uint32_t v = v0; v < v1; ++v) {
+        const SubQuery& sq = subqueries_[v];
+        const Cell col = Cell(v - v0);
+        for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+          const uint64_t key = canonical_wmer(fwd, rc);
+          if (K > 0) {
+            uint32_t x[K > 0 ? K : 1] = {};
+            for (int b = 0; b < h.key_bytes; ++b) {
+              const uint32_t* r = h.tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
+              for (int j = 0; j < K; ++j) x[j] ^= r[j];
+            }
+            for (int j = 0; j < K; ++j) hashes[j] = x[j];
+          } else {
+            h.hash_all(key, hashes);
+          }
+          for (int j = 0; j < kk; ++j) {
+            const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
+            f(size_t(row / kBandRows), Cell((row << 9) | col));
+          }
+        });
+      }
+    };
+    auto for_each_cell = [&](uint32_t v0, uint32_t v1, auto&& f) {
+      switch (k) {
+        case 4: return for_each_cell_k(std::integral_constant<int, 4>(), v0, v1, f);
+        case 6: return for_each_cell_k(std::integral_constant<int, 6>(), v0, v1, f);
+        case 8: return for_each_cell_k(std::integral_constant<int, 8>(), v0, v1, f);
+        default: return for_each_cell_k(std::integral_constant<int, 0>(), v0, v1, f);
+      }
+    };
+    for (size_t b = t; b < blocks; b += T) {
+      const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
+      uint64_t n = 0;
+      for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
+      if (size_t(n) * size_t(k) > capacity) {
+        capacity = size_t(n) * size_t(k);
+        cells.reset(new Cell[capacity]);
+      }
+      std::fill(count.begin(), count.end(), 0);
+      for_each_cell(v0, v1, [&](size_t band, Cell) { ++count[band + 1]; });
+      for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
+      for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
+      // count[i] is now the end of band i's cells.
+      uint64_t* base = matrix_.data() + b * 8;
+      size_t at = 0;
+      for (size_t band = 0; band < bands; ++band) {
+        const uint64_t r0 = uint64_t(band) * kBandRows, r1 = std::min<uint64_t>(m_bits_, r0 + kBandRows);
+        std::fill(tile.get(), tile.get() + size_t((r1 - r0) * bw), uint64_t(0));
+        for (; at < count[band]; ++at) {
+          const uint64_t row = uint64_t(cells[at] >> 9) - r0, col = uint64_t(cells[at] & 511);
+          tile[row * bw + col / 64] |= uint64_t(1) << (col % 64);
         }
-      });
+        if (bw == 8) {
+          for (uint64_t r = r0; r < r1; ++r) {
+            const __m128i* src = reinterpret_cast<const __m128i*>(tile.get() + (r - r0) * 8);
+            __m128i* dst = reinterpret_cast<__m128i*>(base + r * words_per_row_);
+            for (int x = 0; x < 4; ++x) _mm_stream_si128(dst + x, _mm_loadu_si128(src + x));
+          }
+        } else {
+          for (uint64_t r = r0; r < r1; ++r)
+            std::copy(tile.get() + (r - r0) * bw, tile.get() + (r - r0 + 1) * bw, base + r * words_per_row_);
+        }
+      }
     }
-    for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
-    cells.resize(count[bands]);
-    for (Cell c : slots) cells[count[size_t((c >> 9) / kBandRows)]++] = c;
-    uint64_t* base = matrix_.data() + b * 8;
-    for (Cell c : cells) {
-      const uint64_t row = c >> 9, col = c & 511;
-      base[row * words_per_row_ + col / 64] |= uint64_t(1) << (col % 64);
-    }
+    _mm_sfence();  // the streaming stores are visible before the matrix is read
   };
-  parallel_for(blocks, params.threads, [&](size_t b) {
-    if (m_bits_ <= (uint64_t(1) << 23)) build_block(b, uint32_t());
-    else build_block(b, uint64_t());
+  const size_t T = std::min<size_t>(size_t(params.threads), blocks);
+  parallel_for(T, int(T), [&](size_t t) {
+    if (m_bits_ <= (uint64_t(1) << 23)) build_blocks(t, T, uint32_t());
+    else build_blocks(t, T, uint64_t());
   });
 }
 
@@ -175,11 +284,20 @@ void SubqueryFilters::occurrences(uint64_t key, const Occurrence*& begin, const 
   const uint32_t* g = group_start_.data() + (key >> group_shift_);
   size_t lo = g[0], hi = g[1];
   if (!occ_keys_.empty()) {
-    // A group holds a few keys (many occurrences of one key only in repetitive queries).
+    // A group holds a few keys, one or two cache lines: a linear scan (a binary search mispredicts on every
+    // step); only repetitive queries make long groups.
     const uint64_t* keys = occ_keys_.data();
-    const uint64_t* first = std::lower_bound(keys + lo, keys + hi, key);
+    const uint64_t* first = keys + lo;
+    const uint64_t* last = keys + hi;
+    if (hi - lo <= 32) {
+      while (first < last && *first < key) ++first;
+    } else {
+      first = std::lower_bound(first, last, key);
+    }
+    const uint64_t* stop = first;
+    while (stop < last && *stop == key) ++stop;
     lo = size_t(first - keys);
-    hi = size_t(std::upper_bound(first, keys + hi, key) - keys);
+    hi = size_t(stop - keys);
   }
   begin = occ_.data() + lo;
   end = occ_.data() + hi;

@@ -128,7 +128,10 @@ uint64_t DiagonalTable::slots_for(uint64_t query_length) {
 
 DiagonalTable::DiagonalTable(uint64_t query_length) {
   const uint64_t n = slots_for(query_length);
-  last_end_ = HugeBuffer<uint32_t>(n);
+  // Ordinary pages: stage 2 visits the table region by region (256 KB at a time), so huge pages save few TLB
+  // misses, while only the pages of the regions that get seeds are ever touched (a fresh huge page costs ~4x the
+  // first-touch time of the same bytes in 4 KiB pages here: huge_buffer.hpp).
+  last_end_ = HugeBuffer<uint32_t>(n, false);
   mask_ = n - 1;
 }
 

@@ -82,7 +82,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-2"))
       ("xdrop", "ungapped X-drop in bits (blastn -xdrop_ungap)", cxxopts::value<double>()->default_value("20"))
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
-      ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"));
+      ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"))
+      ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
+                     "at every (w-15)-th position, which find the same seeds)");
   opts.add_options("Bloom filters")
       ("sub-query", "sub-query length n_sub in bases", cxxopts::value<std::string>()->default_value("1000"))
       ("m,bloom-bits", "bits per sub-query vector (K/M suffixes)", cxxopts::value<std::string>()->default_value("256K"))
@@ -154,6 +156,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.stage = r["stage"].as<std::string>();
   if (o.stage != "1a" && o.stage != "1b" && o.stage != "hsp")
     throw UsageError("--stage must be 1a, 1b or hsp, got '" + o.stage + "'");
+  o.every_wmer = r.count("every-wmer") > 0;
   o.progress = r.count("progress") > 0;
   o.no_progress = r.count("no-progress") > 0;
 

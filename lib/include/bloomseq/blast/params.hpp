@@ -33,10 +33,20 @@ struct BlastParams {
   int penalty = -2;
   double xdrop_bits = 20.0;  // ungapped X-drop in bits (blastn -xdrop_ungap)
   double evalue = 10.0;
+  // Stage 1a normally tests every database w-mer (the paper's scheme; what stage-1a/1b outputs report). When only
+  // HSPs are wanted, a shorter probe word of probe_word bases tested at every s-th database position only, s = w -
+  // probe_word + 1, finds every exact w-mer match too (each contains one such probe), s times fewer tests; stage 1b
+  // then recovers exactly the same seeds by extending each probe match along its diagonal (strided_seeds.hpp).
+  // 0 = off. The Bloom vectors, sub-queries and stage-1a/1b statistics are then those of the probe word.
+  int probe_word = 0;
 
   // Throws UsageError naming the offending value.
   void validate() const;
 };
+
+// The probe word blast-bloom uses for HSP-only searches with word size w (0: test every w-mer): 16-mers, which
+// match by chance about once per 2^32 / (2 x query length) probes, when that gives a stride of at least 5.
+int default_probe_word(int w);
 
 // The layout actually used for `vectors` sub-query vectors when `requested` may be automatic.
 Stage1aLayout resolve_layout(Stage1aLayout requested, uint64_t vectors);

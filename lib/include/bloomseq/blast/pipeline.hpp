@@ -83,6 +83,9 @@ class BlastSearch {
   double empirical_fpr(uint32_t v) const;
 
  private:
+  // Stages 1a, 1b and 2 on some consecutive chunks of `batch` (all of them, or a group: see search()).
+  void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks);
+
   QuerySet queries_;
   BlastParams params_;
   DbTotals totals_;

@@ -1,6 +1,7 @@
 // Stage 1a on the CPU: every database w-mer of a chunk against every sub-query vector. All functions append the
 // hits of one chunk sorted by (db_pos, subquery) — the order every backend returns — and return the number of
-// valid database w-mers they tested (w-mers with an invalid base are not tested).
+// valid database w-mers they tested (w-mers with an invalid base are not tested). With `stride` > 1 only the w-mers
+// starting at a stream coordinate that is a multiple of it are tested (the probes of BlastParams::probe_word).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -12,13 +13,16 @@ namespace bloomseq {
 
 // The paper's vector-by-vector layout, the reference for the model and for the GPU shared-memory kernel:
 // hashes of each database w-mer computed once, then each vector probed in turn (early exit on a zero bit).
-uint64_t stage1a_vector_layout(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits);
+uint64_t stage1a_vector_layout(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                           uint64_t stride = 1);
 
 // The paper's Algorithm 1 literally: for each vector, for each w-mer, each hash function evaluated when probed.
-uint64_t stage1a_naive(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits);
+uint64_t stage1a_naive(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                           uint64_t stride = 1);
 
 // The bit-sliced layout: k row reads per w-mer ANDed 64 columns (or 256/512 with AVX2/AVX-512) at a time.
-uint64_t stage1a_bitsliced(const BitslicedMatrix& matrix, const DbChunk& chunk, std::vector<Stage1aHit>& hits);
+uint64_t stage1a_bitsliced(const BitslicedMatrix& matrix, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                           uint64_t stride = 1);
 
 // Which SIMD path stage1a_bitsliced takes on this CPU ("avx512", "avx2" or "scalar").
 const char* bitsliced_isa();

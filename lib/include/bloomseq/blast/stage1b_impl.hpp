@@ -25,11 +25,19 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
   };
   std::vector<Run> runs;
   runs.reserve(H / 2 + 1);
+  // Consecutive positions (most hits along a match) roll the previous w-mer by one base.
+  const uint64_t mask = w >= 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * w)) - 1;
+  uint64_t prev_pos = 0, f = 0;
   for (size_t i = 0; i < H; ++i) {
     if (i > 0 && hits[i].db_pos == hits[i - 1].db_pos) continue;
     const uint8_t* c = batch_codes + (hits[i].db_pos - batch_first_pos);
-    uint64_t f = 0;
-    for (int j = 0; j < w; ++j) f = (f << 2) | c[j];
+    if (i > 0 && hits[i].db_pos == prev_pos + 1) {
+      f = ((f << 2) | c[w - 1]) & mask;
+    } else {
+      f = 0;
+      for (int j = 0; j < w; ++j) f = (f << 2) | c[j];
+    }
+    prev_pos = hits[i].db_pos;
     runs.push_back(Run{f, canonical_wmer(f, revcomp_wmer(f, w)), i});
   }
   const size_t R = runs.size();

@@ -13,7 +13,8 @@
 namespace bloomseq {
 
 // Bit-sliced form of V vectors: row r holds bit r of every vector, column v = vector v. Rows are padded to
-// `words_per_row` 64-bit words (a multiple of 8, so a 512-bit SIMD block never straddles two rows).
+// `words_per_row` 64-bit words: 1, 2 or 4 for up to 256 vectors, otherwise a multiple of 8 (so a 512-bit SIMD block
+// never straddles two rows).
 struct BitslicedMatrix {
   const uint64_t* rows = nullptr;  // m_bits rows of words_per_row words
   uint32_t count = 0;              // V
@@ -29,8 +30,10 @@ class SubqueryFilters {
   SubqueryFilters() = default;
   // `queries`: 2-bit codes of every query record. Builds the per-sub-query vectors when `with_vectors` and the
   // bit-sliced matrix when `with_bitsliced` (the same bits; each is hundreds of MB for a genome-sized query).
+  // `expected_tests`: database w-mers stage 1a is expected to test (a hint: the matrix goes on huge pages only
+  // when it will be read often enough to repay their first-touch cost).
   SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params, bool with_vectors,
-                  bool with_bitsliced);
+                  bool with_bitsliced, uint64_t expected_tests = UINT64_MAX);
 
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }

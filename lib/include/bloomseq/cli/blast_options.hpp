@@ -17,6 +17,9 @@ struct BlastSearchOptions {
   std::string query, db;  // '-' = stdin (not both)
   BlastParams params;     // validated
   std::string stage = "hsp";  // what to print: 1a, 1b or hsp
+  // --every-wmer: stage 1a tests every database w-mer for --stage hsp too (no probe word; see
+  // BlastParams::probe_word).
+  bool every_wmer = false;
   // --auto-tune: the objective and targets (sizes are filled in once the inputs are known).
   bool auto_tune = false;
   model::PlanRequest request;
