@@ -185,16 +185,18 @@ void Classifier::copy_filters_to_huge_pages() {
 }
 
 void Classifier::classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
-  score(reads, n, out, ws);
+  score(reads, n, out, ws, params_.exact_failing_points);
   call(out, ws.valid_frames);
 }
 
 void Classifier::classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n,
                                 BatchScores& out, Workspace& ws) const {
-  score(mates1, n, out, ws);
+  // Either mode adds a failing mate's points to the pair's: they must be exact.
+  const bool exact = params_.exact_failing_points || params_.pair_mode == PairMode::either;
+  score(mates1, n, out, ws, exact);
   std::vector<int32_t> valid1 = ws.valid_frames;
   BatchScores& m2 = ws.mate_scores;
-  score(mates2, n, m2, ws);
+  score(mates2, n, m2, ws, exact);
   const size_t nf = set_.filters.size();
   for (size_t r = 0; r < n; ++r) {
     out.denominator[r] += m2.denominator[r];
@@ -232,7 +234,8 @@ void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames
   }
 }
 
-void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws,
+                       bool exact_failing) const {
   if (backend_) {
     score_on_backend(reads, n, out, ws);
     return;
@@ -245,7 +248,7 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
     const size_t cnt = std::min(g, n - first);
     if (lean_) {
       score_group_lean(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
-                       &ws.valid_frames[first], out.lookups, ws);
+                       &ws.valid_frames[first], out.lookups, ws, exact_failing);
       continue;
     }
     score_group(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],

@@ -102,7 +102,8 @@ bool Classifier::hash_frame(Workspace& ws, size_t read, int frame) const {
 }
 
 void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
-                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws,
+                                  bool exact_failing) const {
   const int w = set_.w;
   const size_t nf = views_.size();
   const size_t nk = lean_ks_.size();
@@ -234,6 +235,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     for (;;) {
       if (sc.cursor < 0) {  // start the search for base b
         if (sc.base >= L) return false;
+        // Even with every undecided base covered the read would fail: its points need not be exact.
+        if (!exact_failing && double(sc.covered + (L - sc.base)) < params_.threshold * double(L)) return false;
         const int b = sc.base;
         sc.top = b < F - 1 ? b : F - 1;
         const int lo = b - w + 1 > 0 ? b - w + 1 : 0;

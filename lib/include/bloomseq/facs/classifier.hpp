@@ -152,7 +152,9 @@ class Classifier {
   bool uses_lean_path() const { return lean_ && !backend_; }
 
  private:
-  void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  // exact_failing = false: the lean path may stop a scan once the threshold is out of reach (points then exact
+  // only for filters that pass).
+  void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws, bool exact_failing) const;
   void score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
@@ -161,7 +163,7 @@ class Classifier {
   void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const;
   // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
   void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
-                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws, bool exact_failing) const;
   // Key of a frame and its hash lanes (false if the k-mer holds an N); lean path.
   // Canonical key of a frame from the packed read; false if the window holds an N (or IUPAC) base.
   bool frame_key(const Workspace& ws, size_t read, int frame, uint64_t& key) const;
