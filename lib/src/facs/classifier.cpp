@@ -149,6 +149,14 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     dst[1] = uint16_t(src[0] >> 16);
     for (int i = 1; i < k; ++i) dst[1 + i] = uint16_t(blocked_bit(src[i]));
   }
+  // The heads of the rows (hash 0 and the bits of hashes 1..kLeanHeadBits): XOR commutes with packing.
+  lean_head_table_.assign(size_t(key_bytes_) * 256, 0);
+  for (size_t row = 0; row < size_t(key_bytes_) * 256; ++row) {
+    const uint16_t* lanes = lean_table_.data() + row * size_t(lean_stride_);
+    uint64_t head = uint64_t(lanes[0]) | uint64_t(lanes[1]) << 16;
+    for (int i = 1; i <= kLeanHeadBits; ++i) head |= uint64_t(lanes[1 + i] & 511u) << (32 + 9 * (i - 1));
+    lean_head_table_[row] = head;
+  }
   lean_ks_ = ks_;
   std::sort(lean_ks_.begin(), lean_ks_.end());
   lean_ks_.erase(std::unique(lean_ks_.begin(), lean_ks_.end()), lean_ks_.end());
