@@ -273,7 +273,7 @@ struct SequenceReader::Impl {
         char* e = nl;
         if (e > s && e[-1] == '\r') --e;
         check(s, e, ok, what);
-        dst.append(s, e);
+        dst.append(s, size_t(e - s));  // (pointer, length): cheaper than the iterator overload
         pos = size_t(nl + 1 - buf.data());
         ++line;
         return true;
@@ -291,7 +291,7 @@ struct SequenceReader::Impl {
         --e;
       }
       check(s, e, ok, what);
-      dst.append(s, e);
+      dst.append(s, size_t(e - s));  // (pointer, length): cheaper than the iterator overload
       pos = size_t(e - buf.data());
       any = true;
       if (dst.size() - start > max_len) data_error(std::string(what) + " longer than " + std::to_string(max_len) + " bytes (not a FASTA/FASTQ file?)", line + 1);
