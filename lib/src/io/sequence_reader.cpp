@@ -194,6 +194,7 @@ struct SequenceReader::Impl {
   const char* data = buf.data();  // the bytes being parsed: buf, or the whole file when mapped
   void* mapped = nullptr;         // an uncompressed regular file is read through a mapping (no copies)
   size_t mapped_bytes = 0;
+  size_t released = 0;  // mapped bytes before this are parsed and dropped from memory (bounded resident size)
   size_t pos = 0, end = 0;
   bool eof = false;
   uint64_t line = 0;  // lines fully consumed
@@ -369,7 +370,17 @@ struct SequenceReader::Impl {
     data_error(what, line + 1);
   }
 
+  // Parsed records are copied out, so the pages behind them can go (or the whole file would stay resident).
+  void release_parsed() {
+    constexpr size_t kStep = size_t(8) << 20;
+    if (!mapped || pos < released + 2 * kStep) return;
+    const size_t upto = (pos - kStep) & ~(size_t(4095));
+    ::madvise(static_cast<char*>(mapped) + released, upto - released, MADV_DONTNEED);
+    released = upto;
+  }
+
   bool next(SequenceRecord& rec) {
+    release_parsed();
     if (twobit) {
       if (twobit_next == twobit->size()) return false;
       rec.name = twobit->name(twobit_next);
