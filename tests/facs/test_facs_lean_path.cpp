@@ -150,6 +150,77 @@ TEST_CASE("lean path: pairs as the generic scorers, both modes") {
   }
 }
 
+// With exact_failing_points = false a scan may stop once the threshold is out of reach: everything but the points
+// of failing filters must stay as with exact scans (the generic scorers are the oracle).
+static void require_same_calls(const BatchScores& a, const BatchScores& b, const std::vector<std::string>& reads) {
+  REQUIRE(a.reads == b.reads);
+  for (size_t r = 0; r < a.reads; ++r) {
+    INFO("read " << r << ": " << reads[r]);
+    REQUIRE(a.denominator[r] == b.denominator[r]);
+    REQUIRE(a.call[r] == b.call[r]);
+    REQUIRE(a.matched[r] == b.matched[r]);
+    REQUIRE(a.best_points(r) == b.best_points(r));
+    for (size_t j = 0; j < a.filters; ++j) {
+      INFO("filter " << j);
+      const size_t i = r * a.filters + j;
+      REQUIRE(a.passed[i] == b.passed[i]);
+      if (b.passed[i]) REQUIRE(a.points[i] == b.points[i]);
+      else REQUIRE(a.points[i] <= b.points[i]);  // a stopped scan has counted part of the coverage
+    }
+  }
+}
+
+TEST_CASE("lean path: scans stopped once the threshold is out of reach keep calls and passing scores") {
+  const double threshold = GENERATE(0.55, 0.2, 0.9, 1.0);
+  std::mt19937_64 rng(17);
+  std::vector<std::string> genomes;
+  for (int g = 0; g < 3; ++g) genomes.push_back(random_dna(15000, rng));
+  genomes.push_back(genomes[0].substr(0, 7000) + genomes[1].substr(7000, 8000));
+  BuildParams bp;
+  FilterSet set = make_filter_set(bp, "test");
+  for (size_t g = 0; g < genomes.size(); ++g) {
+    BuildParams p = bp;
+    if (g == 2) {  // a "large" filter: windowed scans
+      p.m_bits = 512 * 8192;
+      p.hashes = 12;
+    }
+    if (g == 3) p.fpr = 0.05;
+    set.filters.push_back(build_filter({genomes[g]}, p, "g" + std::to_string(g), "mem"));
+  }
+  const std::vector<std::string> reads = awkward_reads(genomes, bp.w, 3000, rng);
+  ClassifyParams fast, oracle;
+  fast.threshold = oracle.threshold = threshold;
+  fast.exact_failing_points = false;
+  oracle.lean_path = false;
+  const Classifier lean(set, fast), generic(set, oracle);
+  REQUIRE(lean.uses_lean_path());
+  const BatchScores a = run(lean, reads), b = run(generic, reads);
+  require_same_calls(a, b, reads);
+  size_t stopped = 0;
+  for (size_t i = 0; i < a.points.size(); ++i) stopped += a.points[i] < b.points[i];
+  if (threshold > 0.5) CHECK(stopped > 50);  // the shortcut was taken
+  ClassifyParams exact = fast;
+  exact.exact_failing_points = true;
+  const BatchScores c = run(Classifier(set, exact), reads);
+  require_same(c, b, reads);
+  if (threshold > 0.5) CHECK(a.lookups < c.lookups);
+
+  // Pairs: "both" may stop scans; "either" adds a failing mate's points, so its scans stay exact.
+  const std::vector<std::string> m2 = awkward_reads(genomes, bp.w, 3000, rng);
+  const std::vector<std::string_view> v1(reads.begin(), reads.end()), v2(m2.begin(), m2.end());
+  for (PairMode mode : {PairMode::both, PairMode::either}) {
+    ClassifyParams pf = fast, po = oracle;
+    pf.pair_mode = po.pair_mode = mode;
+    const Classifier lp(set, pf), gp(set, po);
+    Classifier::Workspace w1, w2;
+    BatchScores pa, pb;
+    lp.classify_pairs(v1.data(), v2.data(), v1.size(), pa, w1);
+    gp.classify_pairs(v1.data(), v2.data(), v1.size(), pb, w2);
+    if (mode == PairMode::either) require_same(pa, pb, reads);
+    else require_same_calls(pa, pb, reads);
+  }
+}
+
 TEST_CASE("lean path is used only for the FACS score on blocked filters") {
   std::mt19937_64 rng(5);
   const std::string g = random_dna(5000, rng);

@@ -369,3 +369,43 @@ TEST_CASE("reader: the same records and errors with and without decompressing ah
     REQUIRE(r.next(rec));
   }
 }
+
+// An uncompressed regular file is parsed from a read-only mapping; a gzip file is streamed through buffers.
+// Both must give the same records and the same errors, including CRLF, multi-line records, a last line
+// without a newline and a lone '\r' at the very end.
+TEST_CASE("mapped plain files read like streamed gzip files") {
+  TempDir dir;
+  std::mt19937_64 rng(41);
+  for (bool fastq : {true, false}) {
+    const std::vector<Rec> recs = random_records(rng, 400, fastq);
+    for (const char* eol : {"\n", "\r\n"}) {
+      for (size_t wrap : {size_t(1000), size_t(7)}) {
+        if (fastq && wrap == 7 && std::string(eol) == "\r\n") continue;
+        std::string text = to_text(recs, fastq, wrap, eol);
+        for (int tail = 0; tail < 3; ++tail) {
+          std::string t = text;
+          if (tail == 1) t.resize(t.size() - std::string(eol).size());  // no final line end
+          if (tail == 2 && std::string(eol) == "\r\n") t.resize(t.size() - 1);  // ends in a lone '\r'
+          write_bytes(dir.file("r.txt"), t);
+          write_bytes(dir.file("r.gz"), bloomseq_test::gzip_bytes(t));
+          INFO("fastq " << fastq << " wrap " << wrap << " tail " << tail);
+          check_same(dir.file("r.txt"), recs);
+          check_same(dir.file("r.gz"), recs);
+        }
+      }
+    }
+  }
+  // Errors: same message from both paths.
+  const std::string bad = "@a\nACGT\n+\nIIII\n@b\nAC!T\n+\nIIII\n";
+  write_bytes(dir.file("bad.txt"), bad);
+  write_bytes(dir.file("bad.gz"), bloomseq_test::gzip_bytes(bad));
+  std::string m1, m2;
+  try { read_all_sequences(dir.file("bad.txt")); } catch (const DataError& e) { m1 = e.what(); }
+  try { read_all_sequences(dir.file("bad.gz")); } catch (const DataError& e) { m2 = e.what(); }
+  CHECK(m1.find("record 2 (line 6)") != std::string::npos);
+  CHECK(m2.find("record 2 (line 6)") != std::string::npos);
+  CHECK(m1.substr(m1.find(':')) == m2.substr(m2.find(':')));
+  // An empty file is not mapped (nothing to map) and still reads as no records.
+  write_bytes(dir.file("empty.txt"), "");
+  CHECK(read_all_sequences(dir.file("empty.txt")).empty());
+}

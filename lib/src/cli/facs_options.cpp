@@ -257,6 +257,7 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (cp.group_reads < 1 || cp.group_reads > 4096) throw UsageError("classify: --group must be 1..4096");
   if (cp.batch_bases < 1) throw UsageError("classify: --batch-bases must be positive");
   c.scores = r.count("scores") > 0;
+  cp.exact_failing_points = c.scores;  // only the per-filter columns show the points of a failing filter
   c.tune = parse_auto_tune(r, "classify", true);
 
   c.threads_given = r.count("threads") > 0;

@@ -149,6 +149,14 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set
     dst[1] = uint16_t(src[0] >> 16);
     for (int i = 1; i < k; ++i) dst[1 + i] = uint16_t(blocked_bit(src[i]));
   }
+  // The heads of the rows (hash 0 and the bits of hashes 1..kLeanHeadBits): XOR commutes with packing.
+  lean_head_table_.assign(size_t(key_bytes_) * 256, 0);
+  for (size_t row = 0; row < size_t(key_bytes_) * 256; ++row) {
+    const uint16_t* lanes = lean_table_.data() + row * size_t(lean_stride_);
+    uint64_t head = uint64_t(lanes[0]) | uint64_t(lanes[1]) << 16;
+    for (int i = 1; i <= kLeanHeadBits; ++i) head |= uint64_t(lanes[1 + i] & 511u) << (32 + 9 * (i - 1));
+    lean_head_table_[row] = head;
+  }
   lean_ks_ = ks_;
   std::sort(lean_ks_.begin(), lean_ks_.end());
   lean_ks_.erase(std::unique(lean_ks_.begin(), lean_ks_.end()), lean_ks_.end());
@@ -185,16 +193,18 @@ void Classifier::copy_filters_to_huge_pages() {
 }
 
 void Classifier::classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
-  score(reads, n, out, ws);
+  score(reads, n, out, ws, params_.exact_failing_points);
   call(out, ws.valid_frames);
 }
 
 void Classifier::classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n,
                                 BatchScores& out, Workspace& ws) const {
-  score(mates1, n, out, ws);
+  // Either mode adds a failing mate's points to the pair's: they must be exact.
+  const bool exact = params_.exact_failing_points || params_.pair_mode == PairMode::either;
+  score(mates1, n, out, ws, exact);
   std::vector<int32_t> valid1 = ws.valid_frames;
   BatchScores& m2 = ws.mate_scores;
-  score(mates2, n, m2, ws);
+  score(mates2, n, m2, ws, exact);
   const size_t nf = set_.filters.size();
   for (size_t r = 0; r < n; ++r) {
     out.denominator[r] += m2.denominator[r];
@@ -232,7 +242,8 @@ void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames
   }
 }
 
-void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws,
+                       bool exact_failing) const {
   if (backend_) {
     score_on_backend(reads, n, out, ws);
     return;
@@ -245,7 +256,7 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
     const size_t cnt = std::min(g, n - first);
     if (lean_) {
       score_group_lean(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
-                       &ws.valid_frames[first], out.lookups, ws);
+                       &ws.valid_frames[first], out.lookups, ws, exact_failing);
       continue;
     }
     score_group(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],

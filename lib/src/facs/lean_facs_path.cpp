@@ -15,6 +15,7 @@
 //   base, look frames up in small windows (hashed together, blocks prefetched together) and are interleaved
 //   across the group so that their cache misses overlap.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -46,18 +47,9 @@ inline bool block_has(const uint32_t* block, const uint32_t* mask) {
 }
 
 // XOR of the key's table rows (one per key byte), kLanes 16-bit lanes each.
-// The same test from a frame's hash lanes (lane 1 + i: bit of hash i), for frames tested in one filter or two,
-// where building the mask would cost more than it saves: the first two bits decide most missing k-mers.
-inline bool block_has_bits(const uint32_t* block, const uint16_t* lanes, int k) {
-  auto bit_set = [&](uint32_t bit) { return (block[bit >> 5] >> (bit & 31)) & 1u; };
-  if (k >= 2 && !(bit_set(lanes[2]) & bit_set(lanes[3]))) return false;
-  uint32_t all = 1;
-  for (int i = k >= 2 ? 3 : 1; i <= k; ++i) all &= bit_set(lanes[1 + i]);
-  return all != 0;
-}
-
-template <size_t kLanes>
-inline void xor_rows(const uint16_t* table, uint64_t key, int key_bytes, uint16_t* acc) {
+template <size_t kLanes, int kKeyBytes = 0>
+inline void xor_rows(const uint16_t* table, uint64_t key, int runtime_key_bytes, uint16_t* acc) {
+  const int key_bytes = kKeyBytes ? kKeyBytes : runtime_key_bytes;  // fixed: the loop unrolls
 #if defined(__SSE2__)
   constexpr size_t kVec = kLanes / 8;
   __m128i a[kVec];
@@ -76,33 +68,92 @@ inline void xor_rows(const uint16_t* table, uint64_t key, int key_bytes, uint16_
 #endif
 }
 
+// XOR of the key's head-table rows; KB (the key's bytes) fixed so that the loop unrolls.
+template <int KB>
+inline uint64_t xor_head_rows(const uint64_t* table, uint64_t key) {
+  uint64_t head = 0;
+  for (int b = 0; b < KB; ++b) head ^= table[size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)];
+  return head;
+}
+
+inline uint64_t xor_head(const uint64_t* table, uint64_t key, int key_bytes) {
+  switch (key_bytes) {  // w = 13..16 -> 4 bytes, 17..20 -> 5, 21..24 -> 6, 25..28 -> 7, 29..32 -> 8
+    case 6: return xor_head_rows<6>(table, key);
+    case 5: return xor_head_rows<5>(table, key);
+    case 7: return xor_head_rows<7>(table, key);
+    case 8: return xor_head_rows<8>(table, key);
+    case 4: return xor_head_rows<4>(table, key);
+    default: {
+      uint64_t head = 0;
+      for (int b = 0; b < key_bytes; ++b) head ^= table[size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)];
+      return head;
+    }
+  }
+}
+
+// The head of a frame's hash from its lanes: hash 0 (bits 0-31) and the block bits of hashes 1..3 (9 bits each).
+inline uint64_t pack_lean_head(const uint16_t* lanes) {
+  uint64_t head = uint64_t(lanes[0]) | uint64_t(lanes[1]) << 16;
+  for (int i = 1; i <= Classifier::kLeanHeadBits; ++i) head |= uint64_t(lanes[1 + i] & 511u) << (32 + 9 * (i - 1));
+  return head;
+}
+
 }  // namespace
 
-bool Classifier::hash_frame(Workspace& ws, size_t read, int frame) const {
+// The fewest covered bases that pass the threshold for a read of length L (the test in finish(), as an integer).
+int32_t Classifier::points_to_pass(int32_t L) const {
+  const double need = params_.threshold * double(L);
+  int32_t p = int32_t(std::min<double>(std::ceil(need), double(L) + 1));
+  while (p > 0 && double(p - 1) >= need) --p;
+  while (p <= L && double(p) < need) ++p;
+  return std::max<int32_t>(p, 1);  // 0 covered bases never pass
+}
+
+bool Classifier::hash_frame(Workspace& ws, size_t read, int frame, bool full) const {
   const size_t slot = ws.frame_offset[read] + size_t(frame);
   const uint8_t done = ws.hashed[slot];
-  if (done) return done != 1;
+  if (done == 1) return false;
+  if (done) {
+    if (full && done == 2) {
+      hash_lanes(ws, ws.lean_index[slot]);
+      ws.hashed[slot] = 3;
+    }
+    return true;
+  }
   uint64_t key = 0;
   if (!frame_key(ws, read, frame, key)) {
     ws.hashed[slot] = 1;
     return false;
   }
-  alignas(64) uint16_t acc[32];
-  if (lean_stride_ == 16) xor_rows<16>(lean_table_.data(), key, key_bytes_, acc);
-  else xor_rows<32>(lean_table_.data(), key, key_bytes_, acc);
   // Compact storage, in the order frames are hashed (sized for every frame of the group in score_group_lean).
   const uint32_t idx = ws.lean_used++;
   ws.lean_index[slot] = idx;
-  ws.lean_h0[idx] = uint32_t(acc[0]) | uint32_t(acc[1]) << 16;
-  uint16_t* lanes = ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_);
-  if (lean_stride_ == 16) std::memcpy(lanes, acc, 32);  // fixed sizes: inlined copies
-  else std::memcpy(lanes, acc, 64);
+  ws.lean_key[idx] = key;
+  if (full) {
+    hash_lanes(ws, idx);
+    ws.hashed[slot] = 3;
+    return true;
+  }
+  ws.lean_head[idx] = xor_head(lean_head_table_.data(), key, key_bytes_);
   ws.hashed[slot] = 2;
   return true;
 }
 
+void Classifier::hash_lanes(Workspace& ws, uint32_t idx) const {
+  alignas(64) uint16_t acc[32];
+  const uint64_t key = ws.lean_key[idx];
+  if (lean_stride_ == 16 && key_bytes_ == 6) xor_rows<16, 6>(lean_table_.data(), key, key_bytes_, acc);  // w 21-24
+  else if (lean_stride_ == 16) xor_rows<16>(lean_table_.data(), key, key_bytes_, acc);
+  else xor_rows<32>(lean_table_.data(), key, key_bytes_, acc);
+  uint16_t* lanes = ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_);
+  if (lean_stride_ == 16) std::memcpy(lanes, acc, 32);  // fixed sizes: inlined copies
+  else std::memcpy(lanes, acc, 64);
+  ws.lean_head[idx] = pack_lean_head(acc);
+}
+
 void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
-                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws,
+                                  bool exact_failing) const {
   const int w = set_.w;
   const size_t nf = views_.size();
   const size_t nk = lean_ks_.size();
@@ -111,12 +162,33 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   ws.hashed.assign(total, 0);
   ws.lean_index.resize(total);
   ws.lean_used = 0;
-  if (ws.lean_h0.size() < total) ws.lean_h0.resize(total);
+  if (ws.lean_head.size() < total) ws.lean_head.resize(total);
+  if (ws.lean_key.size() < total) ws.lean_key.resize(total);
   if (ws.lean_lanes.size() < total * size_t(lean_stride_)) ws.lean_lanes.resize(total * size_t(lean_stride_));
   auto block_of = [&](size_t j, uint32_t idx) {
-    return views_[j].words + blocked_block_word(ws.lean_h0[idx], views_[j].m_bits);
+    return views_[j].words + blocked_block_word(uint32_t(ws.lean_head[idx]), views_[j].m_bits);
   };
   auto lanes_of = [&](uint32_t idx) { return ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_); };
+  // A scan frame in one filter: the head's bits first (a missing k-mer usually fails one of them), the other
+  // hashes only for frames that pass them.
+  auto scan_frame_hit = [&](size_t j, size_t slot, int k) {
+    const uint32_t idx = ws.lean_index[slot];
+    const uint32_t* block = block_of(j, idx);
+    const uint64_t head = ws.lean_head[idx];
+    auto bit_set = [&](uint32_t bit) { return (block[bit >> 5] >> (bit & 31)) & 1u; };
+    uint32_t all = 1;
+    for (int i = 1; i <= kLeanHeadBits; ++i)
+      if (i <= k) all &= bit_set(uint32_t(head >> (32 + 9 * (i - 1))) & 511u);
+    if (!all) return false;
+    if (k <= kLeanHeadBits) return true;
+    if (ws.hashed[slot] != 3) {
+      hash_lanes(ws, idx);
+      ws.hashed[slot] = 3;
+    }
+    const uint16_t* lanes = lanes_of(idx);
+    for (int i = kLeanHeadBits + 1; i <= k; ++i) all &= bit_set(lanes[1 + i]);
+    return all != 0;
+  };
 
   // 1. Quick frames of every read, hashed once for all filters.
   ws.quick_slots.clear();
@@ -125,7 +197,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     ws.quick_first[r] = uint32_t(ws.quick_slots.size());
     const int F = ws.frames[r];
     for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w))
-      if (hash_frame(ws, r, q))  // a k-mer with N is a miss everywhere, not a lookup
+      if (hash_frame(ws, r, q, true))  // a k-mer with N is a miss everywhere, not a lookup
         ws.quick_slots.push_back(ws.lean_index[ws.frame_offset[r] + size_t(q)]);
   }
   ws.quick_first[n] = uint32_t(ws.quick_slots.size());
@@ -217,10 +289,11 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     uint32_t qi = ws.quick_first[r];
     for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {  // quick frames are known
       const size_t slot = ws.frame_offset[r] + size_t(q);
-      if (ws.hashed[slot] == 2) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
+      if (ws.hashed[slot] == 3) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
       else st[q] = kFrameMiss;  // N
     }
     sc.length = int32_t(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
+    sc.max_uncovered = exact_failing ? INT32_MAX : sc.length - points_to_pass(sc.length);
     ws.active.push_back(uint32_t(s));
   }
   // Runs a scan until it needs frames that are not known yet (then they are hashed and prefetched and it returns
@@ -234,6 +307,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     for (;;) {
       if (sc.cursor < 0) {  // start the search for base b
         if (sc.base >= L) return false;
+        // Even with every undecided base covered the read would fail: its points need not be exact.
+        if (sc.base - sc.covered > sc.max_uncovered) return false;
         const int b = sc.base;
         sc.top = b < F - 1 ? b : F - 1;
         const int lo = b - w + 1 > 0 ? b - w + 1 : 0;
@@ -247,7 +322,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
           sc.pending = 0;
           for (int g = c; g > sc.stop && g > c - window; --g) {
             if (st[g] != kFrameUnknown) continue;
-            if (!hash_frame(ws, r, g)) {
+            const uint8_t done = ws.hashed[first + size_t(g)];  // hashed for another filter already?
+            if (done == 1 || (done == 0 && !hash_frame(ws, r, g, false))) {
               st[g] = kFrameMiss;  // an N in the k-mer: not a lookup
               continue;
             }
@@ -289,8 +365,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       uint8_t* st = ws.states.data() + sc.state;
       const int k = ks_[sc.filter];
       for (int t = 0; t < sc.pending; ++t) {
-        const uint32_t idx = ws.lean_index[first + size_t(sc.todo[t])];
-        st[sc.todo[t]] = block_has_bits(block_of(sc.filter, idx), lanes_of(idx), k) ? kFrameHit : kFrameMiss;
+        const size_t slot = first + size_t(sc.todo[t]);
+        st[sc.todo[t]] = scan_frame_hit(sc.filter, slot, k) ? kFrameHit : kFrameMiss;
       }
       sc.tested += uint32_t(sc.pending);
       sc.pending = 0;

@@ -10,8 +10,11 @@
 #include "bloomseq/io/sequence_reader.hpp"
 
 #include <htslib/bgzf.h>
+#include <fcntl.h>
 #include <htslib/hts.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #if defined(__SSE2__)
@@ -188,6 +191,10 @@ struct SequenceReader::Impl {
   BGZF* fp = nullptr;
   std::string name;  // for messages
   std::vector<char> buf = std::vector<char>(kBufferBytes);
+  const char* data = buf.data();  // the bytes being parsed: buf, or the whole file when mapped
+  void* mapped = nullptr;         // an uncompressed regular file is read through a mapping (no copies)
+  size_t mapped_bytes = 0;
+  size_t released = 0;  // mapped bytes before this are parsed and dropped from memory (bounded resident size)
   size_t pos = 0, end = 0;
   bool eof = false;
   uint64_t line = 0;  // lines fully consumed
@@ -203,6 +210,29 @@ struct SequenceReader::Impl {
   ~Impl() {
     prefetch.reset();  // joins the thread before the stream goes away
     if (fp) bgzf_close(fp);
+    if (mapped) munmap(mapped, mapped_bytes);
+  }
+
+  // Reads an uncompressed regular file through a read-only mapping instead of copying it twice (kernel to
+  // htslib's buffer to ours): the parser then sees the whole file at once. False (nothing changed) if mapping
+  // is not possible; the stream is then read as before.
+  bool map_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    void* m = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+      m = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (m == MAP_FAILED) return false;
+    ::madvise(m, size_t(st.st_size), MADV_SEQUENTIAL);
+    mapped = m;
+    mapped_bytes = size_t(st.st_size);
+    data = static_cast<const char*>(m);
+    pos = 0;
+    end = mapped_bytes;
+    eof = true;  // everything is in `data`
+    return true;
   }
 
   [[noreturn]] void data_error(const std::string& what, uint64_t at_line) const {
@@ -218,6 +248,7 @@ struct SequenceReader::Impl {
       pos = 0;
     }
     if (end == buf.size()) buf.resize(buf.size() * 2);
+    data = buf.data();
     ssize_t n = prefetch ? prefetch->read(buf.data() + end, buf.size() - end)
                          : bgzf_read(fp, buf.data() + end, buf.size() - end);
     if (n < 0) {
@@ -247,7 +278,7 @@ struct SequenceReader::Impl {
 
   int peek() {
     if (pos == end && !fill()) return -1;
-    return static_cast<unsigned char>(buf[pos]);
+    return static_cast<unsigned char>(data[pos]);
   }
 
   void check(const char* s, const char* e, const std::array<bool, 256>& ok, const char* what) {
@@ -267,18 +298,18 @@ struct SequenceReader::Impl {
     const size_t start = dst.size();
     for (;;) {
       if (pos == end && !fill()) break;
-      char* s = buf.data() + pos;
-      char* nl = static_cast<char*>(std::memchr(s, '\n', end - pos));
+      const char* s = data + pos;
+      const char* nl = static_cast<const char*>(std::memchr(s, '\n', end - pos));
       if (nl) {
-        char* e = nl;
+        const char* e = nl;
         if (e > s && e[-1] == '\r') --e;
         check(s, e, ok, what);
-        dst.append(s, e);
-        pos = size_t(nl + 1 - buf.data());
+        dst.append(s, size_t(e - s));  // (pointer, length): cheaper than the iterator overload
+        pos = size_t(nl + 1 - data);
         ++line;
         return true;
       }
-      char* e = buf.data() + end;
+      const char* e = data + end;
       if (e[-1] == '\r') {  // may be the first half of a CRLF split between two reads
         if (end - pos == 1) {
           if (!fill()) {  // "\r" at the very end of the input
@@ -291,8 +322,8 @@ struct SequenceReader::Impl {
         --e;
       }
       check(s, e, ok, what);
-      dst.append(s, e);
-      pos = size_t(e - buf.data());
+      dst.append(s, size_t(e - s));  // (pointer, length): cheaper than the iterator overload
+      pos = size_t(e - data);
       any = true;
       if (dst.size() - start > max_len) data_error(std::string(what) + " longer than " + std::to_string(max_len) + " bytes (not a FASTA/FASTQ file?)", line + 1);
     }
@@ -310,7 +341,7 @@ struct SequenceReader::Impl {
     }
     if (c == '\r') {
       if (end - pos < 2) fill();
-      if (end - pos >= 2 && buf[pos + 1] == '\n') {
+      if (end - pos >= 2 && data[pos + 1] == '\n') {
         pos += 2;
         ++line;
         return true;
@@ -329,7 +360,7 @@ struct SequenceReader::Impl {
                        describe_byte(static_cast<unsigned char>(c));
     if (record == 1) {
       if (end - pos < 6) fill();
-      const unsigned char* p = reinterpret_cast<const unsigned char*>(buf.data() + pos);
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(data + pos);
       size_t n = end - pos;
       if (n >= 3 && std::memcmp(p, "BZh", 3) == 0) what += " (bzip2-compressed? use gzip or decompress first)";
       else if (n >= 6 && std::memcmp(p, "\xfd" "7zXZ\0", 6) == 0) what += " (xz-compressed? use gzip or decompress first)";
@@ -339,7 +370,17 @@ struct SequenceReader::Impl {
     data_error(what, line + 1);
   }
 
+  // Parsed records are copied out, so the pages behind them can go (or the whole file would stay resident).
+  void release_parsed() {
+    constexpr size_t kStep = size_t(8) << 20;
+    if (!mapped || pos < released + 2 * kStep) return;
+    const size_t upto = (pos - kStep) & ~(size_t(4095));
+    ::madvise(static_cast<char*>(mapped) + released, upto - released, MADV_DONTNEED);
+    released = upto;
+  }
+
   bool next(SequenceRecord& rec) {
+    release_parsed();
     if (twobit) {
       if (twobit_next == twobit->size()) return false;
       rec.name = twobit->name(twobit_next);
@@ -433,6 +474,11 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
     int err = errno;
     throw NoInputError(impl_->name + ": cannot open: " +
                        (err ? io_detail::errno_text(err) : std::string("unreadable or corrupt compressed header")));
+  }
+  if (!impl_->fp->is_compressed && path != "-" && impl_->map_file(path)) {
+    bgzf_close(impl_->fp);
+    impl_->fp = nullptr;
+    return;
   }
   // Not for stdin: a reader thread blocked on a pipe would make closing wait for input.
   if (decompress_ahead && impl_->fp->is_compressed && path != "-") {

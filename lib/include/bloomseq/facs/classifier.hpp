@@ -84,6 +84,8 @@ class Classifier {
 
   // A full FACS scan of one read against one filter on the lean path, resumable (lean_facs_path.cpp).
   static constexpr int kScanWindow = 4;
+  // Bits of hashes 1.. in a frame's hash head (lean path): scan frames, mostly misses, are tested on these first.
+  static constexpr int kLeanHeadBits = 3;
   struct FastScan {
     uint32_t read = 0;
     uint32_t filter = 0;
@@ -92,6 +94,7 @@ class Classifier {
     int32_t base = 0;          // first base whose coverage is undecided
     int32_t covered = 0;       // bases covered so far (the score)
     int32_t seen_misses_to = -1;  // after a base without a hit: frames up to here are known misses
+    int32_t max_uncovered = 0;    // more uncovered bases cannot pass: the scan may stop (INT32_MAX: never)
     int32_t top = 0, stop = 0;    // the search for `base` goes from frame top down to stop + 1
     int32_t cursor = -1;          // frame the search stands at; -1 = no search under way
     int32_t pending = 0;          // frames in todo: hashed and prefetched, to be tested
@@ -116,8 +119,9 @@ class Classifier {
     std::vector<ProbeItem> probes;
     BatchScores mate_scores;
     // Lean path (FACS score, blocked filters; lean_facs_path.cpp).
-    std::vector<uint32_t> lean_index;    // [frame of the group]: entry in lean_h0 once hashed
-    std::vector<uint32_t> lean_h0;       // [entry]: hash 0 (picks the block)
+    std::vector<uint32_t> lean_index;    // [frame of the group]: its entry once hashed (hashed: 2 head, 3 lanes)
+    std::vector<uint64_t> lean_key;      // [entry]: canonical key
+    std::vector<uint64_t> lean_head;     // [entry]: hash 0 (bits 0-31), block bits of hashes 1..3 (9 bits each)
     uint32_t lean_used = 0;              // entries in use
     std::vector<uint16_t> lean_lanes;    // [entry][lean stride]: hash 0 (lanes 0-1), bit of hash i (lane 1 + i)
     std::vector<uint32_t> quick_masks;   // [quick frame][distinct k][16]: the k bits to find in a block
@@ -152,7 +156,9 @@ class Classifier {
   bool uses_lean_path() const { return lean_ && !backend_; }
 
  private:
-  void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  // exact_failing = false: the lean path may stop a scan once the threshold is out of reach (points then exact
+  // only for filters that pass).
+  void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws, bool exact_failing) const;
   void score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
@@ -161,11 +167,15 @@ class Classifier {
   void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const;
   // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
   void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
-                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
+                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws, bool exact_failing) const;
   // Key of a frame and its hash lanes (false if the k-mer holds an N); lean path.
   // Canonical key of a frame from the packed read; false if the window holds an N (or IUPAC) base.
   bool frame_key(const Workspace& ws, size_t read, int frame, uint64_t& key) const;
-  bool hash_frame(Workspace& ws, size_t read, int frame) const;
+  // Hashes a frame once for all filters (false if it holds an N): the head (hash 0 and the first bits, from a
+  // small table), and all lanes if `full` (quick frames: every filter tests all their bits).
+  bool hash_frame(Workspace& ws, size_t read, int frame, bool full) const;
+  int32_t points_to_pass(int32_t length) const;
+  void hash_lanes(Workspace& ws, uint32_t entry) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
   // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
@@ -195,6 +205,7 @@ class Classifier {
   bool lean_ = false;
   int lean_stride_ = 16;
   std::vector<uint16_t> lean_table_;  // [byte][value][lean_stride_]
+  std::vector<uint64_t> lean_head_table_;  // [byte][value]: the head of each row (12 KiB: stays in L1)
   std::vector<int> lean_ks_;          // the filters' distinct k, ascending (one block mask per frame for each)
   std::vector<uint32_t> lean_kidx_;   // [filter]: index of its k in lean_ks_
   std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch

@@ -47,6 +47,10 @@ struct ClassifyParams {
   int group_reads = 32;                      // reads scored together to overlap memory latency
   // FACS score on blocked filters: a specialised path with the same scores (false = the generic scorers).
   bool lean_path = true;
+  // Whether a filter's points must be exact even when it fails the threshold (per-filter score columns, or a
+  // pair in PairMode::either, where a failing mate's points still add up). false lets the lean path stop a full
+  // scan once the threshold is out of reach: calls, passing scores and the summary are the same.
+  bool exact_failing_points = true;
 };
 
 const char* score_kind_name(ScoreKind k);
