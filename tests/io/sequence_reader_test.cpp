@@ -2,11 +2,13 @@
 #include <fcntl.h>
 #include <htslib/bgzf.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
 #include "bloomseq/error.hpp"
+#include "bloomseq/io/output_file.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 #include "io_test_util.hpp"
 
@@ -408,4 +410,34 @@ TEST_CASE("mapped plain files read like streamed gzip files") {
   // An empty file is not mapped (nothing to map) and still reads as no records.
   write_bytes(dir.file("empty.txt"), "");
   CHECK(read_all_sequences(dir.file("empty.txt")).empty());
+}
+
+TEST_CASE("a mapped input truncated while it is read is a one-line I/O error, not a crash", "[io][reader]") {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "@r" + std::to_string(i) + "\n" + std::string(100, 'A') + "\n+\n" + std::string(100, 'I') + "\n";
+  const std::string in = dir.file("shrinks.fq"), out = dir.file("out.tsv"), err = dir.file("stderr.txt");
+  write_bytes(in, text);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // child: read a record, lose the file's bytes under the mapping, read on
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    OutputFile partial(out);
+    partial.write(std::string(5 << 20, 'x'));  // an uncommitted output on disk: must not survive
+    SequenceReader reader(in);
+    SequenceRecord rec;
+    if (!reader.next(rec)) _exit(3);
+    if (::truncate(in.c_str(), 0) != 0) _exit(4);
+    while (reader.next(rec)) {}
+    _exit(5);  // a reader that survived the truncation without noticing would get here
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == int(ExitCode::io));
+  const std::string msg = bloomseq_test::read_bytes(err);
+  CHECK(msg.find(in + ": the file shrank while it was being read") != std::string::npos);
+  CHECK(std::count(msg.begin(), msg.end(), '\n') == 1);
+  for (const auto& e : dir.entries()) CHECK((e == "shrinks.fq" || e == "stderr.txt"));
 }

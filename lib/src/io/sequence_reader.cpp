@@ -30,6 +30,7 @@
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/twobit.hpp"
 #include "io_common.hpp"
+#include "mapped_input_guard.hpp"
 
 namespace bloomseq {
 
@@ -194,6 +195,7 @@ struct SequenceReader::Impl {
   const char* data = buf.data();  // the bytes being parsed: buf, or the whole file when mapped
   void* mapped = nullptr;         // an uncompressed regular file is read through a mapping (no copies)
   size_t mapped_bytes = 0;
+  int mapped_slot = -1;  // in the SIGBUS guard's table (a file truncated under us is an error, not a crash)
   size_t released = 0;  // mapped bytes before this are parsed and dropped from memory (bounded resident size)
   size_t pos = 0, end = 0;
   bool eof = false;
@@ -210,7 +212,10 @@ struct SequenceReader::Impl {
   ~Impl() {
     prefetch.reset();  // joins the thread before the stream goes away
     if (fp) bgzf_close(fp);
-    if (mapped) munmap(mapped, mapped_bytes);
+    if (mapped) {
+      io_detail::unregister_mapping(mapped_slot);
+      munmap(mapped, mapped_bytes);
+    }
   }
 
   // Reads an uncompressed regular file through a read-only mapping instead of copying it twice (kernel to
@@ -225,6 +230,11 @@ struct SequenceReader::Impl {
       m = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     ::close(fd);
     if (m == MAP_FAILED) return false;
+    mapped_slot = io_detail::register_mapping(m, size_t(st.st_size), name);
+    if (mapped_slot < 0) {  // no guard slot left: stream this file instead
+      ::munmap(m, size_t(st.st_size));
+      return false;
+    }
     ::madvise(m, size_t(st.st_size), MADV_SEQUENTIAL);
     mapped = m;
     mapped_bytes = size_t(st.st_size);
