@@ -1,6 +1,7 @@
 // facs classify: every read (or pair) against every filter in one pass over the reads.
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -85,6 +86,8 @@ FilterSet load_filters(const std::vector<std::string>& paths, int requested_w) {
 }
 
 struct Slot {
+  SequenceChunk chunk;  // single reads: cut by the reader, parsed by the worker
+  std::exception_ptr error;  // raised when the slot's turn to emit comes, so that errors keep input order
   std::vector<SequenceRecord> mates1, mates2;
   std::vector<std::string_view> v1, v2;
   BatchScores scores;
@@ -167,10 +170,22 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   const bool want_tsv = tsv_out.is_open();
   uint64_t batches = 0;
   uint64_t total_bases = 0;
+  bool input_failed = false;  // a read step failed: its error waits for its turn, no more input is read
 
   run_ordered_pipeline(
       cp.threads, [] { return Slot{}; },
       [&](Slot& s) {
+        s.error = nullptr;
+        if (!paired) {  // single reads: the workers parse their chunks, errors are raised in input order
+          if (input_failed) return false;
+          try {
+            if (!reader1.next_chunk(s.chunk, cp.batch_bases)) return false;
+          } catch (...) {
+            s.error = std::current_exception();
+            input_failed = true;
+          }
+          return true;
+        }
         if (reader1.next_batch(s.mates1, cp.batch_bases) == 0) {
           if (paired) {
             SequenceRecord extra;
@@ -194,6 +209,15 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
         return true;
       },
       [&](Slot& s) {
+        if (s.error) return;
+        if (!paired) {
+          try {
+            s.chunk.parse(s.mates1);
+          } catch (...) {
+            s.error = std::current_exception();
+            return;
+          }
+        }
         const size_t n = s.mates1.size();
         s.bases = 0;
         for (size_t i = 0; i < n; ++i) s.bases += s.mates1[i].seq.size() + (paired ? s.mates2[i].seq.size() : 0);
@@ -223,6 +247,7 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
         }
       },
       [&](Slot& s) {
+        if (s.error) std::rethrow_exception(s.error);
         summary.add(s.scores);
         total_bases += s.bases;
         if (want_tsv) tsv_out.write(s.tsv);

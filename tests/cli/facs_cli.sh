@@ -69,6 +69,11 @@ body() { grep -v '^# ' "$1"; }
 check "gz and plain input give identical calls" "cmp -s <(body calls.tsv) <(body plain.tsv)"
 check "stdin gives identical calls" "cmp -s <(body calls.tsv) <(body stdin.tsv)"
 check "1 and 3 threads give identical calls" "cmp -s <(body calls.tsv) <(body threads.tsv)"
+# plain files are cut into chunks that the workers parse; gz input is parsed by the reader: same calls
+"$facs" classify reads.fq refs.bf -o chunked.tsv --scores -t 2 --batch-bases 3000 --summary chunked_sum.tsv 2> /dev/null
+"$facs" classify "$data/SRR059298_5k.fastq.gz" refs.bf -o gz2.tsv --scores -t 2 --batch-bases 3000 --summary gz2_sum.tsv 2> /dev/null
+check "2 threads: chunked plain input, gz input and 1 thread give identical calls and summaries" \
+  "cmp -s <(body calls.tsv) <(body chunked.tsv) && cmp -s <(body calls.tsv) <(body gz2.tsv) && cmp -s summary.tsv chunked_sum.tsv && cmp -s summary.tsv gz2_sum.tsv"
 
 # lambda reads and pairs
 "$facs" classify "$data/lambda_reads_1.fq" refs.bf -o lambda.tsv --summary /dev/null 2> /dev/null
@@ -113,6 +118,16 @@ expect_exit 64 "filters with different k-mer sizes in one run" "$facs" classify 
 expect_exit 65 "malformed FASTQ names the record" "$facs" classify broken.fq refs.bf -o never.tsv
 check "the error names file and record" "grep -q 'broken.fq' err.txt && grep -q 'record 3' err.txt"
 check "no per-read output after a data error" "[ ! -e never.tsv ]"
+# a malformed record far into the file (a later chunk) and another after it: the first is reported, as when gz
+# input is parsed record by record
+{ head -12000 reads.fq; printf '@broken\nACGT1ACGT\n+\nIIIIIIIII\n'; tail -n +12001 reads.fq; printf '@r\nAC\n+\nI\n'; } > late.fq
+gzip -c late.fq > late.fq.gz
+expect_exit 65 "malformed record in a later chunk (2 threads)" "$facs" classify late.fq refs.bf -t 2 --batch-bases 2000 -o never.tsv
+cp err.txt late_err.txt
+expect_exit 65 "malformed record in gz input (2 threads)" "$facs" classify late.fq.gz refs.bf -t 2 --batch-bases 2000 -o never.tsv
+check "chunked and gz input name the same record and line" \
+  "grep -q 'late.fq: record 3001 (line 12002)' late_err.txt && [ \"\$(sed 's/late.fq.gz/late.fq/' err.txt)\" = \"\$(cat late_err.txt)\" ]"
+check "no per-read output after a late data error" "[ ! -e never.tsv ]"
 head -40 "$data/lambda_reads_2.fq" > short_mates.fq
 expect_exit 65 "mate file ending early" "$facs" classify "$data/lambda_reads_1.fq" --mate short_mates.fq refs.bf
 expect_exit 64 "bad option value" "$facs" classify reads.fq refs.bf --score nosuch

@@ -25,7 +25,9 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/twobit.hpp"
@@ -191,12 +193,13 @@ class Prefetcher {
 struct SequenceReader::Impl {
   BGZF* fp = nullptr;
   std::string name;  // for messages
-  std::vector<char> buf = std::vector<char>(kBufferBytes);
-  const char* data = buf.data();  // the bytes being parsed: buf, or the whole file when mapped
+  std::vector<char> buf;           // sized when the input is streamed
+  const char* data = nullptr;     // the bytes being parsed: buf, the whole file when mapped, or a chunk
   void* mapped = nullptr;         // an uncompressed regular file is read through a mapping (no copies)
   size_t mapped_bytes = 0;
   int mapped_slot = -1;  // in the SIGBUS guard's table (a file truncated under us is an error, not a crash)
   size_t released = 0;  // mapped bytes before this are parsed and dropped from memory (bounded resident size)
+  size_t release_lag = size_t(8) << 20;  // bytes before pos kept: larger once chunks may be parsed behind pos
   size_t pos = 0, end = 0;
   bool eof = false;
   uint64_t line = 0;  // lines fully consumed
@@ -382,11 +385,40 @@ struct SequenceReader::Impl {
 
   // Parsed records are copied out, so the pages behind them can go (or the whole file would stay resident).
   void release_parsed() {
-    constexpr size_t kStep = size_t(8) << 20;
-    if (!mapped || pos < released + 2 * kStep) return;
-    const size_t upto = (pos - kStep) & ~(size_t(4095));
+    if (!mapped || pos < released + 2 * release_lag) return;
+    const size_t upto = (pos - release_lag) & ~(size_t(4095));
     ::madvise(static_cast<char*>(mapped) + released, upto - released, MADV_DONTNEED);
     released = upto;
+  }
+
+  // Whether a plain FASTQ record starts at `p` of the mapping: '@' header, one sequence line not starting with
+  // '+' or '@', a '+' line, one quality line as long as the sequence, each ending in '\n'. next() would take
+  // exactly these four lines as one record (their characters still to be checked), so a run of them can be cut
+  // here and parsed elsewhere. Sets `e` past the record and `bases` to the sequence length.
+  bool plain_fastq_at(size_t p, size_t& e, size_t& bases) const {
+    if (!mapped || format == '>' || p >= end || data[p] != '@') return false;
+    const char* const stop = data + end;
+    auto line_end = [&](const char* from) -> const char* {
+      return from < stop ? static_cast<const char*>(std::memchr(from, '\n', size_t(stop - from))) : nullptr;
+    };
+    auto content = [](const char* from, const char* nl) { return size_t(nl - from) - (nl > from && nl[-1] == '\r'); };
+    const char* nl1 = line_end(data + p);
+    if (!nl1) return false;
+    const char* sq = nl1 + 1;
+    if (sq >= stop || *sq == '+' || *sq == '@') return false;
+    const char* nl2 = line_end(sq);
+    if (!nl2) return false;
+    const char* pl = nl2 + 1;
+    if (pl >= stop || *pl != '+') return false;
+    const char* nl3 = line_end(pl);
+    if (!nl3) return false;
+    const char* ql = nl3 + 1;
+    const char* nl4 = line_end(ql);
+    if (!nl4) return false;
+    bases = content(sq, nl2);
+    if (content(ql, nl4) != bases) return false;
+    e = size_t(nl4 + 1 - data);
+    return true;
   }
 
   bool next(SequenceRecord& rec) {
@@ -490,6 +522,7 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
     impl_->fp = nullptr;
     return;
   }
+  impl_->buf.resize(kBufferBytes);
   // Not for stdin: a reader thread blocked on a pipe would make closing wait for input.
   if (decompress_ahead && impl_->fp->is_compressed && path != "-") {
     // BGZF blocks are independent: htslib's thread pool inflates several at once (and reads ahead itself).
@@ -531,6 +564,72 @@ size_t SequenceReader::next_batch(std::vector<SequenceRecord>& batch, uint64_t m
 }
 
 bool SequenceReader::is_fastq() const { return impl_->format == '@'; }
+
+struct SequenceChunk::Impl {
+  std::vector<SequenceRecord> parsed;  // records the reader parsed itself; the first `used` are this chunk's
+  size_t used = 0;
+  SequenceReader::Impl raw;  // a parser over the cut bytes (no stream behind them: their end is its end)
+  size_t raw_records = 0;
+};
+
+SequenceChunk::SequenceChunk() : impl_(std::make_unique<Impl>()) {}
+SequenceChunk::~SequenceChunk() = default;
+SequenceChunk::SequenceChunk(SequenceChunk&&) noexcept = default;
+SequenceChunk& SequenceChunk::operator=(SequenceChunk&&) noexcept = default;
+
+size_t SequenceChunk::records() const { return impl_->used + impl_->raw_records; }
+
+size_t SequenceChunk::parse(std::vector<SequenceRecord>& batch) {
+  Impl& c = *impl_;
+  const size_t n = c.used + c.raw_records;
+  if (batch.size() > n) batch.resize(n);
+  while (batch.size() < n) batch.emplace_back();
+  for (size_t i = 0; i < c.used; ++i) std::swap(batch[i], c.parsed[i]);  // capacity goes back and forth
+  for (size_t i = c.used; i < n; ++i)
+    if (!c.raw.next(batch[i])) throw std::logic_error("sequence chunk: fewer records than cut");
+  c.used = c.raw_records = 0;
+  c.raw.pos = c.raw.end = 0;
+  return n;
+}
+
+bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases) {
+  Impl& in = *impl_;
+  SequenceChunk::Impl& c = *chunk.impl_;
+  c.used = c.raw_records = 0;
+  c.raw.pos = c.raw.end = 0;
+  uint64_t bases = 0;
+  size_t e = 0, len = 0;
+  // Records parsed here, up to the first plain FASTQ record.
+  while (!in.plain_fastq_at(in.pos, e, len)) {
+    if (c.used == c.parsed.size()) c.parsed.emplace_back();
+    if (!next(c.parsed[c.used])) return c.used > 0;
+    bases += c.parsed[c.used++].seq.size();
+    if (bases >= max_bases) return true;
+  }
+  // A run of plain FASTQ records, only cut.
+  const size_t from = in.pos;
+  c.raw.name = in.name;
+  c.raw.data = in.data + from;
+  c.raw.eof = true;
+  c.raw.format = '@';
+  c.raw.line = in.line;
+  c.raw.record = in.record;
+  size_t p = from;
+  do {
+    p = e;
+    bases += len;
+    ++c.raw_records;
+  } while (bases < max_bases && in.plain_fastq_at(p, e, len));
+  c.raw.end = p - from;
+  in.pos = p;
+  in.line += 4 * c.raw_records;
+  in.record += c.raw_records;
+  if (in.format == 0) in.format = '@';
+  records_ += c.raw_records;
+  in.release_lag = size_t(64) << 20;  // chunks handed out may still be parsed well behind pos
+  in.release_parsed();
+  return true;
+}
 
 std::vector<SequenceRecord> read_all_sequences(const std::string& path) {
   SequenceReader reader(path);

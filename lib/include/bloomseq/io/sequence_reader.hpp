@@ -17,6 +17,8 @@ struct SequenceRecord {
   std::string qual;     // empty for FASTA
 };
 
+class SequenceChunk;
+
 class SequenceReader {
  public:
   // Opens `path` ("-" = stdin). Throws NoInputError if it cannot be opened (missing, a directory, unreadable).
@@ -35,15 +37,43 @@ class SequenceReader {
   // of records appended (0 at the end). `batch` is cleared first; its strings' capacity is reused.
   size_t next_batch(std::vector<SequenceRecord>& batch, uint64_t max_bases);
 
+  // Hands out the next run of whole records (at least `max_bases` bases unless the input ends); false at the end.
+  // From a mapped (uncompressed, regular) file, plain four-line FASTQ records are only cut here, at record
+  // boundaries, and parsed by whoever holds the chunk (a worker thread); other records (FASTA, multi-line or
+  // malformed FASTQ, blank lines, other inputs) are parsed here as next() parses them. Either way the chunk yields
+  // the records, checks and error messages (file, record and line) of next(). Throws as next() does.
+  bool next_chunk(SequenceChunk& chunk, uint64_t max_bases);
+
   const std::string& path() const { return path_; }
   uint64_t records_read() const { return records_; }
   bool is_fastq() const;  // meaningful after the first record
 
  private:
+  friend class SequenceChunk;
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;
   uint64_t records_ = 0;
+};
+
+// Records cut by SequenceReader::next_chunk. The bytes stay in the reader's mapping: the reader must outlive
+// the chunk's parsing.
+class SequenceChunk {
+ public:
+  SequenceChunk();
+  ~SequenceChunk();
+  SequenceChunk(SequenceChunk&&) noexcept;
+  SequenceChunk& operator=(SequenceChunk&&) noexcept;
+
+  // Parses every record of the chunk into `batch` (cleared first; its strings' capacity is reused) and returns
+  // the count. Throws DataError at the first malformed record, with the message SequenceReader::next gives.
+  size_t parse(std::vector<SequenceRecord>& batch);
+  size_t records() const;  // records in the chunk
+
+ private:
+  friend class SequenceReader;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Reads a whole file (convenience for queries and references, which fit in memory).
