@@ -171,10 +171,10 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   auto lanes_of = [&](uint32_t idx) { return ws.lean_lanes.data() + size_t(idx) * size_t(lean_stride_); };
   // A scan frame in one filter: the head's bits first (a missing k-mer usually fails one of them), the other
   // hashes only for frames that pass them.
-  auto scan_frame_hit = [&](size_t j, size_t slot, int k) {
+  auto scan_frame_hit = [&](const uint32_t* words, uint64_t blocks, size_t slot, int k) {
     const uint32_t idx = ws.lean_index[slot];
-    const uint32_t* block = block_of(j, idx);
     const uint64_t head = ws.lean_head[idx];
+    const uint32_t* block = words + ((uint64_t(uint32_t(head)) * blocks) >> 32) * kBloomBlockWords;
     auto bit_set = [&](uint32_t bit) { return (block[bit >> 5] >> (bit & 31)) & 1u; };
     uint32_t all = 1;
     for (int i = 1; i <= kLeanHeadBits; ++i)
@@ -217,7 +217,6 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       }
     }
   }
-  auto quick_mask = [&](size_t j, size_t qi) { return ws.quick_masks.data() + (qi * nk + lean_kidx_[j]) * kMaskWords; };
   lookups += nq * nf;
   // The blocks of the large filters are prefetched about two reads ahead of their tests, one prefetch per test
   // rather than a read's worth at once: a burst of prefetches fills the miss buffers and stalls (measured: the
@@ -239,6 +238,14 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   ws.quick_hits.resize(nq * nf);
   ws.scans.clear();
   size_t state_bytes = 0;
+  // Pointers and per-filter constants in locals: the byte stores of hit flags may alias anything, so whatever is
+  // read through `this` or `ws` would be loaded again after each of them.
+  uint8_t* const quick_hits = ws.quick_hits.data();
+  const uint32_t* const quick_slots = ws.quick_slots.data();
+  const uint64_t* const heads = ws.lean_head.data();
+  const uint32_t* const masks = ws.quick_masks.data();
+  const size_t mask_stride = nk * kMaskWords;
+  const double threshold = params_.threshold;
   for (size_t r = 0; r < n; ++r) {
     const size_t prefetch_to = ws.prefetch_end[std::min(n - 1, r + kPrefetchAhead)];
     const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
@@ -247,12 +254,15 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     const int F = ws.frames[r];
     const int quick_frames = F > 0 ? (F - 1 + w - 1) / w + 1 : 0;  // 0, w, 2w, ... < F - 1, and F - 1
     for (size_t j = 0; j < nf; ++j) {
+      const uint32_t* const words = views_[j].words;
+      const uint64_t blocks = views_[j].m_bits / kBloomBlockBits;
+      const uint32_t* const mask = masks + lean_kidx_[j] * kMaskWords;
       uint32_t hits = 0;
       for (uint32_t qi = q0; qi < q1; ++qi) {
         if (prefetched < prefetch_to) __builtin_prefetch(queue[prefetched++]);
-        const uint32_t idx = ws.quick_slots[qi];
-        const uint8_t hit = block_has(block_of(j, idx), quick_mask(j, qi)) ? 1 : 0;
-        ws.quick_hits[size_t(qi) * nf + j] = hit;
+        const uint64_t block = (uint64_t(uint32_t(heads[quick_slots[qi]])) * blocks) >> 32;  // blocked_block_word
+        const uint8_t hit = block_has(words + block * kBloomBlockWords, mask + qi * mask_stride) ? 1 : 0;
+        quick_hits[size_t(qi) * nf + j] = hit;
         hits += hit;
       }
       const size_t i = r * nf + j;
@@ -261,7 +271,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
         passed[i] = 0;
       } else if (int(hits) == quick_frames) {
         points[i] = len;
-        passed[i] = double(len) >= params_.threshold * double(len) ? 1 : 0;
+        passed[i] = double(len) >= threshold * double(len) ? 1 : 0;
       } else {
         ws.scans.push_back(FastScan{uint32_t(r), uint32_t(j), state_bytes});
         state_bytes += size_t(F);
@@ -365,11 +375,14 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       const size_t first = ws.frame_offset[sc.read];
       uint8_t* st = ws.states.data() + sc.state;
       const int k = ks_[sc.filter];
-      for (int t = 0; t < sc.pending; ++t) {
-        const size_t slot = first + size_t(sc.todo[t]);
-        st[sc.todo[t]] = scan_frame_hit(sc.filter, slot, k) ? kFrameHit : kFrameMiss;
+      const uint32_t* const words = views_[sc.filter].words;
+      const uint64_t blocks = views_[sc.filter].m_bits / kBloomBlockBits;
+      const int pending = sc.pending;
+      for (int t = 0; t < pending; ++t) {
+        const int f = sc.todo[t];
+        st[f] = scan_frame_hit(words, blocks, first + size_t(f), k) ? kFrameHit : kFrameMiss;
       }
-      sc.tested += uint32_t(sc.pending);
+      sc.tested += uint32_t(pending);
       sc.pending = 0;
       if (advance(sc)) ws.active[live++] = s;
       else finish(sc);
