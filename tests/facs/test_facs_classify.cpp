@@ -170,6 +170,39 @@ TEST_CASE("no false negatives: the Bloom score is never below the exact k-mer se
   }
 }
 
+TEST_CASE("any byte in a read: only A, C, G, T in either case make k-mers, at any position of any length") {
+  Fixture fx(21, 2, 20000);
+  std::unordered_set<uint64_t> exact;
+  for (uint64_t k : canonical_wmers(fx.genomes[0], 21)) exact.insert(k);
+  std::vector<std::string> reads, as_n;
+  for (int i = 0; i < 3000; ++i) {
+    std::string r = sample_read(fx.genomes[0], 1 + size_t(i % 200), 0.0, fx.rng);  // every tail length mod 32
+    if (i % 3 == 0)
+      for (char& c : r)
+        if (fx.rng() % 4 == 0) c = char(c | 0x20);
+    if (i % 2 == 0)
+      for (int e = 0; e < 1 + int(fx.rng() % 3) && !r.empty(); ++e) r[fx.rng() % r.size()] = char(1 + fx.rng() % 255);
+    std::string n = r;  // what the read means: every other byte is an N
+    for (char& c : n)
+      if (base_code(c) > 3) c = 'N';
+    reads.push_back(r);
+    as_n.push_back(n);
+  }
+  ClassifyParams cp;
+  cp.exact_failing_points = true;
+  const Classifier c(fx.set, cp);
+  const BatchScores s = classify(c, reads), t = classify(c, as_n);
+  for (size_t r = 0; r < reads.size(); ++r) {
+    INFO(as_n[r]);
+    const int oracle = oracle_facs_score(as_n[r], exact, 21);
+    REQUIRE(s.points[r * 2] >= oracle);
+    if (oracle == int(reads[r].size())) REQUIRE(s.points[r * 2] == oracle);
+    REQUIRE(s.points[r * 2] == t.points[r * 2]);
+    REQUIRE(s.points[r * 2 + 1] == t.points[r * 2 + 1]);
+    REQUIRE(s.call[r] == t.call[r]);
+  }
+}
+
 TEST_CASE("simulated reads classify to their reference, with and without errors") {
   Fixture fx(kFacsDefaultWordSize, 3, 40000);
   ClassifyParams cp;
