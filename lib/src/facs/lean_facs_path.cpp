@@ -211,7 +211,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     const uint16_t* lanes = lanes_of(ws.quick_slots[qi]);
     for (size_t s = 0; s < nk; ++s) {
       uint32_t* m = ws.quick_masks.data() + (qi * nk + s) * kMaskWords;
-      for (int i = 1; i <= lean_ks_[s]; ++i) {
+      const int k = lean_ks_[s];  // in a local: the stores into m may alias an int
+      for (int i = 1; i <= k; ++i) {
         const uint32_t bit = lanes[1 + i];
         m[bit >> 5] |= 1u << (bit & 31);
       }
