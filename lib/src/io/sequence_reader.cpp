@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <string_view>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -394,8 +395,9 @@ struct SequenceReader::Impl {
   // Whether a plain FASTQ record starts at `p` of the mapping: '@' header, one sequence line not starting with
   // '+' or '@', a '+' line, one quality line as long as the sequence, each ending in '\n'. next() would take
   // exactly these four lines as one record (their characters still to be checked), so a run of them can be cut
-  // here and parsed elsewhere. Sets `e` past the record and `bases` to the sequence length.
-  bool plain_fastq_at(size_t p, size_t& e, size_t& bases) const {
+  // here and parsed elsewhere. Sets `e` past the record, `bases` to the sequence length and `nl` to the offsets
+  // of its four '\n'.
+  bool plain_fastq_at(size_t p, size_t& e, size_t& bases, size_t* line_ends) const {
     if (!mapped || format == '>' || p >= end || data[p] != '@') return false;
     const char* const stop = data + end;
     auto line_end = [&](const char* from) -> const char* {
@@ -418,6 +420,10 @@ struct SequenceReader::Impl {
     bases = content(sq, nl2);
     if (content(ql, nl4) != bases) return false;
     e = size_t(nl4 + 1 - data);
+    line_ends[0] = size_t(nl1 - data);
+    line_ends[1] = size_t(nl2 - data);
+    line_ends[2] = size_t(nl3 - data);
+    line_ends[3] = size_t(nl4 - data);
     return true;
   }
 
@@ -570,6 +576,36 @@ struct SequenceChunk::Impl {
   size_t used = 0;
   SequenceReader::Impl raw;  // a parser over the cut bytes (no stream behind them: their end is its end)
   size_t raw_records = 0;
+  uint64_t first_line = 0, first_record = 0;  // lines and records before the cut bytes
+  std::vector<uint32_t> ends;  // [raw record][4]: offsets of its line ends in the cut bytes
+
+  // A cut record whose lines pass the reader's checks, without its line-by-line machinery; false (rec undefined)
+  // if any check fails: the reader's parser then reports the error.
+  bool parse_plain(size_t i, SequenceRecord& rec) const {
+    const char* d = raw.data;
+    const uint32_t* nl = ends.data() + 4 * i;
+    const size_t start = i ? size_t(ends[4 * i - 1]) + 1 : 0;
+    auto trim = [&](size_t from, size_t to) { return to > from && d[to - 1] == '\r' ? to - 1 : to; };
+    const size_t h0 = start + 1, h1 = trim(h0, nl[0]);
+    const size_t s0 = size_t(nl[0]) + 1, s1 = trim(s0, nl[1]);
+    const size_t p0 = size_t(nl[1]) + 2, p1 = trim(p0, nl[2]);
+    const size_t q0 = size_t(nl[2]) + 1, q1 = trim(q0, nl[3]);
+    if (!all_in_class(d + h0, d + h1, kClasses.header) || !all_in_class(d + s0, d + s1, kClasses.seq) ||
+        !all_in_class(d + p0, d + p1, kClasses.header) || !all_in_class(d + q0, d + q1, kClasses.qual))
+      return false;
+    const std::string_view header(d + h0, h1 - h0);
+    const size_t cut = header.find_first_of(" \t");
+    if (cut == 0 || header.empty()) return false;
+    rec.name.assign(header.data(), std::min(cut, header.size()));
+    rec.comment.clear();
+    if (cut != std::string_view::npos) {
+      const size_t from = header.find_first_not_of(" \t", cut);
+      if (from != std::string_view::npos) rec.comment.assign(header.data() + from, header.size() - from);
+    }
+    rec.seq.assign(d + s0, s1 - s0);
+    rec.qual.assign(d + q0, q1 - q0);
+    return true;
+  }
 };
 
 SequenceChunk::SequenceChunk() : impl_(std::make_unique<Impl>()) {}
@@ -585,8 +621,15 @@ size_t SequenceChunk::parse(std::vector<SequenceRecord>& batch) {
   if (batch.size() > n) batch.resize(n);
   while (batch.size() < n) batch.emplace_back();
   for (size_t i = 0; i < c.used; ++i) std::swap(batch[i], c.parsed[i]);  // capacity goes back and forth
-  for (size_t i = c.used; i < n; ++i)
-    if (!c.raw.next(batch[i])) throw std::logic_error("sequence chunk: fewer records than cut");
+  for (size_t i = 0; i < c.raw_records; ++i) {
+    SequenceRecord& rec = batch[c.used + i];
+    if (c.parse_plain(i, rec)) continue;
+    // The reader's parser from the record's start: it throws the message SequenceReader::next would.
+    c.raw.pos = i ? size_t(c.ends[4 * i - 1]) + 1 : 0;
+    c.raw.line = c.first_line + 4 * i;
+    c.raw.record = c.first_record + i;
+    if (!c.raw.next(rec)) throw std::logic_error("sequence chunk: fewer records than cut");
+  }
   c.used = c.raw_records = 0;
   c.raw.pos = c.raw.end = 0;
   return n;
@@ -598,9 +641,9 @@ bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases) {
   c.used = c.raw_records = 0;
   c.raw.pos = c.raw.end = 0;
   uint64_t bases = 0;
-  size_t e = 0, len = 0;
+  size_t e = 0, len = 0, nl[4];
   // Records parsed here, up to the first plain FASTQ record.
-  while (!in.plain_fastq_at(in.pos, e, len)) {
+  while (!in.plain_fastq_at(in.pos, e, len, nl) || e - in.pos > UINT32_MAX) {
     if (c.used == c.parsed.size()) c.parsed.emplace_back();
     if (!next(c.parsed[c.used])) return c.used > 0;
     bases += c.parsed[c.used++].seq.size();
@@ -612,14 +655,16 @@ bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases) {
   c.raw.data = in.data + from;
   c.raw.eof = true;
   c.raw.format = '@';
-  c.raw.line = in.line;
-  c.raw.record = in.record;
+  c.first_line = in.line;
+  c.first_record = in.record;
+  c.ends.clear();
   size_t p = from;
   do {
     p = e;
     bases += len;
     ++c.raw_records;
-  } while (bases < max_bases && in.plain_fastq_at(p, e, len));
+    for (size_t x : nl) c.ends.push_back(uint32_t(x - from));
+  } while (bases < max_bases && in.plain_fastq_at(p, e, len, nl) && e - from <= UINT32_MAX);
   c.raw.end = p - from;
   in.pos = p;
   in.line += 4 * c.raw_records;
