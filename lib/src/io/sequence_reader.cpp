@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -671,7 +672,9 @@ bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases) {
   in.record += c.raw_records;
   if (in.format == 0) in.format = '@';
   records_ += c.raw_records;
-  in.release_lag = size_t(64) << 20;  // chunks handed out may still be parsed well behind pos
+  // Chunks handed out may still be parsed behind pos (one per worker, a worker rarely more than two behind);
+  // a page dropped too early only costs a minor fault.
+  in.release_lag = std::max(in.release_lag, 3 * (p - from));
   in.release_parsed();
   return true;
 }
