@@ -27,7 +27,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint32_t V = uint32_t(subqueries_.size());
   const int k = params.k;
   const H3ByteView h = family_.byte_view();
-  stride_ = uint32_t(params.n_sub - uint64_t(w) + 1);
+  stride_ = FastDivide32(uint32_t(params.n_sub - uint64_t(w) + 1));
   first_subquery_.assign(queries.size(), 0);
   for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
 

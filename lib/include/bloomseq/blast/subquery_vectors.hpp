@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/blast/fast_divide.hpp"
 #include "bloomseq/blast/huge_buffer.hpp"
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -59,7 +60,7 @@ class SubqueryFilters {
     if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + g);
   }
   // The sub-query holding the w-mer that starts at `pos` of query record `query` (w-mer starts partition them).
-  uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + pos / stride_; }
+  uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + stride_.divide(pos); }
 
   bool has_vectors() const { return !words_.empty(); }
   SubqueryVectors vectors() const;
@@ -72,7 +73,7 @@ class SubqueryFilters {
   std::vector<SubQuery> subqueries_;
   std::vector<uint64_t> inserted_;
   std::vector<uint32_t> first_subquery_;  // per query record (records shorter than w: unused)
-  uint32_t stride_ = 1;                   // w-mer starts per sub-query (n_sub <= 2^31)
+  FastDivide32 stride_;                   // w-mer starts per sub-query (n_sub <= 2^31); divided by per seed
   HugeBuffer<uint32_t> group_start_;      // 2^index bits + 1 offsets into occ_
   HugeBuffer<Occurrence> occ_;
   HugeBuffer<uint64_t> occ_keys_;         // the keys of occ_, kept only when the group bits do not say it all

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Repeated side-by-side rounds of blastn, a baseline blast-bloom and this blast-bloom on the six cases of
+# bench/blast.sh, one thread each. The order of the three programs rotates from round to round (so none always
+# runs first on a cold cache), CPU seconds (user + sys) come from /usr/bin/time, every run goes to a CSV, and the
+# end prints, per case, the median per-round CPU ratio vs blastn with its range, and whether the HSPs of the two
+# blast-bloom builds are byte-identical to each other in every round.
+#
+# Usage: bench/blast_rounds.sh BUILD_BIN_DIR BASELINE_BIN_DIR [ROUNDS] [OUT_DIR]
+#   Genomes come from scripts/fetch-data.sh; ROUNDS defaults to 5, OUT_DIR to bench-results.
+set -euo pipefail
+bin="${1:?usage: bench/blast_rounds.sh BUILD_BIN_DIR BASELINE_BIN_DIR [ROUNDS] [OUT_DIR]}"
+base="${2:?usage: bench/blast_rounds.sh BUILD_BIN_DIR BASELINE_BIN_DIR [ROUNDS] [OUT_DIR]}"
+rounds="${3:-5}"
+out="${4:-bench-results}"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$out"
+command -v blastn >/dev/null || { echo "blastn not found (apt-get install ncbi-blast+)"; exit 69; }
+declare -A path
+while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fetch-data.sh")
+ecoli="${path[ecoli_536.fa]}"; ssuis="${path[ssuis_sc84.fa]}"; lambda="$here/data/lambda_virus.fa"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+{ echo ">ecoli_536_1M"; (set +o pipefail; grep -v '^>' "$ecoli" | tr -d '\n' | head -c 1000000 | fold -w 70); echo; } \
+  > "$tmp/ecoli_1M.fa"
+
+cases=("lambda|$lambda|$ecoli" "1M|$tmp/ecoli_1M.fa|$ecoli" "ecoli-ssuis|$ecoli|$ssuis")
+tools=(blastn baseline blast-bloom)
+csv="$out/blast_rounds.csv"
+echo "round,case,w,tool,cpu_s,wall_s,load1" > "$csv"
+run_tool() {  # tool query db w -> appends "cpu wall" to stdout; output into $tmp/out.<tool>
+  local tool="$1" q="$2" db="$3" w="$4"
+  local cmd
+  case "$tool" in
+    blastn) cmd=(blastn -task blastn -ungapped -dust no -sum_stats false -word_size "$w" -reward 1 -penalty -2
+                 -query "$q" -subject "$db" -outfmt 6) ;;
+    baseline) cmd=("$base/blast-bloom" --no-header --no-progress -w "$w" -t 1 "$q" "$db") ;;
+    *) cmd=("$bin/blast-bloom" --no-header --no-progress -w "$w" -t 1 "$q" "$db") ;;
+  esac
+  /usr/bin/time -f "%e %U %S" -o "$tmp/time" "${cmd[@]}" > "$tmp/out.$tool"
+  awk '{printf "%.3f %.3f\n", $2 + $3, $1}' "$tmp/time"
+}
+uptime
+same_all=1
+for ((r = 0; r < rounds; ++r)); do
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name q db <<< "$c"
+    for w in 11 28; do
+      for ((i = 0; i < 3; ++i)); do
+        tool="${tools[$(((i + r) % 3))]}"
+        read -r cpu wall < <(run_tool "$tool" "$q" "$db" "$w")
+        load=$(cut -d' ' -f1 /proc/loadavg)
+        echo "$r,$name,$w,$tool,$cpu,$wall,$load" >> "$csv"
+      done
+      cmp -s "$tmp/out.baseline" "$tmp/out.blast-bloom" || { same_all=0; echo "round $r $name w=$w: HSPs differ"; }
+    done
+  done
+  echo "round $((r + 1))/$rounds done ($(cut -d' ' -f1-3 /proc/loadavg))"
+done
+uptime
+echo
+printf "%-12s %3s %10s %10s %10s %24s %24s\n" case w blastn_cpu base_cpu this_cpu "base/blastn med [range]" "this/blastn med [range]"
+awk -F, 'NR > 1 { cpu[$1 "|" $2 "|" $3 "|" $4] = $5; key[$2 "|" $3] = 1; n = ($1 + 1 > n ? $1 + 1 : n) }
+  function median(a, m,   t) { asort(a, t); return m % 2 ? t[(m + 1) / 2] : (t[m / 2] + t[m / 2 + 1]) / 2 }
+  function srt(a, m,   t) { asort(a, t); return t[1] "-" t[m] }
+  END {
+    PROCINFO["sorted_in"] = "@ind_str_asc"
+    for (k in key) {
+      split(k, p, "|"); delete b; delete o; delete t; delete rb; delete rt
+      for (r = 0; r < n; ++r) {
+        b[r + 1] = cpu[r "|" k "|blastn"]; o[r + 1] = cpu[r "|" k "|baseline"]; t[r + 1] = cpu[r "|" k "|blast-bloom"]
+        rb[r + 1] = o[r + 1] / b[r + 1]; rt[r + 1] = t[r + 1] / b[r + 1]
+      }
+      mb = median(b, n); mo = median(o, n); mt = median(t, n)
+      asort(rb, sb); asort(rt, st)
+      printf "%-12s %3s %10.2f %10.2f %10.2f %9.2f [%.2f-%.2f] %11.2f [%.2f-%.2f]\n", p[1], p[2], mb, mo, mt,
+             median(rb, n), sb[1], sb[n], median(rt, n), st[1], st[n]
+    }
+  }' "$csv"
+[ "$same_all" = 1 ] && echo "HSPs of the two builds byte-identical in every run" || echo "HSPs DIFFER in some runs"
+echo "CSV: $csv"
