@@ -58,22 +58,24 @@ done
 uptime
 echo
 printf "%-12s %3s %10s %10s %10s %24s %24s\n" case w blastn_cpu base_cpu this_cpu "base/blastn med [range]" "this/blastn med [range]"
-awk -F, 'NR > 1 { cpu[$1 "|" $2 "|" $3 "|" $4] = $5; key[$2 "|" $3] = 1; n = ($1 + 1 > n ? $1 + 1 : n) }
-  function median(a, m,   t) { asort(a, t); return m % 2 ? t[(m + 1) / 2] : (t[m / 2] + t[m / 2 + 1]) / 2 }
-  function srt(a, m,   t) { asort(a, t); return t[1] "-" t[m] }
-  END {
-    PROCINFO["sorted_in"] = "@ind_str_asc"
-    for (k in key) {
-      split(k, p, "|"); delete b; delete o; delete t; delete rb; delete rt
-      for (r = 0; r < n; ++r) {
-        b[r + 1] = cpu[r "|" k "|blastn"]; o[r + 1] = cpu[r "|" k "|baseline"]; t[r + 1] = cpu[r "|" k "|blast-bloom"]
-        rb[r + 1] = o[r + 1] / b[r + 1]; rt[r + 1] = t[r + 1] / b[r + 1]
-      }
-      mb = median(b, n); mo = median(o, n); mt = median(t, n)
-      asort(rb, sb); asort(rt, st)
-      printf "%-12s %3s %10.2f %10.2f %10.2f %9.2f [%.2f-%.2f] %11.2f [%.2f-%.2f]\n", p[1], p[2], mb, mo, mt,
-             median(rb, n), sb[1], sb[n], median(rt, n), st[1], st[n]
-    }
-  }' "$csv"
+python3 - "$csv" <<'PY'
+import csv, statistics, sys
+cpu, cases, rounds = {}, [], set()
+for r in csv.DictReader(open(sys.argv[1])):
+    key = (r["case"], r["w"])
+    if key not in cases: cases.append(key)
+    rounds.add(r["round"])
+    cpu[(r["round"],) + key + (r["tool"],)] = float(r["cpu_s"])
+print("%-12s %3s %10s %10s %10s %24s %24s" % ("case", "w", "blastn_cpu", "base_cpu", "this_cpu",
+                                              "base/blastn med [range]", "this/blastn med [range]"))
+for key in cases:
+    got = {t: [cpu[(r,) + key + (t,)] for r in sorted(rounds)] for t in ("blastn", "baseline", "blast-bloom")}
+    rb = [o / max(b, 1e-3) for o, b in zip(got["baseline"], got["blastn"])]
+    rt = [o / max(b, 1e-3) for o, b in zip(got["blast-bloom"], got["blastn"])]
+    med = statistics.median
+    print("%-12s %3s %10.2f %10.2f %10.2f %9.2f [%.2f-%.2f] %11.2f [%.2f-%.2f]" % (
+        key[0], key[1], med(got["blastn"]), med(got["baseline"]), med(got["blast-bloom"]),
+        med(rb), min(rb), max(rb), med(rt), min(rt), max(rt)))
+PY
 [ "$same_all" = 1 ] && echo "HSPs of the two builds byte-identical in every run" || echo "HSPs DIFFER in some runs"
 echo "CSV: $csv"
