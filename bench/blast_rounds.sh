@@ -57,7 +57,6 @@ for ((r = 0; r < rounds; ++r)); do
 done
 uptime
 echo
-printf "%-12s %3s %10s %10s %10s %24s %24s\n" case w blastn_cpu base_cpu this_cpu "base/blastn med [range]" "this/blastn med [range]"
 python3 - "$csv" <<'PY'
 import csv, statistics, sys
 cpu, cases, rounds = {}, [], set()

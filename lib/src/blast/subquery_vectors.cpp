@@ -175,31 +175,36 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   }
   if (!with_bitsliced) return;
 
-  // Transpose into the matrix one column block (512 vectors, one cache line per row) at a time. The bits of a
+  // Transpose into the matrix one column block at a time; the blocks are stored one after the other (each block's
+  // rows contiguous), so a block is written as one sequential stream and stage 1a, which scans one block at a time,
+  // touches only that block's pages (16 MB at m = 256 Kbit) rather than pages shared by all blocks. The bits of a
   // block are first bucketed by row band so that each band's writes stay in L2 instead of missing all over it.
-  // Up to 256 vectors a row is 1, 2 or 4 words (a query of a few sub-queries then has a matrix of a few MB, which
-  // stays in cache, instead of one padded 64-byte line per row); beyond, whole 512-column blocks.
-  words_per_row_ = V <= 64 ? 1 : V <= 128 ? 2 : V <= 256 ? 4 : (uint64_t(V) + 511) / 512 * 8;
-  // Each tested w-mer reads about two lines per 512-column block at random (more where the first two rows
-  // agree). Huge pages save a TLB miss per read but cost ~2.7 ms more per 2 MiB to fault in here (huge_buffer.hpp):
-  // worth it from ~100,000 reads per 2 MiB.
-  const double matrix_pages = double(m_bits_) * double(words_per_row_) * 8.0 / double(2 << 20);
-  const double reads = double(expected_tests) * double((words_per_row_ + 7) / 8) * 2.0;
-  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, reads >= 1e5 * matrix_pages);
+  // Up to 256 columns a block is narrow, 1, 2 or 4 words per row: the whole matrix of a query of a few sub-queries
+  // (a few MB) then stays in cache, and the last, partly filled block of a longer query costs what its columns
+  // need rather than a full 64-byte line per row.
+  const uint64_t rem = V % 512;
+  const uint64_t narrow = V <= 256 ? V : (rem != 0 && rem <= 256) ? rem : 0;
+  full_blocks_ = (V - narrow) / 512 + ((V - narrow) % 512 != 0);
+  tail_words_ = narrow == 0 ? 0 : narrow <= 64 ? 1 : narrow <= 128 ? 2 : 4;
+  words_per_row_ = full_blocks_ * 8 + tail_words_;
+  // Ordinary 4 KiB pages: stage 1a reads one block (16 MB) at a time, and a fresh 2 MiB huge page costs ~4x the
+  // first-touch time of the same bytes in small pages on this kind of VM (huge_buffer.hpp).
+  (void)expected_tests;
+  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, false);
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
-  const size_t blocks = size_t((words_per_row_ + 7) / 8);
+  const size_t blocks = size_t(full_blocks_ + (tail_words_ ? 1 : 0));
   // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
   // Each band of a block is assembled in a small tile (256 KiB, in L2) and then written out whole, with streaming
   // stores where the rows are whole lines: the matrix lines are written once, never read first (ORing the bits
   // straight into the fresh matrix cost a cache miss per line and was ~30% of the build).
-  const uint64_t bw = std::min<uint64_t>(8, words_per_row_);  // words of a row in one block
+  const uint64_t tile_words = full_blocks_ ? 8 : tail_words_;  // the widest block's row
   auto build_blocks = [&](size_t t, size_t T, auto cell_type) {
     using Cell = decltype(cell_type);
     std::unique_ptr<Cell[]> cells;  // reused across this thread's blocks, never zero-filled
     size_t capacity = 0;
     std::vector<uint64_t> count(bands + 1);
-    std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * bw)]);
+    std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * tile_words)]);
     // The block's cells, by band: the w-mers are hashed twice (count, then place), which costs less than writing
     // all cells once more to an unsorted buffer and reading them back.
     // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
@@ -250,7 +255,8 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
       for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
       // count[i] is now the end of band i's cells.
-      uint64_t* base = matrix_.data() + b * 8;
+      const uint64_t bw = b < full_blocks_ ? 8 : tail_words_;  // words of a row in this block
+      uint64_t* base = matrix_.data() + b * m_bits_ * 8;
       size_t at = 0;
       for (size_t band = 0; band < bands; ++band) {
         const uint64_t r0 = uint64_t(band) * kBandRows, r1 = std::min<uint64_t>(m_bits_, r0 + kBandRows);
@@ -259,15 +265,15 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
           const uint64_t row = uint64_t(cells[at] >> 9) - r0, col = uint64_t(cells[at] & 511);
           tile[row * bw + col / 64] |= uint64_t(1) << (col % 64);
         }
+        // The band's rows are contiguous in the block: one sequential copy, with streaming stores for the full
+        // blocks (their lines are written once and not read until stage 1a).
+        const size_t words = size_t((r1 - r0) * bw);
         if (bw == 8) {
-          for (uint64_t r = r0; r < r1; ++r) {
-            const __m128i* src = reinterpret_cast<const __m128i*>(tile.get() + (r - r0) * 8);
-            __m128i* dst = reinterpret_cast<__m128i*>(base + r * words_per_row_);
-            for (int x = 0; x < 4; ++x) _mm_stream_si128(dst + x, _mm_loadu_si128(src + x));
-          }
+          const __m128i* src = reinterpret_cast<const __m128i*>(tile.get());
+          __m128i* dst = reinterpret_cast<__m128i*>(base + r0 * 8);
+          for (size_t x = 0; x < words / 2; ++x) _mm_stream_si128(dst + x, _mm_loadu_si128(src + x));
         } else {
-          for (uint64_t r = r0; r < r1; ++r)
-            std::copy(tile.get() + (r - r0) * bw, tile.get() + (r - r0 + 1) * bw, base + r * words_per_row_);
+          std::copy(tile.get(), tile.get() + words, base + r0 * bw);
         }
       }
     }
@@ -320,6 +326,8 @@ BitslicedMatrix SubqueryFilters::bitsliced() const {
   out.count = count();
   out.m_bits = m_bits_;
   out.words_per_row = words_per_row_;
+  out.full_blocks = full_blocks_;
+  out.tail_words = tail_words_;
   out.k = family_.k();
   out.hash = family_.byte_view();
   return out;
