@@ -31,133 +31,19 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   first_subquery_.assign(queries.size(), 0);
   for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
 
-  // Stage-1b index: a counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w
-  // bits fit in 2^22 slots (16 MB) and there are about as many w-mers, the slot is the key (no keys stored);
-  // otherwise the keys are stored and a slot holds ~8 of them (the table then stays cached while it is built, and
-  // a look-up still reads one or two lines of keys).
   uint64_t starts = 0;
   for (uint64_t n : lengths) starts += n >= uint64_t(w) ? n - uint64_t(w) + 1 : 0;
   if (starts >= UINT32_MAX) throw DataError("query too large: " + std::to_string(starts) + " w-mers (limit 2^32 - 1)");
-  int bits = 8;
-  while (bits < 22 && (uint64_t(1) << bits) < 2 * starts) ++bits;
-  if (bits < 2 * w) {
-    bits = 8;
-    while (bits < 20 && (uint64_t(8) << bits) < starts) ++bits;
-  }
-  bits = std::min(bits, 2 * w);
-  group_shift_ = 2 * w - bits;
-  const bool keep_keys = group_shift_ > 0;
-  group_start_ = HugeBuffer<uint32_t>((size_t(1) << bits) + 1);
-  uint32_t* start = group_start_.data();
-  const size_t groups = size_t(1) << bits;
-  // The counters are random in up to 16 MB: each w-mer's counter is prefetched kAhead w-mers before it is used
-  // (a small ring holds the w-mers in between). Counts go to start[g + 1], so that after the prefix sum start[g]
-  // is the first slot of group g.
-  constexpr size_t kAhead = 16;
-  {
-    uint64_t ring[kAhead];
-    size_t n_seen = 0;
-    for (const auto& q : queries)
-      for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
-        const uint64_t g = canonical_wmer(fwd, rc) >> group_shift_;
-        __builtin_prefetch(start + g + 1, 1);
-        if (n_seen >= kAhead) ++start[ring[n_seen % kAhead] + 1];
-        ring[n_seen % kAhead] = g;
-        ++n_seen;
-      });
-    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++start[ring[j % kAhead] + 1];
-  }
-  for (size_t g = 0; g < groups; ++g) start[g + 1] += start[g];
-  const uint32_t total = start[groups];
-  occ_ = HugeBuffer<Occurrence>(total);
-  if (keep_keys) occ_keys_ = HugeBuffer<uint64_t>(total);
-  {
-    // Placement uses start[g] itself as group g's fill counter (it ends at the start of group g + 1; shifted back
-    // below). The counter of each w-mer is prefetched kAhead w-mers ahead and its destination kAhead / 2 ahead.
-    constexpr size_t kHalf = kAhead / 2;
-    struct Pending {
-      uint64_t key;
-      Occurrence occ;
-      uint32_t at;
-    } ring[kAhead];
-    size_t n_seen = 0;
-    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write
-      p.at = start[p.key >> group_shift_]++;
-      __builtin_prefetch(occ_.data() + p.at, 1);
-      if (keep_keys) __builtin_prefetch(occ_keys_.data() + p.at, 1);
-    };
-    auto place = [&](const Pending& p) {
-      occ_[p.at] = p.occ;
-      if (keep_keys) occ_keys_[p.at] = p.key;
-    };
-    for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
-      for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
-        const uint64_t key = canonical_wmer(fwd, rc);
-        __builtin_prefetch(start + (key >> group_shift_), 1);
-        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
-        Pending& slot = ring[n_seen % kAhead];
-        if (n_seen >= kAhead) place(slot);
-        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
-        ++n_seen;
-      });
-    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
-      Pending& p = ring[j % kAhead];
-      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
-      place(p);
-    }
-    std::memmove(start + 1, start, groups * sizeof(uint32_t));
-    start[0] = 0;
-  }
-  // Within a group: by key (the counting sort already left each key's occurrences in record and position order).
-  // Groups hold a few keys: a stable insertion sort in place; long groups (repeats) by index-stable std::sort.
-  if (keep_keys) {
-    std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
-    std::vector<Occurrence> occ_tmp;
-    uint64_t* keys = occ_keys_.data();
-    Occurrence* occ = occ_.data();
-    for (size_t g = 0; g < groups; ++g) {
-      const uint32_t lo = start[g], hi = start[g + 1];
-      if (hi - lo <= 32) {
-        for (uint32_t i = lo + 1; i < hi; ++i) {
-          const uint64_t key = keys[i];
-          if (keys[i - 1] <= key) continue;
-          const Occurrence o = occ[i];
-          uint32_t j = i;
-          for (; j > lo && keys[j - 1] > key; --j) {
-            keys[j] = keys[j - 1];
-            occ[j] = occ[j - 1];
-          }
-          keys[j] = key;
-          occ[j] = o;
-        }
-        continue;
-      }
-      bool sorted = true;
-      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = keys[i - 1] <= keys[i];
-      if (sorted) continue;
-      tmp.clear();
-      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({keys[i], i});
-      std::sort(tmp.begin(), tmp.end());
-      occ_tmp.assign(occ + lo, occ + hi);
-      for (uint32_t i = lo; i < hi; ++i) {
-        keys[i] = tmp[i - lo].first;
-        occ[i] = occ_tmp[tmp[i - lo].second - lo];
-      }
-    }
-  }
-  // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
+  // Stage-1b index. When all 4^w keys fit in 2^22 slots and the query has at least 1/16 as many w-mers, it is
+  // direct-mapped (build_direct_index): one look-up reads one slot, which holds the occurrence itself when the key
+  // occurs once. Otherwise a counting sort by the top bits of the canonical key (build_grouped_index).
+  if (2 * w <= 22 && (uint64_t(1) << (2 * w)) <= 16 * starts && starts < (uint64_t(1) << 31) &&
+      queries.size() < (size_t(1) << 31))
+    build_direct_index(queries, w);
+  else
+    build_grouped_index(queries, w, starts);
   inserted_.assign(V, 0);
-  for (size_t g = 0; g < groups; ++g) {
-    uint64_t last_key = 0;
-    uint32_t last_v = UINT32_MAX;
-    for (uint32_t i = start[g]; i < start[g + 1]; ++i) {
-      const uint64_t key = keep_keys ? occ_keys_[i] : 0;
-      const uint32_t v = subquery_of(occ_[i].query, occ_[i].pos & ~kFwdIsKey);
-      if (i == start[g] || key != last_key || v != last_v) ++inserted_[v];
-      last_key = key;
-      last_v = v;
-    }
-  }
+  count_distinct();
 
   // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
   words_per_vector_ = bloom_words(m_bits_);
@@ -286,7 +172,228 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   });
 }
 
+void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts) {
+  // A counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w bits fit in 2^22
+  // slots and there are about as many w-mers, the slot is the key (no keys stored); otherwise the keys are stored
+  // and a slot holds ~8 of them (the table then stays cached while it is built, and a look-up still reads one or
+  // two lines of keys).
+  int bits = 8;
+  while (bits < 22 && (uint64_t(1) << bits) < 2 * starts) ++bits;
+  if (bits < 2 * w) {
+    bits = 8;
+    while (bits < 20 && (uint64_t(8) << bits) < starts) ++bits;
+  }
+  bits = std::min(bits, 2 * w);
+  group_shift_ = 2 * w - bits;
+  const bool keep_keys = group_shift_ > 0;
+  group_start_ = HugeBuffer<uint32_t>((size_t(1) << bits) + 1);
+  uint32_t* start = group_start_.data();
+  const size_t groups = size_t(1) << bits;
+  // The counters are random in up to 16 MB: each w-mer's counter is prefetched kAhead w-mers before it is used
+  // (a small ring holds the w-mers in between). Counts go to start[g + 1], so that after the prefix sum start[g]
+  // is the first slot of group g.
+  constexpr size_t kAhead = 16;
+  {
+    uint64_t ring[kAhead];
+    size_t n_seen = 0;
+    for (const auto& q : queries)
+      for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        const uint64_t g = canonical_wmer(fwd, rc) >> group_shift_;
+        __builtin_prefetch(start + g + 1, 1);
+        if (n_seen >= kAhead) ++start[ring[n_seen % kAhead] + 1];
+        ring[n_seen % kAhead] = g;
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++start[ring[j % kAhead] + 1];
+  }
+  for (size_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+  const uint32_t total = start[groups];
+  occ_ = HugeBuffer<Occurrence>(total);
+  if (keep_keys) occ_keys_ = HugeBuffer<uint64_t>(total);
+  {
+    // Placement uses start[g] itself as group g's fill counter (it ends at the start of group g + 1; shifted back
+    // below). The counter of each w-mer is prefetched kAhead w-mers ahead and its destination kAhead / 2 ahead.
+    constexpr size_t kHalf = kAhead / 2;
+    struct Pending {
+      uint64_t key;
+      Occurrence occ;
+      uint32_t at;
+    } ring[kAhead];
+    size_t n_seen = 0;
+    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write
+      p.at = start[p.key >> group_shift_]++;
+      __builtin_prefetch(occ_.data() + p.at, 1);
+      if (keep_keys) __builtin_prefetch(occ_keys_.data() + p.at, 1);
+    };
+    auto place = [&](const Pending& p) {
+      occ_[p.at] = p.occ;
+      if (keep_keys) occ_keys_[p.at] = p.key;
+    };
+    for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
+      for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+        const uint64_t key = canonical_wmer(fwd, rc);
+        __builtin_prefetch(start + (key >> group_shift_), 1);
+        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
+        Pending& slot = ring[n_seen % kAhead];
+        if (n_seen >= kAhead) place(slot);
+        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+      Pending& p = ring[j % kAhead];
+      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+      place(p);
+    }
+    std::memmove(start + 1, start, groups * sizeof(uint32_t));
+    start[0] = 0;
+  }
+  // Within a group: by key (the counting sort already left each key's occurrences in record and position order).
+  // Groups hold a few keys: a stable insertion sort in place; long groups (repeats) by index-stable std::sort.
+  if (keep_keys) {
+    std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
+    std::vector<Occurrence> occ_tmp;
+    uint64_t* keys = occ_keys_.data();
+    Occurrence* occ = occ_.data();
+    for (size_t g = 0; g < groups; ++g) {
+      const uint32_t lo = start[g], hi = start[g + 1];
+      if (hi - lo <= 32) {
+        for (uint32_t i = lo + 1; i < hi; ++i) {
+          const uint64_t key = keys[i];
+          if (keys[i - 1] <= key) continue;
+          const Occurrence o = occ[i];
+          uint32_t j = i;
+          for (; j > lo && keys[j - 1] > key; --j) {
+            keys[j] = keys[j - 1];
+            occ[j] = occ[j - 1];
+          }
+          keys[j] = key;
+          occ[j] = o;
+        }
+        continue;
+      }
+      bool sorted = true;
+      for (uint32_t i = lo + 1; i < hi && sorted; ++i) sorted = keys[i - 1] <= keys[i];
+      if (sorted) continue;
+      tmp.clear();
+      for (uint32_t i = lo; i < hi; ++i) tmp.push_back({keys[i], i});
+      std::sort(tmp.begin(), tmp.end());
+      occ_tmp.assign(occ + lo, occ + hi);
+      for (uint32_t i = lo; i < hi; ++i) {
+        keys[i] = tmp[i - lo].first;
+        occ[i] = occ_tmp[tmp[i - lo].second - lo];
+      }
+    }
+  }
+}
+
+void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w) {
+  // One slot per key (4^w <= 2^22 slots, 32 MB at w = 11). A key occurring once has its occurrence in the slot
+  // itself (most looked-up keys of a query up to a few Mbases: one cache miss per look-up); the slot of any other
+  // key holds kIndirect | count and the end of its occurrences in occ_ (the start of the key's range before they are
+  // placed, used as the fill counter). Each pass prefetches the slot of a w-mer kAhead w-mers before it is used.
+  constexpr size_t kAhead = 16, kHalf = kAhead / 2;
+  const size_t slots = size_t(1) << (2 * w);
+  direct_ = HugeBuffer<Occurrence>(slots, false);  // zeroed: no occurrences counted yet
+  Occurrence* d = direct_.data();
+  {
+    uint64_t ring[kAhead];
+    size_t n_seen = 0;
+    for (const auto& q : queries)
+      for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        const uint64_t key = canonical_wmer(fwd, rc);
+        __builtin_prefetch(d + key, 1);
+        if (n_seen >= kAhead) ++d[ring[n_seen % kAhead]].query;
+        ring[n_seen % kAhead] = key;
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++d[ring[j % kAhead]].query;
+  }
+  uint32_t total = 0;
+  for (size_t g = 0; g < slots; ++g) {
+    const uint32_t c = d[g].query;
+    if (c == 1) continue;  // stays direct: the occurrence replaces the count below
+    d[g] = Occurrence{kIndirect | c, total};
+    total += c;
+  }
+  occ_ = HugeBuffer<Occurrence>(total);
+  struct Pending {
+    uint64_t key;
+    Occurrence occ;
+    uint32_t at;  // in occ_, or UINT32_MAX for an occurrence that goes into the slot
+  } ring[kAhead];
+  size_t n_seen = 0;
+  auto reserve = [&](Pending& p) {  // kHalf w-mers before the write, once the slot is cached
+    Occurrence& slot = d[p.key];
+    p.at = UINT32_MAX;
+    if (slot.query & kIndirect) {
+      p.at = slot.pos++;
+      __builtin_prefetch(occ_.data() + p.at, 1);
+    }
+  };
+  auto place = [&](const Pending& p) {
+    if (p.at == UINT32_MAX) d[p.key] = p.occ;
+    else occ_[p.at] = p.occ;
+  };
+  for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
+    for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+      const uint64_t key = canonical_wmer(fwd, rc);
+      __builtin_prefetch(d + key, 1);
+      if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
+      Pending& slot = ring[n_seen % kAhead];
+      if (n_seen >= kAhead) place(slot);
+      slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
+      ++n_seen;
+    });
+  for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+    Pending& p = ring[j % kAhead];
+    if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+    place(p);
+  }
+}
+
+void SubqueryFilters::count_distinct() {
+  // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
+  if (!direct_.empty()) {
+    for (size_t g = 0; g < direct_.size(); ++g) {
+      const Occurrence *o, *end;
+      occurrences(g, o, end);
+      uint32_t last_v = UINT32_MAX;
+      for (; o < end; ++o) {
+        const uint32_t v = subquery_of(o->query, o->pos & ~kFwdIsKey);
+        if (v != last_v) ++inserted_[v];
+        last_v = v;
+      }
+    }
+    return;
+  }
+  const bool keep_keys = group_shift_ > 0;
+  const size_t groups = group_start_.size() - 1;
+  const uint32_t* start = group_start_.data();
+  for (size_t g = 0; g < groups; ++g) {
+    uint64_t last_key = 0;
+    uint32_t last_v = UINT32_MAX;
+    for (uint32_t i = start[g]; i < start[g + 1]; ++i) {
+      const uint64_t key = keep_keys ? occ_keys_[i] : 0;
+      const uint32_t v = subquery_of(occ_[i].query, occ_[i].pos & ~kFwdIsKey);
+      if (i == start[g] || key != last_key || v != last_v) ++inserted_[v];
+      last_key = key;
+      last_v = v;
+    }
+  }
+}
+
 void SubqueryFilters::occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const {
+  if (!direct_.empty()) {
+    const Occurrence* slot = direct_.data() + key;
+    if (!(slot->query & kIndirect)) {
+      begin = slot;
+      end = slot + 1;
+      return;
+    }
+    end = occ_.data() + slot->pos;
+    begin = end - (slot->query & ~kIndirect);
+    return;
+  }
   const uint32_t* g = group_start_.data() + (key >> group_shift_);
   size_t lo = g[0], hi = g[1];
   if (!occ_keys_.empty()) {

@@ -57,11 +57,23 @@ class SubqueryFilters {
     uint32_t pos;    // 0-based w-mer start on the plus strand; kFwdIsKey set when the plus-strand w-mer is the key
   };
   static constexpr uint32_t kFwdIsKey = 0x80000000u;
+  // In the direct-mapped index (w <= 11): a slot whose query field has this bit holds a count, not an occurrence.
+  static constexpr uint32_t kIndirect = 0x80000000u;
   // The occurrences of canonical `key`: [begin, end) (empty when the query lacks it), in (record, position) order.
   void occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
+  // True when the index is direct-mapped (one slot per key: w <= 11 and a query of at least 4^w / 16 w-mers).
+  bool direct_index() const { return !direct_.empty(); }
   // For look-ups issued ahead: the group-table slot, then (once that slot is cached) the group's entries.
-  void prefetch_group_slot(uint64_t key) const { __builtin_prefetch(group_start_.data() + (key >> group_shift_)); }
+  void prefetch_group_slot(uint64_t key) const {
+    if (!direct_.empty()) __builtin_prefetch(direct_.data() + key);
+    else __builtin_prefetch(group_start_.data() + (key >> group_shift_));
+  }
   void prefetch_group(uint64_t key) const {
+    if (!direct_.empty()) {
+      const Occurrence& slot = direct_[key];
+      if (slot.query & kIndirect) __builtin_prefetch(occ_.data() + slot.pos - (slot.query & ~kIndirect));
+      return;
+    }
     const uint32_t g = group_start_[key >> group_shift_];
     __builtin_prefetch(occ_.data() + g);
     if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + g);
@@ -77,6 +89,10 @@ class SubqueryFilters {
   uint64_t bitsliced_bytes() const { return uint64_t(matrix_.size()) * sizeof(uint64_t); }
 
  private:
+  void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w);
+  void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts);
+  void count_distinct();
+
   std::vector<SubQuery> subqueries_;
   std::vector<uint64_t> inserted_;
   std::vector<uint32_t> first_subquery_;  // per query record (records shorter than w: unused)
@@ -84,6 +100,7 @@ class SubqueryFilters {
   HugeBuffer<uint32_t> group_start_;      // 2^index bits + 1 offsets into occ_
   HugeBuffer<Occurrence> occ_;
   HugeBuffer<uint64_t> occ_keys_;         // the keys of occ_, kept only when the group bits do not say it all
+  HugeBuffer<Occurrence> direct_;         // the direct-mapped index: one slot per key (then no group_start_)
   int group_shift_ = 0;
   H3Family family_;
   uint64_t m_bits_ = 0;
