@@ -34,11 +34,13 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   uint64_t starts = 0;
   for (uint64_t n : lengths) starts += n >= uint64_t(w) ? n - uint64_t(w) + 1 : 0;
   if (starts >= UINT32_MAX) throw DataError("query too large: " + std::to_string(starts) + " w-mers (limit 2^32 - 1)");
-  // Stage-1b index. When all 4^w keys fit in 2^22 slots and the query has at least 1/16 as many w-mers, it is
-  // direct-mapped (build_direct_index): one look-up reads one slot, which holds the occurrence itself when the key
-  // occurs once. Otherwise a counting sort by the top bits of the canonical key (build_grouped_index).
-  if (2 * w <= 22 && (uint64_t(1) << (2 * w)) <= 16 * starts && starts < (uint64_t(1) << 31) &&
-      queries.size() < (size_t(1) << 31))
+  // Stage-1b index. When all 4^w keys fit in 2^22 slots and the query has between 1/16 and 1/2 as many w-mers
+  // (so most keys it holds occur once), it is direct-mapped (build_direct_index): one look-up reads one slot, which
+  // holds the occurrence itself when the key occurs once. Otherwise a counting sort by the top bits of the
+  // canonical key (build_grouped_index); with more w-mers most keys occur several times, and the grouped index,
+  // half the slot size, measured faster (E. coli as query, w = 11).
+  const uint64_t keys = uint64_t(1) << (2 * w);
+  if (2 * w <= 22 && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
     build_direct_index(queries, w);
   else
     build_grouped_index(queries, w, starts);

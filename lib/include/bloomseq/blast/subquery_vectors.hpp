@@ -61,7 +61,7 @@ class SubqueryFilters {
   static constexpr uint32_t kIndirect = 0x80000000u;
   // The occurrences of canonical `key`: [begin, end) (empty when the query lacks it), in (record, position) order.
   void occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
-  // True when the index is direct-mapped (one slot per key: w <= 11 and a query of at least 4^w / 16 w-mers).
+  // True when the index is direct-mapped (one slot per key: w <= 11 and a query of 4^w / 16 to 4^w / 2 w-mers).
   bool direct_index() const { return !direct_.empty(); }
   // For look-ups issued ahead: the group-table slot, then (once that slot is cached) the group's entries.
   void prefetch_group_slot(uint64_t key) const {
