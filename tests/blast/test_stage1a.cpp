@@ -225,3 +225,38 @@ TEST_CASE("bit-sliced column blocks: full, padded and narrow last blocks give th
     }
   }
 }
+
+TEST_CASE("bit-sliced matrix of a repetitive query (bands crowded past their room) gives the vector layout's hits",
+          "[blast][stage1a]") {
+  // All the w-mers of a poly-A record, or of a short tandem repeat, hash to the same k rows, so their cells crowd
+  // k row bands far beyond the one-pass room (mean + 8 sd): the build must fall back to an exact count.
+  std::mt19937_64 rng(8);
+  std::string tandem;
+  while (tandem.size() < 6000) tandem += "ACGTTGCA";
+  for (uint64_t m : {uint64_t(20000), uint64_t(3 * 4096 + 5), uint64_t(4096)}) {
+    for (uint64_t n_sub : {uint64_t(100), uint64_t(1000)}) {
+      INFO("m=" << m << " n_sub=" << n_sub);
+      Records q;
+      q.names = {"polyA", "random", "tandem"};
+      q.seqs = {std::string(30000, 'A'), random_dna(rng, 4000), tandem};
+      Records db;
+      db.names = {"d0", "d1"};
+      db.seqs = {random_dna(rng, 3000) + std::string(50, 'A') + "ACGTTGCAACGTTGCA", random_dna(rng, 2000)};
+      BlastParams p;
+      p.w = 11;
+      p.n_sub = n_sub;
+      p.k = 4;
+      p.m_bits = m;
+      const QuerySet qs = make_queries(q);
+      const SubqueryFilters filters(qs.codes, p, true, true);
+      const DbBatch batch = make_batch(db);
+      std::vector<Stage1aHit> want, got;
+      for (const auto& ch : chunk_batch(batch, 1024, p.w)) {
+        stage1a_vector_layout(filters.vectors(), ch, want);
+        stage1a_bitsliced(filters.bitsliced(), ch, got);
+      }
+      REQUIRE(want.size() > 100);
+      CHECK(got == want);
+    }
+  }
+}

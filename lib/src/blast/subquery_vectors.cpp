@@ -3,6 +3,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -91,10 +92,9 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
     using Cell = decltype(cell_type);
     std::unique_ptr<Cell[]> cells;  // reused across this thread's blocks, never zero-filled
     size_t capacity = 0;
-    std::vector<uint64_t> count(bands + 1);
+    std::vector<uint64_t> count(bands + 1), lo(bands);
     std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * tile_words)]);
-    // The block's cells, by band: the w-mers are hashed twice (count, then place), which costs less than writing
-    // all cells once more to an unsorted buffer and reading them back.
+    // The block's cells, by band.
     // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
     auto for_each_cell_k = [&](auto k_const, uint32_t v0, uint32_t v1, auto&& f) {
       constexpr int K = decltype(k_const)::value;
@@ -134,22 +134,36 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
       uint64_t n = 0;
       for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
-      if (size_t(n) * size_t(k) > capacity) {
-        capacity = size_t(n) * size_t(k);
+      // One hashing pass: band i's cells go to [i * room, (i + 1) * room), room = its expected share plus 8
+      // standard deviations (the hash values are uniform, so random w-mers never fill it). A block whose w-mers
+      // crowd one band past that (long repeats) is bucketed again with an exact count first.
+      const double mean = double(n) * double(k) / double(bands);
+      const size_t room = size_t(mean + 8.0 * std::sqrt(mean) + 64.0);
+      const size_t need = std::max(size_t(n) * size_t(k), room * bands);
+      if (need > capacity) {
+        capacity = need;
         cells.reset(new Cell[capacity]);
       }
-      std::fill(count.begin(), count.end(), 0);
-      for_each_cell(v0, v1, [&](size_t band, Cell) { ++count[band + 1]; });
-      for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
-      for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
-      // count[i] is now the end of band i's cells.
+      bool overflow = false;
+      for (size_t i = 0; i < bands; ++i) count[i] = lo[i] = i * room;
+      for_each_cell(v0, v1, [&](size_t band, Cell c) {
+        if (count[band] < lo[band] + room) cells[count[band]++] = c;
+        else overflow = true;
+      });
+      if (overflow) {
+        std::fill(count.begin(), count.end(), 0);
+        for_each_cell(v0, v1, [&](size_t band, Cell) { ++count[band + 1]; });
+        for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
+        for (size_t i = 0; i < bands; ++i) lo[i] = count[i];
+        for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
+      }
+      // Band i's cells are now [lo[i], count[i]).
       const uint64_t bw = b < full_blocks_ ? 8 : tail_words_;  // words of a row in this block
       uint64_t* base = matrix_.data() + b * m_bits_ * 8;
-      size_t at = 0;
       for (size_t band = 0; band < bands; ++band) {
         const uint64_t r0 = uint64_t(band) * kBandRows, r1 = std::min<uint64_t>(m_bits_, r0 + kBandRows);
         std::fill(tile.get(), tile.get() + size_t((r1 - r0) * bw), uint64_t(0));
-        for (; at < count[band]; ++at) {
+        for (size_t at = lo[band]; at < count[band]; ++at) {
           const uint64_t row = uint64_t(cells[at] >> 9) - r0, col = uint64_t(cells[at] & 511);
           tile[row * bw + col / 64] |= uint64_t(1) << (col % 64);
         }
