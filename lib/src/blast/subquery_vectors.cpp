@@ -18,7 +18,7 @@
 namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
-                                 bool with_vectors, bool with_bitsliced, uint64_t expected_tests)
+                                 bool with_vectors, bool with_bitsliced)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
@@ -78,7 +78,6 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   words_per_row_ = full_blocks_ * 8 + tail_words_;
   // Ordinary 4 KiB pages: stage 1a reads one block (16 MB) at a time, and a fresh 2 MiB huge page costs ~4x the
   // first-touch time of the same bytes in small pages on this kind of VM (huge_buffer.hpp).
-  (void)expected_tests;
   matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, false);
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);

@@ -38,10 +38,8 @@ class SubqueryFilters {
   SubqueryFilters() = default;
   // `queries`: 2-bit codes of every query record. Builds the per-sub-query vectors when `with_vectors` and the
   // bit-sliced matrix when `with_bitsliced` (the same bits; each is hundreds of MB for a genome-sized query).
-  // `expected_tests`: database w-mers stage 1a is expected to test (a hint: the matrix goes on huge pages only
-  // when it will be read often enough to repay their first-touch cost).
   SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params, bool with_vectors,
-                  bool with_bitsliced, uint64_t expected_tests = UINT64_MAX);
+                  bool with_bitsliced);
 
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }
