@@ -70,7 +70,7 @@ Result run(Stage1aLayout layout, const SubqueryFilters& f, const DbBatch& batch,
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s QUERY.fa DB.fa [--n-sub N] [-k K] [-m BITS] [-w W] [--threads T] [--csv FILE]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s QUERY.fa DB.fa [--n-sub N] [-k K] [-m BITS] [-w W] [--threads T] [--csv FILE] [--isa avx512|avx2|scalar]\n", argv[0]);
     return 64;
   }
   BlastParams p;
@@ -87,6 +87,9 @@ int main(int argc, char** argv) {
     else if (a == "-w") p.w = std::atoi(v.c_str());
     else if (a == "--threads") max_threads = std::atoi(v.c_str());
     else if (a == "--csv") csv_path = v;
+    else if (a == "--isa") {
+      if (!force_bitsliced_isa(v.c_str())) { std::fprintf(stderr, "this CPU lacks %s\n", v.c_str()); return 64; }
+    }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 64; }
   }
   QuerySet q;

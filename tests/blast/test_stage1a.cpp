@@ -166,3 +166,97 @@ TEST_CASE("tests counted are the valid database w-mers", "[blast][stage1a]") {
   for (const auto& ch : chunk_batch(b, 3, p.w)) n += stage1a_vector_layout(f.vectors(), ch, hits);
   CHECK(n == 5);
 }
+
+TEST_CASE("bit-sliced column blocks: full, padded and narrow last blocks give the vector layout's hits",
+          "[blast][stage1a]") {
+  // Sub-query counts around the block boundaries: one narrow block (<= 256), one padded full block (257..512),
+  // full blocks followed by a narrow block of 1, 2 or 4 words (the last 1..256 columns), or by a padded block.
+  std::mt19937_64 rng(1028);
+  const int w = 7;
+  const uint64_t n_sub = 13;  // 7 w-mer starts per sub-query
+  for (uint32_t want_v : {1u, 64u, 65u, 256u, 257u, 511u, 512u, 513u, 576u, 577u, 640u, 641u, 768u, 769u, 1024u,
+                          1028u, 1100u, 1536u, 1537u}) {
+    INFO("sub-queries=" << want_v);
+    Records q;
+    // Two records, the split between them awkward, so sub-queries of both records share blocks.
+    const size_t bases = size_t(want_v - 1) * 7 + 13;
+    const size_t first = std::min<size_t>(bases, 13 + 7 * size_t(rng() % want_v));
+    q.names = {"q0", "q1"};
+    q.seqs = {random_dna(rng, first), random_dna(rng, bases - first + (bases > first ? 6 : 0))};
+    Records db;
+    for (int i = 0; i < 3; ++i) {
+      db.names.push_back("d" + std::to_string(i));
+      db.seqs.push_back(random_dna(rng, 900, 0.002));
+    }
+    db.names.push_back("planted");
+    db.seqs.push_back(q.seqs[0].substr(0, 200) + "N" + revcomp(q.seqs[1].substr(0, std::min<size_t>(200, q.seqs[1].size()))));
+    BlastParams p;
+    p.w = w;
+    p.n_sub = n_sub;
+    p.k = 3;
+    p.m_bits = 67;  // high fill (~2% false positives): hits in every block
+    const QuerySet qs = make_queries(q);
+    const SubqueryFilters filters(qs.codes, p, true, true);
+    const BitslicedMatrix M = filters.bitsliced();
+    const uint32_t V = filters.count();
+    CHECK(V >= want_v - 1);
+    CHECK(M.words_per_row == M.full_blocks * 8 + M.tail_words);
+    CHECK(M.full_blocks * 512 + M.tail_words * 64 >= V);
+    if (V % 512 != 0 && V % 512 <= 256) CHECK(M.tail_words == (V % 512 <= 64 ? 1u : V % 512 <= 128 ? 2u : 4u));
+    else CHECK(M.tail_words == 0);
+    const DbBatch batch = make_batch(db);
+    for (uint64_t chunk : {uint64_t(97), uint64_t(1) << 20}) {
+      INFO("chunk=" << chunk);
+      const auto chunks = chunk_batch(batch, chunk, w);
+      std::vector<Stage1aHit> want;
+      for (const auto& ch : chunks) stage1a_vector_layout(filters.vectors(), ch, want);
+      REQUIRE(want.size() > size_t(V) * 10);
+      std::set<uint32_t> cols;
+      for (const auto& h : want) cols.insert(h.subquery);
+      CHECK(*cols.rbegin() + 1 >= V - 1);  // hits reach the last columns
+      for (const char* isa : {"scalar", "avx2", "avx512"}) {
+        if (!force_bitsliced_isa(isa)) continue;
+        INFO("isa=" << isa);
+        std::vector<Stage1aHit> got;
+        for (const auto& ch : chunks) stage1a_bitsliced(M, ch, got);
+        CHECK(got == want);
+      }
+      force_bitsliced_isa("");
+    }
+  }
+}
+
+TEST_CASE("bit-sliced matrix of a repetitive query (bands crowded past their room) gives the vector layout's hits",
+          "[blast][stage1a]") {
+  // All the w-mers of a poly-A record, or of a short tandem repeat, hash to the same k rows, so their cells crowd
+  // k row bands far beyond the one-pass room (mean + 8 sd): the build must fall back to an exact count.
+  std::mt19937_64 rng(8);
+  std::string tandem;
+  while (tandem.size() < 6000) tandem += "ACGTTGCA";
+  for (uint64_t m : {uint64_t(20000), uint64_t(3 * 4096 + 5), uint64_t(4096)}) {
+    for (uint64_t n_sub : {uint64_t(100), uint64_t(1000)}) {
+      INFO("m=" << m << " n_sub=" << n_sub);
+      Records q;
+      q.names = {"polyA", "random", "tandem"};
+      q.seqs = {std::string(30000, 'A'), random_dna(rng, 4000), tandem};
+      Records db;
+      db.names = {"d0", "d1"};
+      db.seqs = {random_dna(rng, 3000) + std::string(50, 'A') + "ACGTTGCAACGTTGCA", random_dna(rng, 2000)};
+      BlastParams p;
+      p.w = 11;
+      p.n_sub = n_sub;
+      p.k = 4;
+      p.m_bits = m;
+      const QuerySet qs = make_queries(q);
+      const SubqueryFilters filters(qs.codes, p, true, true);
+      const DbBatch batch = make_batch(db);
+      std::vector<Stage1aHit> want, got;
+      for (const auto& ch : chunk_batch(batch, 1024, p.w)) {
+        stage1a_vector_layout(filters.vectors(), ch, want);
+        stage1a_bitsliced(filters.bitsliced(), ch, got);
+      }
+      REQUIRE(want.size() > 100);
+      CHECK(got == want);
+    }
+  }
+}

@@ -72,9 +72,8 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   for (const auto& q : queries_.codes) lengths.push_back(q.size());
   const uint64_t V = split_subqueries(lengths, filter_params.n_sub, filter_params.w).size();
   layout_ = resolve_layout(params_.layout, V);
-  const uint64_t stride = params_.probe_word > 0 ? uint64_t(params_.w - params_.probe_word + 1) : 1;
   filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
-                             layout_ == Stage1aLayout::bitsliced, totals_.bases / stride);
+                             layout_ == Stage1aLayout::bitsliced);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));

@@ -128,7 +128,7 @@ inline void emit_block(const uint64_t* acc, uint64_t word0, uint64_t pos, uint32
 // How far ahead (in w-mers) the row reads are prefetched.
 constexpr size_t kPrefetchAhead = 8;
 
-// Row pointers of w-mer i: rows[i * k + j]. With k known at compile time the k table columns are XORed in
+// Row pointers of w-mer i into the first 512-column block: rows[i * k + j]. With k known at compile time the k table columns are XORed in
 // registers (this loop costs as much as the kernel when there are few sub-queries).
 template <int K>
 void row_pointers_k(const BitslicedMatrix& M, const std::vector<uint64_t>& keys, const uint64_t** out) {
@@ -141,7 +141,7 @@ void row_pointers_k(const BitslicedMatrix& M, const std::vector<uint64_t>& keys,
       const uint32_t* row = tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
       for (int j = 0; j < K; ++j) h[j] ^= row[j];
     }
-    for (int j = 0; j < K; ++j) out[i * K + size_t(j)] = M.rows + bloom_slot(h[j], M.m_bits) * M.words_per_row;
+    for (int j = 0; j < K; ++j) out[i * K + size_t(j)] = M.rows + bloom_slot(h[j], M.m_bits) * 8;
   }
 }
 
@@ -158,33 +158,55 @@ void row_pointers(const BitslicedMatrix& M, const std::vector<uint64_t>& keys, s
   uint32_t h[kMaxHashes];
   for (size_t i = 0; i < keys.size(); ++i) {
     M.hash.hash_all(keys[i], h);
-    for (int j = 0; j < M.k; ++j) rows[i * size_t(M.k) + size_t(j)] = M.rows + bloom_slot(h[j], M.m_bits) * M.words_per_row;
+    for (int j = 0; j < M.k; ++j) rows[i * size_t(M.k) + size_t(j)] = M.rows + bloom_slot(h[j], M.m_bits) * 8;
   }
 }
 
 // Prefetch the two rows every block reads (the rest are read only when the first two agree somewhere).
 inline void prefetch_rows(const BitslicedMatrix& M, const uint64_t* const* r) {
   const int n = M.k < 2 ? 1 : 2;
+  const uint64_t block_words = M.m_bits * 8;
   for (int j = 0; j < n; ++j)
-    for (uint64_t off = 0; off < M.words_per_row; off += 8) __builtin_prefetch(r[j] + off, 0, 0);
+    for (uint64_t blk = 0; blk < M.full_blocks; ++blk) __builtin_prefetch(r[j] + blk * block_words, 0, 0);
+}
+
+// The narrow block's columns of one w-mer, whose rows `r` point into the first full block: emit(column) for each
+// hit, ascending.
+template <class Emit>
+inline void narrow_block_hits(const BitslicedMatrix& M, const uint64_t* const* r, Emit&& emit) {
+  const uint64_t W = M.tail_words, col0 = M.full_blocks * 512;
+  const uint64_t* t = M.tail();
+  size_t off[kMaxHashes];
+  for (int j = 0; j < M.k; ++j) off[j] = size_t(r[j] - M.rows) / 8 * W;
+  for (uint64_t b = 0; b < W; ++b) {
+    uint64_t acc = t[off[0] + b];
+    for (int j = 1; j < M.k && acc; ++j) acc &= t[off[j] + b];
+    for (; acc; acc &= acc - 1) {
+      const uint64_t col = col0 + b * 64 + uint64_t(__builtin_ctzll(acc));
+      if (col < M.count) emit(uint32_t(col));
+    }
+  }
 }
 
 void bitsliced_scalar(const BitslicedMatrix& M, const std::vector<uint64_t>& pos,
                       const std::vector<const uint64_t*>& rows, std::vector<Stage1aHit>& hits) {
   const int k = M.k;
+  const uint64_t block_words = M.m_bits * 8;
   alignas(64) uint64_t acc[8];
   for (size_t i = 0; i < pos.size(); ++i) {
     if (i + kPrefetchAhead < pos.size()) prefetch_rows(M, &rows[(i + kPrefetchAhead) * size_t(k)]);
     const uint64_t* const* r = &rows[i * size_t(k)];
-    for (uint64_t b = 0; b < M.words_per_row; b += 8) {
+    for (uint64_t blk = 0; blk < M.full_blocks; ++blk) {
+      const uint64_t b = blk * block_words;
       uint64_t any = 0;
       for (int w = 0; w < 8; ++w) any |= acc[w] = r[0][b + w] & r[k > 1 ? 1 : 0][b + w];
       for (int j = 2; j < k && any; ++j) {
         any = 0;
         for (int w = 0; w < 8; ++w) any |= acc[w] &= r[j][b + w];
       }
-      if (any) emit_block(acc, b, pos[i], M.count, hits);
+      if (any) emit_block(acc, blk * 8, pos[i], M.count, hits);
     }
+    if (M.tail_words) narrow_block_hits(M, r, [&](uint32_t col) { hits.push_back({pos[i], col}); });
   }
 }
 
@@ -209,7 +231,7 @@ void bitsliced_narrow(const BitslicedMatrix& M, const std::vector<uint64_t>& pos
       M.hash.hash_all(keys[i], h);
     }
     const uint64_t** r = ring[i % kRing];
-    for (int j = 0; j < k; ++j) r[j] = M.rows + bloom_slot(h[j], M.m_bits) * W;
+    for (int j = 0; j < k; ++j) r[j] = M.tail() + bloom_slot(h[j], M.m_bits) * W;
     __builtin_prefetch(r[0], 0, 0);
     __builtin_prefetch(r[k > 1 ? 1 : 0], 0, 0);
   };
@@ -251,14 +273,14 @@ __attribute__((target("avx2"))) void bitsliced_avx2(const BitslicedMatrix& M, co
                                                           std::vector<Stage1aHit>& hits) {
   const int k = M.k;
   const size_t n = pos.size();
-  const uint64_t blocks = M.words_per_row / 8;
+  const uint64_t blocks = M.full_blocks;
   alignas(64) uint64_t acc[8];
   thread_local std::vector<uint64_t> found;  // (w-mer index << 32) | column, block by block
   thread_local std::vector<uint32_t> start;
   found.clear();
   bool pending[kFinishBehind + 1] = {};
   for (uint64_t blk = 0; blk < blocks; ++blk) {
-    const uint64_t b = blk * 8;
+    const uint64_t b = blk * M.m_bits * 8;  // this block's offset from block 0
     for (size_t i = 0; i < n + kFinishBehind; ++i) {
       if (i + kRowsAhead < n) {
         const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
@@ -292,10 +314,22 @@ __attribute__((target("avx2"))) void bitsliced_avx2(const BitslicedMatrix& M, co
         _mm256_store_si256((__m256i*)(acc + 4), hi);
         for (int w = 0; w < 8; ++w)
           for (uint64_t bits = acc[w]; bits; bits &= bits - 1) {
-            const uint64_t col = (b + uint64_t(w)) * 64 + uint64_t(__builtin_ctzll(bits));
+            const uint64_t col = (blk * 8 + uint64_t(w)) * 64 + uint64_t(__builtin_ctzll(bits));
             if (col < M.count) found.push_back((uint64_t(t) << 32) | col);
           }
       }
+    }
+  }
+  if (M.tail_words) {  // the narrow block: few bytes per row, mostly cached; its first two rows prefetched ahead
+    const uint64_t W = M.tail_words;
+    const uint64_t* tail = M.tail();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kRowsAhead < n) {
+        const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
+        __builtin_prefetch(tail + size_t(r[0] - M.rows) / 8 * W, 0, 0);
+        __builtin_prefetch(tail + size_t(r[k > 1 ? 1 : 0] - M.rows) / 8 * W, 0, 0);
+      }
+      narrow_block_hits(M, &rows[i * size_t(k)], [&](uint32_t col) { found.push_back((uint64_t(i) << 32) | col); });
     }
   }
   start.assign(n + 1, 0);
@@ -309,27 +343,69 @@ __attribute__((target("avx2"))) void bitsliced_avx2(const BitslicedMatrix& M, co
   }
 }
 
+// The same column-tiled two-step scheme with one 64-byte AND per row read.
 __attribute__((target("avx512f"))) void bitsliced_avx512(const BitslicedMatrix& M, const std::vector<uint64_t>& pos,
                                                         const std::vector<const uint64_t*>& rows,
                                                         std::vector<Stage1aHit>& hits) {
   const int k = M.k;
+  const size_t n = pos.size();
   alignas(64) uint64_t acc[8];
-  for (size_t i = 0; i < pos.size(); ++i) {
-    if (i + kPrefetchAhead < pos.size()) prefetch_rows(M, &rows[(i + kPrefetchAhead) * size_t(k)]);
-    const uint64_t* const* r = &rows[i * size_t(k)];
-    const uint64_t* r1 = r[k > 1 ? 1 : 0];
-    for (uint64_t b = 0; b < M.words_per_row; b += 8) {
-      __m512i a = _mm512_and_si512(_mm512_loadu_si512(r[0] + b), _mm512_loadu_si512(r1 + b));
-      __mmask8 any = _mm512_test_epi64_mask(a, a);
-      for (int j = 2; j < k && any; ++j) {
-        a = _mm512_and_si512(a, _mm512_loadu_si512(r[j] + b));
-        any = _mm512_test_epi64_mask(a, a);
+  thread_local std::vector<uint64_t> found;  // (w-mer index << 32) | column, block by block
+  thread_local std::vector<uint32_t> start;
+  found.clear();
+  bool pending[kFinishBehind + 1] = {};
+  for (uint64_t blk = 0; blk < M.full_blocks; ++blk) {
+    const uint64_t b = blk * M.m_bits * 8;  // this block's offset from block 0
+    for (size_t i = 0; i < n + kFinishBehind; ++i) {
+      if (i + kRowsAhead < n) {
+        const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
+        __builtin_prefetch(r[0] + b, 0, 0);
+        __builtin_prefetch(r[k > 1 ? 1 : 0] + b, 0, 0);
       }
-      if (any) {
+      if (i < n) {  // step A
+        const uint64_t* const* r = &rows[i * size_t(k)];
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(r[0] + b), _mm512_loadu_si512(r[k > 1 ? 1 : 0] + b));
+        const bool nz = _mm512_test_epi64_mask(a, a) != 0;
+        if (nz)
+          for (int j = 2; j < k; ++j) __builtin_prefetch(r[j] + b, 0, 0);
+        pending[i % (kFinishBehind + 1)] = nz;
+      }
+      if (i >= kFinishBehind) {  // step B
+        const size_t t = i - kFinishBehind;
+        if (!pending[t % (kFinishBehind + 1)]) continue;
+        const uint64_t* const* r = &rows[t * size_t(k)];
+        __m512i a = _mm512_and_si512(_mm512_loadu_si512(r[0] + b), _mm512_loadu_si512(r[k > 1 ? 1 : 0] + b));
+        for (int j = 2; j < k; ++j) a = _mm512_and_si512(a, _mm512_loadu_si512(r[j] + b));
+        if (_mm512_test_epi64_mask(a, a) == 0) continue;
         _mm512_store_si512(acc, a);
-        emit_block(acc, b, pos[i], M.count, hits);
+        for (int w = 0; w < 8; ++w)
+          for (uint64_t bits = acc[w]; bits; bits &= bits - 1) {
+            const uint64_t col = (blk * 8 + uint64_t(w)) * 64 + uint64_t(__builtin_ctzll(bits));
+            if (col < M.count) found.push_back((uint64_t(t) << 32) | col);
+          }
       }
     }
+  }
+  if (M.tail_words) {
+    const uint64_t W = M.tail_words;
+    const uint64_t* tail = M.tail();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kRowsAhead < n) {
+        const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
+        __builtin_prefetch(tail + size_t(r[0] - M.rows) / 8 * W, 0, 0);
+        __builtin_prefetch(tail + size_t(r[k > 1 ? 1 : 0] - M.rows) / 8 * W, 0, 0);
+      }
+      narrow_block_hits(M, &rows[i * size_t(k)], [&](uint32_t col) { found.push_back((uint64_t(i) << 32) | col); });
+    }
+  }
+  start.assign(n + 1, 0);
+  for (uint64_t f : found) ++start[(f >> 32) + 1];
+  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  const size_t base = hits.size();
+  hits.resize(base + found.size());
+  for (uint64_t f : found) {
+    const size_t i = size_t(f >> 32);
+    hits[base + start[i]++] = Stage1aHit{pos[i], uint32_t(f)};
   }
 }
 
@@ -340,11 +416,13 @@ uint64_t stage1a_bitsliced(const BitslicedMatrix& M, const DbChunk& chunk, std::
   std::vector<uint64_t> pos, keys;
   chunk_wmers(chunk, stride, pos, keys);
   std::vector<const uint64_t*> rows;
-  switch (M.words_per_row) {
-    case 1: bitsliced_narrow_k<1>(M, pos, keys, hits); return keys.size();
-    case 2: bitsliced_narrow_k<2>(M, pos, keys, hits); return keys.size();
-    case 4: bitsliced_narrow_k<4>(M, pos, keys, hits); return keys.size();
-    default: break;
+  if (M.full_blocks == 0) {  // one narrow block (at most 256 sub-queries)
+    switch (M.tail_words) {
+      case 1: bitsliced_narrow_k<1>(M, pos, keys, hits); return keys.size();
+      case 2: bitsliced_narrow_k<2>(M, pos, keys, hits); return keys.size();
+      case 4: bitsliced_narrow_k<4>(M, pos, keys, hits); return keys.size();
+      default: return keys.size();  // no sub-queries
+    }
   }
   row_pointers(M, keys, rows);
   switch (g_isa) {

@@ -3,6 +3,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -17,7 +18,7 @@
 namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
-                                 bool with_vectors, bool with_bitsliced, uint64_t expected_tests)
+                                 bool with_vectors, bool with_bitsliced)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
@@ -27,17 +28,170 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint32_t V = uint32_t(subqueries_.size());
   const int k = params.k;
   const H3ByteView h = family_.byte_view();
-  stride_ = uint32_t(params.n_sub - uint64_t(w) + 1);
+  stride_ = FastDivide32(uint32_t(params.n_sub - uint64_t(w) + 1));
   first_subquery_.assign(queries.size(), 0);
   for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
 
-  // Stage-1b index: a counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w
-  // bits fit in 2^22 slots (16 MB) and there are about as many w-mers, the slot is the key (no keys stored);
-  // otherwise the keys are stored and a slot holds ~8 of them (the table then stays cached while it is built, and
-  // a look-up still reads one or two lines of keys).
   uint64_t starts = 0;
   for (uint64_t n : lengths) starts += n >= uint64_t(w) ? n - uint64_t(w) + 1 : 0;
   if (starts >= UINT32_MAX) throw DataError("query too large: " + std::to_string(starts) + " w-mers (limit 2^32 - 1)");
+  // Stage-1b index. When all 4^w keys fit in 2^22 slots and the query has between 1/16 and 1/2 as many w-mers
+  // (so most keys it holds occur once), it is direct-mapped (build_direct_index): one look-up reads one slot, which
+  // holds the occurrence itself when the key occurs once. Otherwise a counting sort by the top bits of the
+  // canonical key (build_grouped_index); with more w-mers most keys occur several times, and the grouped index,
+  // half the slot size, measured faster (E. coli as query, w = 11).
+  const uint64_t keys = uint64_t(1) << (2 * w);
+  if (2 * w <= 22 && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
+    build_direct_index(queries, w);
+  else
+    build_grouped_index(queries, w, starts);
+  inserted_.assign(V, 0);
+  count_distinct();
+
+  // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
+  words_per_vector_ = bloom_words(m_bits_);
+  if (with_vectors) {
+    words_ = HugeBuffer<uint32_t>(size_t(V) * words_per_vector_);
+    parallel_for(V, params.threads, [&](size_t v) {
+      const SubQuery& sq = subqueries_[v];
+      BloomView view{words_.data() + v * words_per_vector_, m_bits_};
+      uint32_t hashes[kMaxHashes];
+      for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        h.hash_all(canonical_wmer(fwd, rc), hashes);
+        view.insert(hashes, k);
+      });
+    });
+  }
+  if (!with_bitsliced) return;
+
+  // Transpose into the matrix one column block at a time; the blocks are stored one after the other (each block's
+  // rows contiguous), so a block is written as one sequential stream and stage 1a, which scans one block at a time,
+  // touches only that block's pages (16 MB at m = 256 Kbit) rather than pages shared by all blocks. The bits of a
+  // block are first bucketed by row band so that each band's writes stay in L2 instead of missing all over it.
+  // Up to 256 columns a block is narrow, 1, 2 or 4 words per row: the whole matrix of a query of a few sub-queries
+  // (a few MB) then stays in cache, and the last, partly filled block of a longer query costs what its columns
+  // need rather than a full 64-byte line per row.
+  const uint64_t rem = V % 512;
+  const uint64_t narrow = V <= 256 ? V : (rem != 0 && rem <= 256) ? rem : 0;
+  full_blocks_ = (V - narrow) / 512 + ((V - narrow) % 512 != 0);
+  tail_words_ = narrow == 0 ? 0 : narrow <= 64 ? 1 : narrow <= 128 ? 2 : 4;
+  words_per_row_ = full_blocks_ * 8 + tail_words_;
+  // Ordinary 4 KiB pages: stage 1a reads one block (16 MB) at a time, and a fresh 2 MiB huge page costs ~4x the
+  // first-touch time of the same bytes in small pages on this kind of VM (huge_buffer.hpp).
+  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, false);
+  const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
+  const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
+  const size_t blocks = size_t(full_blocks_ + (tail_words_ ? 1 : 0));
+  // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
+  // Each band of a block is assembled in a small tile (256 KiB, in L2) and then written out whole, with streaming
+  // stores where the rows are whole lines: the matrix lines are written once, never read first (ORing the bits
+  // straight into the fresh matrix cost a cache miss per line and was ~30% of the build).
+  const uint64_t tile_words = full_blocks_ ? 8 : tail_words_;  // the widest block's row
+  auto build_blocks = [&](size_t t, size_t T, auto cell_type) {
+    using Cell = decltype(cell_type);
+    std::unique_ptr<Cell[]> cells;  // reused across this thread's blocks, never zero-filled
+    size_t capacity = 0;
+    std::vector<uint64_t> count(bands + 1), lo(bands);
+    std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * tile_words)]);
+    // The block's cells, by band.
+    // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
+    auto for_each_cell_k = [&](auto k_const, uint32_t v0, uint32_t v1, auto&& f) {
+      constexpr int K = decltype(k_const)::value;
+      const int kk = K > 0 ? K : k;
+      uint32_t hashes[kMaxHashes];
+      for (uint32_t v = v0; v < v1; ++v) {
+        const SubQuery& sq = subqueries_[v];
+        const Cell col = Cell(v - v0);
+        for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+          const uint64_t key = canonical_wmer(fwd, rc);
+          if (K > 0) {
+            uint32_t x[K > 0 ? K : 1] = {};
+            for (int b = 0; b < h.key_bytes; ++b) {
+              const uint32_t* r = h.tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
+              for (int j = 0; j < K; ++j) x[j] ^= r[j];
+            }
+            for (int j = 0; j < K; ++j) hashes[j] = x[j];
+          } else {
+            h.hash_all(key, hashes);
+          }
+          for (int j = 0; j < kk; ++j) {
+            const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
+            f(size_t(row / kBandRows), Cell((row << 9) | col));
+          }
+        });
+      }
+    };
+    auto for_each_cell = [&](uint32_t v0, uint32_t v1, auto&& f) {
+      switch (k) {
+        case 4: return for_each_cell_k(std::integral_constant<int, 4>(), v0, v1, f);
+        case 6: return for_each_cell_k(std::integral_constant<int, 6>(), v0, v1, f);
+        case 8: return for_each_cell_k(std::integral_constant<int, 8>(), v0, v1, f);
+        default: return for_each_cell_k(std::integral_constant<int, 0>(), v0, v1, f);
+      }
+    };
+    for (size_t b = t; b < blocks; b += T) {
+      const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
+      uint64_t n = 0;
+      for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
+      // One hashing pass: band i's cells go to [i * room, (i + 1) * room), room = its expected share plus 8
+      // standard deviations (the hash values are uniform, so random w-mers never fill it). A block whose w-mers
+      // crowd one band past that (long repeats) is bucketed again with an exact count first.
+      const double mean = double(n) * double(k) / double(bands);
+      const size_t room = size_t(mean + 8.0 * std::sqrt(mean) + 64.0);
+      const size_t need = std::max(size_t(n) * size_t(k), room * bands);
+      if (need > capacity) {
+        capacity = need;
+        cells.reset(new Cell[capacity]);
+      }
+      bool overflow = false;
+      for (size_t i = 0; i < bands; ++i) count[i] = lo[i] = i * room;
+      for_each_cell(v0, v1, [&](size_t band, Cell c) {
+        if (count[band] < lo[band] + room) cells[count[band]++] = c;
+        else overflow = true;
+      });
+      if (overflow) {
+        std::fill(count.begin(), count.end(), 0);
+        for_each_cell(v0, v1, [&](size_t band, Cell) { ++count[band + 1]; });
+        for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
+        for (size_t i = 0; i < bands; ++i) lo[i] = count[i];
+        for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
+      }
+      // Band i's cells are now [lo[i], count[i]).
+      const uint64_t bw = b < full_blocks_ ? 8 : tail_words_;  // words of a row in this block
+      uint64_t* base = matrix_.data() + b * m_bits_ * 8;
+      for (size_t band = 0; band < bands; ++band) {
+        const uint64_t r0 = uint64_t(band) * kBandRows, r1 = std::min<uint64_t>(m_bits_, r0 + kBandRows);
+        std::fill(tile.get(), tile.get() + size_t((r1 - r0) * bw), uint64_t(0));
+        for (size_t at = lo[band]; at < count[band]; ++at) {
+          const uint64_t row = uint64_t(cells[at] >> 9) - r0, col = uint64_t(cells[at] & 511);
+          tile[row * bw + col / 64] |= uint64_t(1) << (col % 64);
+        }
+        // The band's rows are contiguous in the block: one sequential copy, with streaming stores for the full
+        // blocks (their lines are written once and not read until stage 1a).
+        const size_t words = size_t((r1 - r0) * bw);
+        if (bw == 8) {
+          const __m128i* src = reinterpret_cast<const __m128i*>(tile.get());
+          __m128i* dst = reinterpret_cast<__m128i*>(base + r0 * 8);
+          for (size_t x = 0; x < words / 2; ++x) _mm_stream_si128(dst + x, _mm_loadu_si128(src + x));
+        } else {
+          std::copy(tile.get(), tile.get() + words, base + r0 * bw);
+        }
+      }
+    }
+    _mm_sfence();  // the streaming stores are visible before the matrix is read
+  };
+  const size_t T = std::min<size_t>(size_t(params.threads), blocks);
+  parallel_for(T, int(T), [&](size_t t) {
+    if (m_bits_ <= (uint64_t(1) << 23)) build_blocks(t, T, uint32_t());
+    else build_blocks(t, T, uint64_t());
+  });
+}
+
+void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts) {
+  // A counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w bits fit in 2^22
+  // slots and there are about as many w-mers, the slot is the key (no keys stored); otherwise the keys are stored
+  // and a slot holds ~8 of them (the table then stays cached while it is built, and a look-up still reads one or
+  // two lines of keys).
   int bits = 8;
   while (bits < 22 && (uint64_t(1) << bits) < 2 * starts) ++bits;
   if (bits < 2 * w) {
@@ -145,8 +299,91 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       }
     }
   }
+}
+
+void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w) {
+  // One slot per key (4^w <= 2^22 slots, 32 MB at w = 11). A key occurring once has its occurrence in the slot
+  // itself (most looked-up keys of a query up to a few Mbases: one cache miss per look-up); the slot of any other
+  // key holds kIndirect | count and the end of its occurrences in occ_ (the start of the key's range before they are
+  // placed, used as the fill counter). Each pass prefetches the slot of a w-mer kAhead w-mers before it is used.
+  constexpr size_t kAhead = 16, kHalf = kAhead / 2;
+  const size_t slots = size_t(1) << (2 * w);
+  direct_ = HugeBuffer<Occurrence>(slots, false);  // zeroed: no occurrences counted yet
+  Occurrence* d = direct_.data();
+  {
+    uint64_t ring[kAhead];
+    size_t n_seen = 0;
+    for (const auto& q : queries)
+      for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        const uint64_t key = canonical_wmer(fwd, rc);
+        __builtin_prefetch(d + key, 1);
+        if (n_seen >= kAhead) ++d[ring[n_seen % kAhead]].query;
+        ring[n_seen % kAhead] = key;
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++d[ring[j % kAhead]].query;
+  }
+  uint32_t total = 0;
+  for (size_t g = 0; g < slots; ++g) {
+    const uint32_t c = d[g].query;
+    if (c == 1) continue;  // stays direct: the occurrence replaces the count below
+    d[g] = Occurrence{kIndirect | c, total};
+    total += c;
+  }
+  occ_ = HugeBuffer<Occurrence>(total);
+  struct Pending {
+    uint64_t key;
+    Occurrence occ;
+    uint32_t at;  // in occ_, or UINT32_MAX for an occurrence that goes into the slot
+  } ring[kAhead];
+  size_t n_seen = 0;
+  auto reserve = [&](Pending& p) {  // kHalf w-mers before the write, once the slot is cached
+    Occurrence& slot = d[p.key];
+    p.at = UINT32_MAX;
+    if (slot.query & kIndirect) {
+      p.at = slot.pos++;
+      __builtin_prefetch(occ_.data() + p.at, 1);
+    }
+  };
+  auto place = [&](const Pending& p) {
+    if (p.at == UINT32_MAX) d[p.key] = p.occ;
+    else occ_[p.at] = p.occ;
+  };
+  for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
+    for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+      const uint64_t key = canonical_wmer(fwd, rc);
+      __builtin_prefetch(d + key, 1);
+      if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
+      Pending& slot = ring[n_seen % kAhead];
+      if (n_seen >= kAhead) place(slot);
+      slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
+      ++n_seen;
+    });
+  for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+    Pending& p = ring[j % kAhead];
+    if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+    place(p);
+  }
+}
+
+void SubqueryFilters::count_distinct() {
   // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
-  inserted_.assign(V, 0);
+  if (!direct_.empty()) {
+    for (size_t g = 0; g < direct_.size(); ++g) {
+      const Occurrence *o, *end;
+      occurrences(g, o, end);
+      uint32_t last_v = UINT32_MAX;
+      for (; o < end; ++o) {
+        const uint32_t v = subquery_of(o->query, o->pos & ~kFwdIsKey);
+        if (v != last_v) ++inserted_[v];
+        last_v = v;
+      }
+    }
+    return;
+  }
+  const bool keep_keys = group_shift_ > 0;
+  const size_t groups = group_start_.size() - 1;
+  const uint32_t* start = group_start_.data();
   for (size_t g = 0; g < groups; ++g) {
     uint64_t last_key = 0;
     uint32_t last_v = UINT32_MAX;
@@ -158,129 +395,20 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       last_v = v;
     }
   }
-
-  // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
-  words_per_vector_ = bloom_words(m_bits_);
-  if (with_vectors) {
-    words_ = HugeBuffer<uint32_t>(size_t(V) * words_per_vector_);
-    parallel_for(V, params.threads, [&](size_t v) {
-      const SubQuery& sq = subqueries_[v];
-      BloomView view{words_.data() + v * words_per_vector_, m_bits_};
-      uint32_t hashes[kMaxHashes];
-      for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
-        h.hash_all(canonical_wmer(fwd, rc), hashes);
-        view.insert(hashes, k);
-      });
-    });
-  }
-  if (!with_bitsliced) return;
-
-  // Transpose into the matrix one column block (512 vectors, one cache line per row) at a time. The bits of a
-  // block are first bucketed by row band so that each band's writes stay in L2 instead of missing all over it.
-  // Up to 256 vectors a row is 1, 2 or 4 words (a query of a few sub-queries then has a matrix of a few MB, which
-  // stays in cache, instead of one padded 64-byte line per row); beyond, whole 512-column blocks.
-  words_per_row_ = V <= 64 ? 1 : V <= 128 ? 2 : V <= 256 ? 4 : (uint64_t(V) + 511) / 512 * 8;
-  // Each tested w-mer reads about two lines per 512-column block at random (more where the first two rows
-  // agree). Huge pages save a TLB miss per read but cost ~2.7 ms more per 2 MiB to fault in here (huge_buffer.hpp):
-  // worth it from ~100,000 reads per 2 MiB.
-  const double matrix_pages = double(m_bits_) * double(words_per_row_) * 8.0 / double(2 << 20);
-  const double reads = double(expected_tests) * double((words_per_row_ + 7) / 8) * 2.0;
-  matrix_ = HugeBuffer<uint64_t>(size_t(m_bits_) * words_per_row_, reads >= 1e5 * matrix_pages);
-  const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
-  const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
-  const size_t blocks = size_t((words_per_row_ + 7) / 8);
-  // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
-  // Each band of a block is assembled in a small tile (256 KiB, in L2) and then written out whole, with streaming
-  // stores where the rows are whole lines: the matrix lines are written once, never read first (ORing the bits
-  // straight into the fresh matrix cost a cache miss per line and was ~30% of the build).
-  const uint64_t bw = std::min<uint64_t>(8, words_per_row_);  // words of a row in one block
-  auto build_blocks = [&](size_t t, size_t T, auto cell_type) {
-    using Cell = decltype(cell_type);
-    std::unique_ptr<Cell[]> cells;  // reused across this thread's blocks, never zero-filled
-    size_t capacity = 0;
-    std::vector<uint64_t> count(bands + 1);
-    std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * bw)]);
-    // The block's cells, by band: the w-mers are hashed twice (count, then place), which costs less than writing
-    // all cells once more to an unsorted buffer and reading them back.
-    // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
-    auto for_each_cell_k = [&](auto k_const, uint32_t v0, uint32_t v1, auto&& f) {
-      constexpr int K = decltype(k_const)::value;
-      const int kk = K > 0 ? K : k;
-      uint32_t hashes[kMaxHashes];
-      for (uint32_t v = v0; v < v1; ++v) {
-        const SubQuery& sq = subqueries_[v];
-        const Cell col = Cell(v - v0);
-        for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
-          const uint64_t key = canonical_wmer(fwd, rc);
-          if (K > 0) {
-            uint32_t x[K > 0 ? K : 1] = {};
-            for (int b = 0; b < h.key_bytes; ++b) {
-              const uint32_t* r = h.tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
-              for (int j = 0; j < K; ++j) x[j] ^= r[j];
-            }
-            for (int j = 0; j < K; ++j) hashes[j] = x[j];
-          } else {
-            h.hash_all(key, hashes);
-          }
-          for (int j = 0; j < kk; ++j) {
-            const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
-            f(size_t(row / kBandRows), Cell((row << 9) | col));
-          }
-        });
-      }
-    };
-    auto for_each_cell = [&](uint32_t v0, uint32_t v1, auto&& f) {
-      switch (k) {
-        case 4: return for_each_cell_k(std::integral_constant<int, 4>(), v0, v1, f);
-        case 6: return for_each_cell_k(std::integral_constant<int, 6>(), v0, v1, f);
-        case 8: return for_each_cell_k(std::integral_constant<int, 8>(), v0, v1, f);
-        default: return for_each_cell_k(std::integral_constant<int, 0>(), v0, v1, f);
-      }
-    };
-    for (size_t b = t; b < blocks; b += T) {
-      const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
-      uint64_t n = 0;
-      for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
-      if (size_t(n) * size_t(k) > capacity) {
-        capacity = size_t(n) * size_t(k);
-        cells.reset(new Cell[capacity]);
-      }
-      std::fill(count.begin(), count.end(), 0);
-      for_each_cell(v0, v1, [&](size_t band, Cell) { ++count[band + 1]; });
-      for (size_t i = 0; i < bands; ++i) count[i + 1] += count[i];
-      for_each_cell(v0, v1, [&](size_t band, Cell c) { cells[count[band]++] = c; });
-      // count[i] is now the end of band i's cells.
-      uint64_t* base = matrix_.data() + b * 8;
-      size_t at = 0;
-      for (size_t band = 0; band < bands; ++band) {
-        const uint64_t r0 = uint64_t(band) * kBandRows, r1 = std::min<uint64_t>(m_bits_, r0 + kBandRows);
-        std::fill(tile.get(), tile.get() + size_t((r1 - r0) * bw), uint64_t(0));
-        for (; at < count[band]; ++at) {
-          const uint64_t row = uint64_t(cells[at] >> 9) - r0, col = uint64_t(cells[at] & 511);
-          tile[row * bw + col / 64] |= uint64_t(1) << (col % 64);
-        }
-        if (bw == 8) {
-          for (uint64_t r = r0; r < r1; ++r) {
-            const __m128i* src = reinterpret_cast<const __m128i*>(tile.get() + (r - r0) * 8);
-            __m128i* dst = reinterpret_cast<__m128i*>(base + r * words_per_row_);
-            for (int x = 0; x < 4; ++x) _mm_stream_si128(dst + x, _mm_loadu_si128(src + x));
-          }
-        } else {
-          for (uint64_t r = r0; r < r1; ++r)
-            std::copy(tile.get() + (r - r0) * bw, tile.get() + (r - r0 + 1) * bw, base + r * words_per_row_);
-        }
-      }
-    }
-    _mm_sfence();  // the streaming stores are visible before the matrix is read
-  };
-  const size_t T = std::min<size_t>(size_t(params.threads), blocks);
-  parallel_for(T, int(T), [&](size_t t) {
-    if (m_bits_ <= (uint64_t(1) << 23)) build_blocks(t, T, uint32_t());
-    else build_blocks(t, T, uint64_t());
-  });
 }
 
 void SubqueryFilters::occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const {
+  if (!direct_.empty()) {
+    const Occurrence* slot = direct_.data() + key;
+    if (!(slot->query & kIndirect)) {
+      begin = slot;
+      end = slot + 1;
+      return;
+    }
+    end = occ_.data() + slot->pos;
+    begin = end - (slot->query & ~kIndirect);
+    return;
+  }
   const uint32_t* g = group_start_.data() + (key >> group_shift_);
   size_t lo = g[0], hi = g[1];
   if (!occ_keys_.empty()) {
@@ -320,6 +448,8 @@ BitslicedMatrix SubqueryFilters::bitsliced() const {
   out.count = count();
   out.m_bits = m_bits_;
   out.words_per_row = words_per_row_;
+  out.full_blocks = full_blocks_;
+  out.tail_words = tail_words_;
   out.k = family_.k();
   out.hash = family_.byte_view();
   return out;

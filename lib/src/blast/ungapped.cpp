@@ -54,8 +54,14 @@ UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_
 int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
                                    uint64_t s_pos, const UngappedScoring& sc) {
   // Four bases at once when none is ambiguous (the common case): the mismatches are the non-zero bytes of the
-  // XOR of the two 4-byte words (codes 0..3, so the two low bits of each byte say it all).
+  // XOR of the two 4-byte words (codes 0..3, so the two low bits of each byte say it all). Two groups come from
+  // one 8-byte load where both lie inside the sequences; each group's score is then applied in blastn's order.
   const int64_t all_match = 4 * int64_t(sc.reward), mismatch_cost = int64_t(sc.reward) - int64_t(sc.penalty);
+  auto slow_group = [&](uint64_t qa, uint64_t sa) {
+    int64_t g = 0;
+    for (int j = 0; j < 4; ++j) g += sc.pair(q[qa + uint64_t(j)], s[sa + uint64_t(j)]);
+    return g;
+  };
   auto group = [&](uint64_t qa, uint64_t sa) {
     uint32_t qw, sw;
     std::memcpy(&qw, q + qa, 4);
@@ -65,32 +71,55 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
       const uint32_t differs = (x | (x >> 1)) & 0x01010101u;  // one bit per mismatching byte
       return all_match - int64_t((differs * 0x01010101u) >> 24) * mismatch_cost;
     }
-    int64_t g = 0;
-    for (int j = 0; j < 4; ++j) g += sc.pair(q[qa + uint64_t(j)], s[sa + uint64_t(j)]);
-    return g;
+    return slow_group(qa, sa);
+  };
+  // The groups at [qa, qa + 4) (g_lo) and [qa + 4, qa + 8) (g_hi).
+  auto group_pair = [&](uint64_t qa, uint64_t sa, int64_t& g_lo, int64_t& g_hi) {
+    uint64_t qw, sw;
+    std::memcpy(&qw, q + qa, 8);
+    std::memcpy(&sw, s + sa, 8);
+    if (((qw | sw) & 0xFCFCFCFCFCFCFCFCull) == 0) {
+      const uint64_t x = qw ^ sw;
+      const uint64_t differs = (x | (x >> 1)) & 0x0101010101010101ull;
+      g_lo = all_match - int64_t((uint32_t(differs) * 0x01010101u) >> 24) * mismatch_cost;
+      g_hi = all_match - int64_t((uint32_t(differs >> 32) * 0x01010101u) >> 24) * mismatch_cost;
+      return;
+    }
+    g_lo = slow_group(qa, sa);
+    g_hi = slow_group(qa + 4, sa + 4);
   };
   const int64_t X = -int64_t(sc.xdrop);
-  const uint64_t adj = (4 - s_pos % 4) % 4;
-  const uint64_t q_ext = q_pos + adj, s_ext = s_pos + adj;
   int64_t score = 0, sum = 0;
-  const uint64_t left = std::min(q_ext, s_ext) / 4;
-  for (uint64_t i = 1; i <= left; ++i) {
-    sum += group(q_ext - 4 * i, s_ext - 4 * i);
+  auto step = [&](int64_t g) {  // true when the X-drop stops this direction
+    sum += g;
     if (sum > 0) {
       score += sum;
       sum = 0;
     }
-    if (sum < X) break;
+    return sum < X;
+  };
+  const uint64_t adj = (4 - s_pos % 4) % 4;
+  const uint64_t q_ext = q_pos + adj, s_ext = s_pos + adj;
+  const uint64_t left = std::min(q_ext, s_ext) / 4;
+  {
+    uint64_t i = 1;
+    int64_t g_lo, g_hi;
+    for (; i + 1 <= left; i += 2) {  // groups i (the high half of the load) and i + 1
+      group_pair(q_ext - 4 * (i + 1), s_ext - 4 * (i + 1), g_lo, g_hi);
+      if (step(g_hi) || step(g_lo)) break;
+    }
+    if (i == left && !(sum < X)) step(group(q_ext - 4 * i, s_ext - 4 * i));
   }
   sum = 0;
   const uint64_t right = (q_ext <= q_len && s_ext <= s_len) ? std::min(q_len - q_ext, s_len - s_ext) / 4 : 0;
-  for (uint64_t i = 0; i < right; ++i) {
-    sum += group(q_ext + 4 * i, s_ext + 4 * i);
-    if (sum > 0) {
-      score += sum;
-      sum = 0;
+  {
+    uint64_t i = 0;
+    int64_t g_lo, g_hi;
+    for (; i + 2 <= right; i += 2) {  // groups i (the low half of the load) and i + 1
+      group_pair(q_ext + 4 * i, s_ext + 4 * i, g_lo, g_hi);
+      if (step(g_lo) || step(g_hi)) break;
     }
-    if (sum < X) break;
+    if (i + 1 == right && !(sum < X)) step(group(q_ext + 4 * i, s_ext + 4 * i));
   }
   return score;
 }

@@ -1,6 +1,7 @@
-// A zero-initialised array for the large stage-1a structures (hundreds of MB for genome-sized queries):
-// 2 MiB-aligned and marked for transparent huge pages, so the random row reads of stage 1a do not miss the TLB
-// and first-touch page faults come 512 times less often. Falls back to ordinary pages where THP is unavailable.
+// A zero-initialised array for the large query structures (hundreds of MB for genome-sized queries): 2 MiB-aligned
+// and, unless asked otherwise, marked for transparent huge pages (fewer TLB misses on random reads, 512 times fewer
+// first-touch faults). The bit-sliced matrix and the direct-mapped index ask for ordinary pages (below). Falls back
+// to ordinary pages where THP is unavailable.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/blast/fast_divide.hpp"
 #include "bloomseq/blast/huge_buffer.hpp"
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -12,16 +13,23 @@
 
 namespace bloomseq {
 
-// Bit-sliced form of V vectors: row r holds bit r of every vector, column v = vector v. Rows are padded to
-// `words_per_row` 64-bit words: 1, 2 or 4 for up to 256 vectors, otherwise a multiple of 8 (so a 512-bit SIMD block
-// never straddles two rows).
+// Bit-sliced form of V vectors: row r holds bit r of every vector, column v = vector v. Stored column block by
+// column block: `full_blocks` blocks of 512 columns (m_bits rows of 8 words, one 64-byte line per row), then, when
+// the last 1..256 columns need less than a full block (or V <= 256), a narrow block of `tail_words` = 1, 2 or 4
+// words per row. Block b's row r is at rows + b * m_bits * 8 + r * 8; the narrow block's at
+// rows + full_blocks * m_bits * 8 + r * tail_words.
 struct BitslicedMatrix {
-  const uint64_t* rows = nullptr;  // m_bits rows of words_per_row words
+  const uint64_t* rows = nullptr;
   uint32_t count = 0;              // V
   uint64_t m_bits = 0;
-  uint64_t words_per_row = 0;
+  uint64_t words_per_row = 0;      // words of one row over all blocks: full_blocks * 8 + tail_words
+  uint64_t full_blocks = 0;
+  uint64_t tail_words = 0;         // 0 (no narrow block), 1, 2 or 4
   int k = 0;
   H3ByteView hash;
+
+  const uint64_t* block(uint64_t b) const { return rows + b * m_bits * 8; }
+  const uint64_t* tail() const { return rows + full_blocks * m_bits * 8; }
 };
 
 // Everything stage 1a needs about the query, owning its memory.
@@ -30,10 +38,8 @@ class SubqueryFilters {
   SubqueryFilters() = default;
   // `queries`: 2-bit codes of every query record. Builds the per-sub-query vectors when `with_vectors` and the
   // bit-sliced matrix when `with_bitsliced` (the same bits; each is hundreds of MB for a genome-sized query).
-  // `expected_tests`: database w-mers stage 1a is expected to test (a hint: the matrix goes on huge pages only
-  // when it will be read often enough to repay their first-touch cost).
   SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params, bool with_vectors,
-                  bool with_bitsliced, uint64_t expected_tests = UINT64_MAX);
+                  bool with_bitsliced);
 
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }
@@ -49,17 +55,29 @@ class SubqueryFilters {
     uint32_t pos;    // 0-based w-mer start on the plus strand; kFwdIsKey set when the plus-strand w-mer is the key
   };
   static constexpr uint32_t kFwdIsKey = 0x80000000u;
+  // In the direct-mapped index (w <= 11): a slot whose query field has this bit holds a count, not an occurrence.
+  static constexpr uint32_t kIndirect = 0x80000000u;
   // The occurrences of canonical `key`: [begin, end) (empty when the query lacks it), in (record, position) order.
   void occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
+  // True when the index is direct-mapped (one slot per key: w <= 11 and a query of 4^w / 16 to 4^w / 2 w-mers).
+  bool direct_index() const { return !direct_.empty(); }
   // For look-ups issued ahead: the group-table slot, then (once that slot is cached) the group's entries.
-  void prefetch_group_slot(uint64_t key) const { __builtin_prefetch(group_start_.data() + (key >> group_shift_)); }
+  void prefetch_group_slot(uint64_t key) const {
+    if (!direct_.empty()) __builtin_prefetch(direct_.data() + key);
+    else __builtin_prefetch(group_start_.data() + (key >> group_shift_));
+  }
   void prefetch_group(uint64_t key) const {
+    if (!direct_.empty()) {
+      const Occurrence& slot = direct_[key];
+      if (slot.query & kIndirect) __builtin_prefetch(occ_.data() + slot.pos - (slot.query & ~kIndirect));
+      return;
+    }
     const uint32_t g = group_start_[key >> group_shift_];
     __builtin_prefetch(occ_.data() + g);
     if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + g);
   }
   // The sub-query holding the w-mer that starts at `pos` of query record `query` (w-mer starts partition them).
-  uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + pos / stride_; }
+  uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + stride_.divide(pos); }
 
   bool has_vectors() const { return !words_.empty(); }
   SubqueryVectors vectors() const;
@@ -69,18 +87,25 @@ class SubqueryFilters {
   uint64_t bitsliced_bytes() const { return uint64_t(matrix_.size()) * sizeof(uint64_t); }
 
  private:
+  void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w);
+  void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts);
+  void count_distinct();
+
   std::vector<SubQuery> subqueries_;
   std::vector<uint64_t> inserted_;
   std::vector<uint32_t> first_subquery_;  // per query record (records shorter than w: unused)
-  uint32_t stride_ = 1;                   // w-mer starts per sub-query (n_sub <= 2^31)
+  FastDivide32 stride_;                   // w-mer starts per sub-query (n_sub <= 2^31); divided by per seed
   HugeBuffer<uint32_t> group_start_;      // 2^index bits + 1 offsets into occ_
   HugeBuffer<Occurrence> occ_;
   HugeBuffer<uint64_t> occ_keys_;         // the keys of occ_, kept only when the group bits do not say it all
+  HugeBuffer<Occurrence> direct_;         // the direct-mapped index: one slot per key (then no group_start_)
   int group_shift_ = 0;
   H3Family family_;
   uint64_t m_bits_ = 0;
   uint64_t words_per_vector_ = 0;
   uint64_t words_per_row_ = 0;
+  uint64_t full_blocks_ = 0;
+  uint64_t tail_words_ = 0;
   HugeBuffer<uint32_t> words_;
   HugeBuffer<uint64_t> matrix_;
 };

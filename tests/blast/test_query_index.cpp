@@ -1,0 +1,104 @@
+// Stage 1b's query index (direct-mapped for w <= 11 on a large enough query, grouped otherwise): for every key,
+// occurrences() lists exactly the query w-mers whose canonical key it is, in (record, position) order, with the
+// strand flag right; checked against a brute-force scan of the query strings. Then the seeds of a whole search
+// with the direct-mapped index equal the brute-force exact matches.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "helpers.hpp"
+
+using namespace bloomseq;
+using namespace blast_test;
+
+namespace {
+
+uint64_t pack(const std::string& s, size_t pos, int w) {
+  uint64_t x = 0;
+  for (int j = 0; j < w; ++j) x = x * 4 + uint64_t(std::string("ACGT").find(s[pos + size_t(j)]));
+  return x;
+}
+
+// Repeats (a key occurring many times, in several records), N runs, a record shorter than w.
+Records repetitive_query(std::mt19937_64& rng, int w, size_t bases) {
+  Records q;
+  const std::string unit = random_dna(rng, 37);
+  std::string rep;
+  while (rep.size() < 600) rep += unit;
+  q.names = {"a", "b", "short", "c"};
+  q.seqs = {random_dna(rng, bases / 2, 0.002) + rep, rep.substr(5) + random_dna(rng, bases / 2),
+            std::string(size_t(w - 1), 'C'), revcomp(rep) + "ACGTNNACGT" + std::string(40, 'A')};
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("the query index lists every occurrence of every key, direct-mapped or grouped", "[blast][stage1b]") {
+  std::mt19937_64 rng(4096);
+  struct Case {
+    int w;
+    size_t bases;
+    bool direct;
+  };
+  // Direct-mapped from 4^w / 16 to 4^w / 2 query w-mers (the repeats add ~1,850 to `bases`).
+  for (const Case c : {Case{4, 2000, false}, Case{6, 3000, false}, Case{7, 3000, true}, Case{7, 9000, false},
+                       Case{8, 9000, true}, Case{9, 4000, false}, Case{10, 70000, true}, Case{11, 6000, false}}) {
+    INFO("w=" << c.w << " bases=" << c.bases);
+    const Records q = repetitive_query(rng, c.w, c.bases);
+    BlastParams p;
+    p.w = c.w;
+    p.n_sub = 101;
+    p.k = 2;
+    p.m_bits = 1024;
+    const QuerySet qs = make_queries(q);
+    const SubqueryFilters f(qs.codes, p, true, false);
+    CHECK(f.direct_index() == c.direct);
+    // Brute force: key -> (record, position, plus strand is the key), in record and position order.
+    std::vector<std::vector<std::tuple<uint32_t, uint32_t, bool>>> want(size_t(1) << (2 * c.w));
+    for (uint32_t r = 0; r < q.seqs.size(); ++r)
+      for (size_t i = 0; i + size_t(c.w) <= q.seqs[r].size(); ++i) {
+        if (!valid_word(q.seqs[r], i, c.w)) continue;
+        const uint64_t fwd = pack(q.seqs[r], i, c.w), rc = pack(revcomp(q.seqs[r].substr(i, size_t(c.w))), 0, c.w);
+        want[std::min(fwd, rc)].push_back({r, uint32_t(i), fwd <= rc});
+      }
+    size_t multi = 0;
+    for (uint64_t key = 0; key < want.size(); ++key) {
+      const SubqueryFilters::Occurrence *o, *end;
+      f.occurrences(key, o, end);
+      std::vector<std::tuple<uint32_t, uint32_t, bool>> got;
+      for (; o < end; ++o)
+        got.push_back({o->query, o->pos & ~SubqueryFilters::kFwdIsKey, (o->pos & SubqueryFilters::kFwdIsKey) != 0});
+      if (got != want[key]) FAIL("key " << key << ": " << got.size() << " occurrences, want " << want[key].size());
+      multi += want[key].size() > 1;
+    }
+    CHECK(multi > 10);
+  }
+}
+
+TEST_CASE("seeds with the direct-mapped index equal the brute-force exact matches", "[blast][stage1b]") {
+  std::mt19937_64 rng(11);
+  for (int w : {7, 8, 9}) {
+    INFO("w=" << w);
+    Records q = repetitive_query(rng, w, 1u << (2 * w - 3));
+    Records db;
+    db.names = {"d0", "d1", "d2"};
+    db.seqs = {mutate(rng, q.seqs[0], 0.1), revcomp(mutate(rng, q.seqs[1], 0.05)), random_dna(rng, 3000, 0.01)};
+    BlastParams p;
+    p.w = w;
+    p.n_sub = 97;
+    p.k = 2;
+    p.m_bits = 256;  // many false positives to reject
+    p.chunk_bases = 1024;
+    BlastSearch s(make_queries(q), p, totals_of(db));
+    REQUIRE(s.filters().direct_index());
+    std::vector<Seed> seeds;
+    s.on_seeds = [&](const DbBatch&, const std::vector<Seed>& x) { seeds.insert(seeds.end(), x.begin(), x.end()); };
+    for (const auto& b : make_batches(db, 1u << 20)) s.search(b);
+    std::set<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, int>> got;
+    for (const Seed& x : seeds) got.insert({x.query, x.subject, x.q_pos, x.s_pos, x.strand});
+    CHECK(got.size() == seeds.size());
+    CHECK(got == oracle_seeds(q, db, w));
+  }
+}
