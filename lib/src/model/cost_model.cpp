@@ -5,6 +5,7 @@
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/model/equations.hpp"
+#include "bloomseq/model/kernel_fit.hpp"
 
 namespace bloomseq::model {
 
@@ -48,8 +49,10 @@ double cpu_cores_used(const Stage1aConfig& c, const DeviceProfile& d) {
 }
 }  // namespace
 
-Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const Calibration& cal) {
+Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const Calibration& cal_in) {
   Prediction r;
+  // The CPU layouts' stage 1a is priced by the constants fitted on their own kernel when the profile has them.
+  const Calibration cal = d.kind == DeviceKind::Cpu ? stage1a_constants(cal_in, c.layout) : cal_in;
   if (c.n_sub < uint64_t(c.w) || c.k <= 0 || c.m_bits == 0 || c.w <= 0) {
     r.note = "invalid: n_sub < w, k = 0 or m = 0";
     return r;
