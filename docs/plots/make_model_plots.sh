@@ -41,5 +41,6 @@ fi
 # Part D: a directory of bench model_validation_blast --out DIR.
 if [ $# -ge 4 ]; then
   $plot blastfit "$here/validation_blast_fit.png" "$4/validation_blast_grid.csv"
+  $plot blastprofile "$here/validation_blast_profile.png" "$4/validation_blast_grid.csv"
 fi
 echo "plots written to $here"

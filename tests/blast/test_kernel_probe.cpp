@@ -57,9 +57,10 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   c.kernel_vector.fitted = true;
   c.kernel_vector.r2 = 0.9875;
   c.kernel_vector.points = 18;
-  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 13.5, 0.0975, 2.5, 6.25, 1.5e-4});
+  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 2.75, 13.5, 21.0, 0.0975, 2.5, 6.25, 1.5e-4});
   c.kernel_bitsliced.fitted = true;
   c.kernel_bitsliced.points = 17;
+  c.kernel_bitsliced.llc_bytes = 3u << 20;
   const std::string with = (dir / "with.json").string(), without = (dir / "without.json").string();
   save_profile(with, d, c);
   const LoadedProfile L = load_profile(with);
@@ -74,12 +75,15 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   CHECK(v.r2 == Approx(0.9875));
   CHECK(v.points == 18);
   CHECK(b.hash_ns == 0.5);
+  CHECK(b.hash_generic_ns == 2.75);
+  CHECK(b.narrow_fixed_ns == 21.0);
   CHECK(b.row_fixed_ns == 13.5);
   CHECK(b.row_byte_ns == Approx(0.0975));
   CHECK(b.row_miss_ns == 2.5);
   CHECK(b.hit_ns == 6.25);
   CHECK(b.a0 == Approx(1.5e-4));
   CHECK(b.points == 17);
+  CHECK(b.llc_bytes == 3u << 20);
 
   // Without a probe (or --no-kernel-probe) the fields are not written and load as not fitted.
   Calibration none = c;

@@ -60,7 +60,8 @@ bool full_rank(const std::vector<std::vector<double>>& A, double tol) {
 
 std::vector<std::string> kernel_terms(Layout l) {
   if (l == Layout::Vector) return {"hash_ns", "probe_ns", "mispredict_ns", "hit_ns", "a0"};
-  if (l == Layout::BitSliced) return {"hash_ns", "row_fixed_ns", "row_byte_ns", "row_miss_ns", "hit_ns", "a0"};
+  if (l == Layout::BitSliced)
+    return {"hash_ns", "hash_generic_ns", "row_fixed_ns", "narrow_fixed_ns", "row_byte_ns", "row_miss_ns", "hit_ns", "a0"};
   throw UsageError("the kernel probe prices the CPU layouts only (vector, bitsliced)");
 }
 
@@ -73,9 +74,11 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
     c.probe_ns = v[1];
     c.mispredict_ns = v[2];
   } else {
-    c.row_fixed_ns = v[1];
-    c.row_byte_ns = v[2];
-    c.row_miss_ns = v[3];
+    c.hash_generic_ns = v[1];
+    c.row_fixed_ns = v[2];
+    c.narrow_fixed_ns = v[3];
+    c.row_byte_ns = v[4];
+    c.row_miss_ns = v[5];
   }
   c.hit_ns = v[n - 2];
   c.a0 = v[n - 1];
@@ -85,31 +88,36 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
 std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
   if (l == Layout::Vector) return {c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0};
   kernel_terms(l);  // throws for PaperVector
-  return {c.hash_ns, c.row_fixed_ns, c.row_byte_ns, c.row_miss_ns, c.hit_ns, c.a0};
+  return {c.hash_ns, c.hash_generic_ns, c.row_fixed_ns, c.narrow_fixed_ns, c.row_byte_ns, c.row_miss_ns, c.hit_ns, c.a0};
 }
 
-Calibration stage1a_constants(const Calibration& cal, Layout l) {
-  const KernelCoefficients* k = l == Layout::Vector      ? &cal.kernel_vector
-                                : l == Layout::BitSliced ? &cal.kernel_bitsliced
-                                                         : nullptr;
-  if (!k || !k->fitted) return cal;
-  Calibration c = cal;
-  c.hash_ns = k->hash_ns;
-  c.hit_ns = k->hit_ns;
-  c.a0 = k->a0;
-  if (l == Layout::Vector) {
-    c.probe_ns = k->probe_ns;
-    c.mispredict_ns = k->mispredict_ns;
-  } else {
-    c.row_fixed_ns = k->row_fixed_ns;
-    c.row_byte_ns = k->row_byte_ns;
-    c.row_miss_ns = k->row_miss_ns;
-  }
-  c.kernel_vector.fitted = c.kernel_bitsliced.fitted = false;  // already substituted
+bool bitsliced_fixed_k_hash(int k, bool narrow) { return narrow ? k == 6 : k >= 4 && k <= 8; }
+
+KernelCoefficients layout_coefficients(const Calibration& cal, Layout l) {
+  if (l == Layout::Vector && cal.kernel_vector.fitted) return cal.kernel_vector;
+  if (l == Layout::BitSliced && cal.kernel_bitsliced.fitted) return cal.kernel_bitsliced;
+  KernelCoefficients k;
+  k.hash_ns = k.hash_generic_ns = cal.hash_ns;
+  k.probe_ns = cal.probe_ns;
+  k.mispredict_ns = cal.mispredict_ns;
+  k.row_fixed_ns = k.narrow_fixed_ns = cal.row_fixed_ns;
+  k.row_byte_ns = cal.row_byte_ns;
+  k.row_miss_ns = cal.row_miss_ns;
+  k.hit_ns = cal.hit_ns;
+  k.a0 = cal.a0;
+  return k;
+}
+
+std::vector<CacheLevel> caches_with_llc(const std::vector<CacheLevel>& caches, uint64_t llc_bytes) {
+  std::vector<CacheLevel> c = caches;
+  if (llc_bytes == 0 || c.size() < 2) return c;
+  const size_t last = c.size() - 2;  // the entry before DRAM
+  const uint64_t below = last > 0 ? c[last - 1].size_bytes : 0;
+  c[last].size_bytes = std::max(llc_bytes, below);
   return c;
 }
 
-std::vector<double> kernel_features(const KernelSample& s, const DeviceProfile& dev) {
+std::vector<double> kernel_features(const KernelSample& s, const DeviceProfile& dev, uint64_t llc_bytes) {
   const size_t n = kernel_terms(s.layout).size();
   std::vector<double> f;
   for (size_t j = 0; j < n; ++j) {
@@ -118,6 +126,7 @@ std::vector<double> kernel_features(const KernelSample& s, const DeviceProfile& 
     Calibration c = zero_constants();
     KernelCoefficients k = kernel_coefficients(s.layout, unit);
     k.fitted = true;
+    k.llc_bytes = llc_bytes;
     (s.layout == Layout::Vector ? c.kernel_vector : c.kernel_bitsliced) = k;
     f.push_back(stage1a_seconds(s, dev, c));
   }
@@ -125,13 +134,14 @@ std::vector<double> kernel_features(const KernelSample& s, const DeviceProfile& 
 }
 
 double predict_kernel_sample(const KernelSample& s, const KernelCoefficients& k, const DeviceProfile& dev) {
-  const std::vector<double> f = kernel_features(s, dev), v = kernel_values(s.layout, k);
+  const std::vector<double> f = kernel_features(s, dev, k.llc_bytes), v = kernel_values(s.layout, k);
   double t = 0;
   for (size_t j = 0; j < f.size(); ++j) t += f[j] * v[j];
   return t;
 }
 
-KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev) {
+namespace {
+KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev, uint64_t llc) {
   KernelFit r;
   const size_t n = kernel_terms(l).size();
   std::vector<std::vector<double>> A;
@@ -142,7 +152,7 @@ KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const D
       r.error = "a measured time is not finite and positive";
       return r;
     }
-    A.push_back(kernel_features(s, dev));
+    A.push_back(kernel_features(s, dev, llc));
     y.push_back(s.measured_s);
   }
   if (A.size() < n + 1) {
@@ -183,7 +193,21 @@ KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const D
   r.coefficients.fitted = true;
   r.coefficients.r2 = r_squared(y, pred);
   r.coefficients.points = int(y.size());
+  r.coefficients.llc_bytes = llc;
   return r;
+}
+}  // namespace
+
+KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev) {
+  KernelFit best = fit_kernel_at(samples, l, dev, 0);
+  if (l != Layout::BitSliced || !best.coefficients.fitted || dev.caches.size() < 2) return best;
+  const double llc = double(dev.caches[dev.caches.size() - 2].size_bytes);
+  for (int j = -6; j <= 2; ++j) {
+    if (j == 0 || llc <= 0) continue;
+    const KernelFit f = fit_kernel_at(samples, l, dev, uint64_t(llc * std::pow(2.0, j / 2.0)));
+    if (f.coefficients.fitted && f.coefficients.r2 > best.coefficients.r2 + 1e-12) best = f;
+  }
+  return best;
 }
 
 }  // namespace bloomseq::model

@@ -113,6 +113,9 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
       n(p + "probe_ns", k.probe_ns);
       n(p + "mispredict_ns", k.mispredict_ns);
     } else {
+      n(p + "hash_generic_ns", k.hash_generic_ns);
+      n(p + "narrow_fixed_ns", k.narrow_fixed_ns);
+      n(p + "llc_bytes", double(k.llc_bytes));
       n(p + "row_fixed_ns", k.row_fixed_ns);
       n(p + "row_byte_ns", k.row_byte_ns);
       n(p + "row_miss_ns", k.row_miss_ns);
@@ -254,6 +257,11 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
       k.probe_ns = num(p + "probe_ns", 0);
       k.mispredict_ns = num(p + "mispredict_ns", 0);
     } else {
+      k.hash_generic_ns = num(p + "hash_generic_ns", k.hash_ns);
+      k.narrow_fixed_ns = num(p + "narrow_fixed_ns", 0);
+      const double llc = num(p + "llc_bytes", 0);
+      if (!(llc >= 0 && llc < 1e15)) throw DataError(origin + ": bad \"" + p + "llc_bytes\"");
+      k.llc_bytes = uint64_t(llc);
       k.row_fixed_ns = num(p + "row_fixed_ns", 0);
       k.row_byte_ns = num(p + "row_byte_ns", 0);
       k.row_miss_ns = num(p + "row_miss_ns", 0);
@@ -262,7 +270,8 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
     k.a0 = num(p + "a0", 0);
     k.r2 = num(p + "r2", 0);
     k.points = int(num(p + "points", 0));
-    for (double v : {k.hash_ns, k.probe_ns, k.mispredict_ns, k.row_fixed_ns, k.row_byte_ns, k.row_miss_ns, k.hit_ns, k.a0})
+    for (double v : {k.hash_ns, k.probe_ns, k.mispredict_ns, k.hash_generic_ns, k.narrow_fixed_ns, k.row_fixed_ns,
+                     k.row_byte_ns, k.row_miss_ns, k.hit_ns, k.a0})
       if (!std::isfinite(v) || v < 0) throw DataError(origin + ": negative or non-finite \"" + p + "*\" coefficient");
   };
   kernel("kernel_vector_", c.kernel_vector, true);

@@ -13,13 +13,14 @@ namespace bloomseq {
 
 struct KernelProbeOptions {
   int w = 11;
-  std::vector<int> ks = {4, 6, 10};
+  std::vector<int> ks = {4, 6, 8, 10};  // fixed-k and generic hashing in both bit-sliced kernels
   std::vector<uint64_t> ms = {65536, 262144};
-  // Vector layout: few long sub-queries; bit-sliced: hundreds to thousands of short ones (1 to 3 column blocks).
+  // Vector layout: few long sub-queries; bit-sliced: hundreds to thousands of short ones (1 to 4 512-column blocks,
+  // and V <= 256, where the kernel switches to rows of 1-4 words).
   uint64_t vector_query_bases = 160000;
   std::vector<uint64_t> vector_nsubs = {5000, 12000, 40000};
   uint64_t bitsliced_query_bases = 600000;
-  std::vector<uint64_t> bitsliced_nsubs = {400, 1500, 4000};
+  std::vector<uint64_t> bitsliced_nsubs = {300, 800, 1500, 4000};
   uint64_t db_bases = 131072;        // two of the pipeline's 64-Kbase chunks
   uint64_t chunk_bases = uint64_t(1) << 16;
   int passes = 3;                    // every point once per pass, in a new random order; the fastest run is kept

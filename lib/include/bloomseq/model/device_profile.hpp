@@ -66,8 +66,13 @@ struct DeviceProfile {
 // layout; when `fitted`, they replace the micro-benchmark constants for that layout's stage-1a time.
 struct KernelCoefficients {
   bool fitted = false;
-  double hash_ns = 0, probe_ns = 0, mispredict_ns = 0;        // vector layout
+  double hash_ns = 0, probe_ns = 0, mispredict_ns = 0;        // vector layout (hash_ns: both)
   double row_fixed_ns = 0, row_byte_ns = 0, row_miss_ns = 0;  // bit-sliced layout
+  double hash_generic_ns = 0;  // bit-sliced: one H3 function where the kernel has no fixed-k path for this k
+  double narrow_fixed_ns = 0;  // bit-sliced, V <= 256 (rows of 1-4 words): per db w-mer
+  // Bit-sliced: the last cache level's capacity as the kernel sees it (found by the fit, as the papers find G;
+  // a shared L3 holds less than its size for one process on a busy machine). 0 = the profile's.
+  uint64_t llc_bytes = 0;
   double hit_ns = 0;                                          // both
   double a0 = 0;                                              // seconds per stage-1a call
   double r2 = 0;                                              // of the fit on the probe's points
