@@ -3,18 +3,23 @@
 // database cut into the pipeline's chunks, chunks spread over P threads with parallel_for), timed over a grid of
 // k, n_sub and m, and compared with predict_stage1a (lib/src/model/cost_model.cpp).
 //
-// The model's CPU times are linear in its calibration constants (hash_ns, probe_ns, mispredict_ns, row_fixed_ns,
-// row_byte_ns, row_miss_ns, hit_ns, a0), so predicting each configuration with one constant set to 1 and the others
-// to 0 gives the model's own feature for that constant. A non-negative least-squares fit of the measured times on those features is the
-// in-sample fit (the papers' Fig. 17 method); the same model with the constants of a calibration profile
-// (--profile, from bloomseq-calibrate) is the out-of-sample prediction. R^2 is reported for both.
+// The model's CPU times are linear in each layout's constants (model::kernel_terms), so predicting each
+// configuration with one constant set to 1 and the others to 0 gives the model's own feature for that constant. A
+// non-negative least-squares fit of the measured times on those features (model::fit_kernel, the same fit the
+// calibration's kernel probe uses) is the in-sample fit (the papers' Fig. 17 method); the same model with the
+// constants of a calibration profile (--profile, from bloomseq-calibrate) is the out-of-sample prediction.
 //
 // Usage: model_validation_blast QUERY.fa DB.fa [--profile FILE] [--threads P] [--passes N] [--out DIR] [--quick]
-//                               [--timings RAW.csv] [--db-bases N] [--train RAW.csv]
+//                               [--timings RAW.csv] [--db-bases N] [--train RAW.csv] [--min-ms X] [--seed S]
+//                               [--retest]
 // Prints tables; writes DIR/validation_blast_grid.csv and DIR/validation_blast_raw.csv (the measured times and
 // kernel counts). --timings refits the times recorded in such a file instead of measuring (same grid). --train
 // fits the constants on the times recorded in such a file (e.g. of another database size, --db-bases) and reports
-// the R^2 of this run's times predicted with them: out of sample across runs.
+// the R^2 of this run's times predicted with them: out of sample across runs. --profile: the out-of-sample
+// prediction from that profile alone (its kernel-probe coefficients when it has them; also reported without them).
+// --min-ms: a timed run repeats the kernel over all chunks until it has used this much CPU time (the time per
+// repetition counts). --seed: the order of the shuffled passes. --retest: measures the whole grid a second time
+// (same passes, new order) and reports the R^2 between the two measurements, the ceiling any model can reach.
 #include <ctime>
 
 #include <algorithm>
@@ -33,6 +38,7 @@
 #include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/model/cost_model.hpp"
 #include "bloomseq/model/fit.hpp"
+#include "bloomseq/model/kernel_fit.hpp"
 #include "bloomseq/model/profile_io.hpp"
 #include "bloomseq/model/profiles.hpp"
 
@@ -75,27 +81,11 @@ struct Config {
   uint64_t wmers = 0, hits = 0;  // db w-mers tested and stage-1a hits of one pass (measured)
   double distinct = 0;           // mean distinct canonical w-mers per sub-query (the real n of eq. 2)
   double measured_s = 1e30;  // fastest run: the thread's CPU time (P = 1), else the process CPU time / P
-  std::vector<double> features;  // the model's time per unit of each fitted constant (last one: a0)
+  KernelSample sample;           // the configuration in the model's terms, with measured_s
   double pred_fit = 0, pred_cal = 0, pred_default = 0;
+  double pred_cal_micro = 0;  // the profile without its kernel-probe coefficients (micro-benchmark constants only)
+  double retest_s = 1e30;     // --retest: the second measurement
 };
-
-// The constants each layout's CPU time depends on, in the model's own terms.
-std::vector<Calibration> basis(Layout l) {
-  auto unit = [](double Calibration::*field) {
-    Calibration c;
-    c.a0 = 0;
-    c.hash_ns = c.probe_ns = c.mispredict_ns = c.row_fixed_ns = c.row_byte_ns = c.row_miss_ns = 0;
-    c.verify_ns = c.hit_ns = 0;
-    if (field) c.*field = 1.0;
-    else c.a0 = 1.0;
-    return c;
-  };
-  if (l == Layout::Vector)
-    return {unit(&Calibration::hash_ns), unit(&Calibration::probe_ns), unit(&Calibration::mispredict_ns),
-            unit(&Calibration::hit_ns), unit(nullptr)};
-  return {unit(&Calibration::hash_ns), unit(&Calibration::row_fixed_ns), unit(&Calibration::row_byte_ns),
-          unit(&Calibration::row_miss_ns), unit(&Calibration::hit_ns), unit(nullptr)};
-}
 
 // One row of a validation_blast_raw.csv file.
 struct RawRow {
@@ -139,6 +129,33 @@ std::vector<RawRow> read_raw(const std::string& path) {
   return rows;
 }
 
+KernelSample sample_of(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,
+                       double measured_s) {
+  KernelSample s;
+  s.layout = c.layout;
+  s.w = w;
+  s.k = c.k;
+  s.m_bits = c.m;
+  s.n_sub = c.n_sub;
+  s.query_bases = qbases;
+  s.db_bases = dbases;
+  s.work_units = int(chunks);  // the pipeline's work units are the database chunks
+  s.threads = threads;
+  s.measured_s = measured_s;
+  return s;
+}
+
+// Each sample predicted with the coefficients fitted on `train` (0 where the fit is refused).
+std::vector<double> fit_predict(const std::vector<KernelSample>& train, const std::vector<KernelSample>& test,
+                                Layout l, const DeviceProfile& dev, KernelCoefficients* coef = nullptr) {
+  const KernelFit f = fit_kernel(train, l, dev);
+  if (coef) *coef = f.coefficients;
+  if (!f.coefficients.fitted) std::fprintf(stderr, "%s: fit refused: %s\n", to_string(l), f.error.c_str());
+  std::vector<double> out;
+  for (const KernelSample& s : test) out.push_back(f.coefficients.fitted ? predict_kernel_sample(s, f.coefficients, dev) : 0.0);
+  return out;
+}
+
 double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,
                const DeviceProfile& dev, const Calibration& cal) {
   Stage1aConfig s;
@@ -163,9 +180,10 @@ int main(int argc, char** argv) {
     return 64;
   }
   std::string ppath, out = ".", timings, train;
-  uint64_t db_bases_opt = 0;
+  uint64_t db_bases_opt = 0, seed = 2024;
   int threads = 1, passes = 3;
-  bool quick = false;
+  double min_ms = 0;
+  bool quick = false, retest = false;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -183,6 +201,9 @@ int main(int argc, char** argv) {
     else if (a == "--timings") timings = value();
     else if (a == "--train") train = value();
     else if (a == "--db-bases") db_bases_opt = std::stoull(value());
+    else if (a == "--min-ms") min_ms = std::max(0.0, std::atof(value().c_str()));
+    else if (a == "--seed") seed = std::stoull(value());
+    else if (a == "--retest") retest = true;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 64;
@@ -202,6 +223,11 @@ int main(int argc, char** argv) {
   std::printf("# model_validation_blast on %s\n# measured code: blast-bloom's stage 1a (stage1a_vector_layout, "
               "stage1a_bitsliced [%s]) over the pipeline's 64-Kbase chunks, %d thread(s)\n",
               describe(dev).c_str(), bitsliced_isa(), threads);
+  auto print_load = [](const char* when) {
+    double l[3] = {0, 0, 0};
+    if (getloadavg(l, 3) == 3) std::printf("# load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+  };
+  print_load("at start");
 
   // Query: the vector layout is measured with few long sub-queries (it is the layout for those), the bit-sliced
   // layout with hundreds to thousands of short ones (its use case: V/8-byte rows).
@@ -265,111 +291,128 @@ int main(int argc, char** argv) {
   }
   std::vector<size_t> order(all.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  SplitMix64 shuffle(2024);
+  SplitMix64 shuffle(seed);
   std::vector<std::vector<Stage1aHit>> hits(chunks.size());
-  for (int pass = 0; pass < passes; ++pass) {
-    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.next() % i]);
-    for (size_t done = 0; done < order.size(); ++done) {
-      Config& c = all[order[done]];
-      const Grid& g = grids[grid_of[order[done]]];
-      BlastParams p;
-      p.w = w;
-      p.k = c.k;
-      p.m_bits = c.m;
-      p.n_sub = c.n_sub;
-      p.threads = threads;
-      const SubqueryFilters f(queries[grid_of[order[done]]].codes, p, g.layout == Layout::Vector,
-                              g.layout == Layout::BitSliced);
-      for (int rep = 0; rep < 2; ++rep) {
-        for (auto& h : hits) h.clear();
-        const double c0 = thread_cpu_seconds();
-        if (threads == 1) {
-          for (size_t i = 0; i < chunks.size(); ++i)
-            if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
-            else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
-          c.measured_s = std::min(c.measured_s, thread_cpu_seconds() - c0);
-        } else {
-          const double p0 = process_cpu_seconds();
-          parallel_for(chunks.size(), threads, [&](size_t i) {
-            if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
-            else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
-          });
-          c.measured_s = std::min(c.measured_s, (process_cpu_seconds() - p0) / threads);
+  // One measurement of the whole grid into each configuration's `field` (the first also records the counts).
+  auto measure = [&](double Config::*field, bool first, const char* what) {
+    for (int pass = 0; pass < passes; ++pass) {
+      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.next() % i]);
+      for (size_t done = 0; done < order.size(); ++done) {
+        Config& c = all[order[done]];
+        const Grid& g = grids[grid_of[order[done]]];
+        BlastParams p;
+        p.w = w;
+        p.k = c.k;
+        p.m_bits = c.m;
+        p.n_sub = c.n_sub;
+        p.threads = threads;
+        const SubqueryFilters f(queries[grid_of[order[done]]].codes, p, g.layout == Layout::Vector,
+                                g.layout == Layout::BitSliced);
+        for (int rep = 0; rep < 2; ++rep) {
+          int rounds = 0;
+          double t = 0;
+          const double c0 = thread_cpu_seconds(), p0 = process_cpu_seconds();
+          do {
+            for (auto& h : hits) h.clear();
+            if (threads == 1) {
+              for (size_t i = 0; i < chunks.size(); ++i)
+                if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
+                else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
+              t = thread_cpu_seconds() - c0;
+            } else {
+              parallel_for(chunks.size(), threads, [&](size_t i) {
+                if (g.layout == Layout::Vector) stage1a_vector_layout(f.vectors(), chunks[i], hits[i]);
+                else stage1a_bitsliced(f.bitsliced(), chunks[i], hits[i]);
+              });
+              t = (process_cpu_seconds() - p0) / threads;
+            }
+            ++rounds;
+          } while (t * 1e3 < min_ms);
+          c.*field = std::min(c.*field, t / rounds);
         }
+        if (first && pass == 0) {
+          c.V = f.count();
+          if (g.layout == Layout::BitSliced) c.words_per_row = f.bitsliced().words_per_row;
+          for (uint32_t v = 0; v < c.V; ++v) c.distinct += double(f.inserted(v)) / c.V;
+          for (const auto& h : hits) c.hits += h.size();
+          for (const DbChunk& ch : chunks) c.wmers += ch.n_starts;
+        }
+        std::fprintf(stderr, "\r%s pass %d/%d: %zu/%zu configurations timed", what, pass + 1, passes, done + 1,
+                     all.size());
       }
-      if (pass == 0) {
-        c.V = f.count();
-        if (g.layout == Layout::BitSliced) c.words_per_row = f.bitsliced().words_per_row;
-        for (uint32_t v = 0; v < c.V; ++v) c.distinct += double(f.inserted(v)) / c.V;
-        for (const auto& h : hits) c.hits += h.size();
-        for (const DbChunk& ch : chunks) c.wmers += ch.n_starts;
-      }
-      std::fprintf(stderr, "\rpass %d/%d: %zu/%zu configurations timed", pass + 1, passes, done + 1, all.size());
     }
-  }
-  std::fprintf(stderr, "\n");
+    std::fprintf(stderr, "\n");
+  };
+  measure(&Config::measured_s, true, "measurement");
+  if (retest && passes > 0) measure(&Config::retest_s, false, "retest");
   for (size_t i = 0; i < all.size(); ++i) {
     Config& c = all[i];
     const uint64_t qb = qbases[grid_of[i]];
-    for (const Calibration& b : basis(c.layout))
-      c.features.push_back(predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, b));
+    c.sample = sample_of(c, qb, batch.codes.size(), w, threads, chunks.size(), c.measured_s);
     c.pred_cal = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, cal);
+    Calibration micro = cal;
+    micro.kernel_vector.fitted = micro.kernel_bitsliced.fitted = false;
+    c.pred_cal_micro = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, micro);
     c.pred_default = predict(c, qb, batch.codes.size(), w, threads, chunks.size(), dev, defaults);
   }
 
   {
     // Everything the kernels did, for fitting other cost terms offline.
     std::ofstream raw(out + "/validation_blast_raw.csv");
-    raw << "# layout,k,n_sub,m_bits,subqueries,distinct,words_per_row,chunks,db_starts,hits,measured_s\n";
-    for (const Config& c : all)
+    raw << "# layout,k,n_sub,m_bits,subqueries,distinct,words_per_row,chunks,db_starts,hits,measured_s"
+        << (retest ? ",retest_s" : "") << "\n";
+    for (const Config& c : all) {
       raw << to_string(c.layout) << "," << c.k << "," << c.n_sub << "," << c.m << "," << c.V << "," << c.distinct << ","
-          << c.words_per_row << "," << chunks.size() << "," << c.wmers << "," << c.hits << "," << c.measured_s << "\n";
+          << c.words_per_row << "," << chunks.size() << "," << c.wmers << "," << c.hits << "," << c.measured_s;
+      if (retest) raw << "," << c.retest_s;
+      raw << "\n";
+    }
   }
   std::ofstream csv(out + "/validation_blast_grid.csv");
-  csv << "# layout,k,n_sub,m_bits,subqueries,measured_s,predicted_fit_s,predicted_calibration_s,predicted_default_s\n";
-  std::printf("\n%-10s %6s %8s %8s %8s %10s  %s\n", "layout", "points", "R2 fit", "R2 k-out", "R2 train",
-              "R2 profile", "fitted constants");
+  csv << "# layout,k,n_sub,m_bits,subqueries,measured_s,predicted_fit_s,predicted_calibration_s,predicted_default_s,"
+         "predicted_micro_s,retest_s\n";
+  std::printf("\n%-10s %6s %8s %8s %8s %10s %8s %8s  %s\n", "layout", "points", "R2 fit", "R2 k-out", "R2 train",
+              "R2 profile", "R2 micro", "R2 retest", "fitted constants");
   for (Layout l : {Layout::Vector, Layout::BitSliced}) {
-    std::vector<std::vector<double>> A;
+    std::vector<KernelSample> S;
     std::vector<double> y;
     std::vector<Config*> pts;
     for (Config& c : all)
       if (c.layout == l) {
-        A.push_back(c.features);
+        S.push_back(c.sample);
         y.push_back(c.measured_s);
         pts.push_back(&c);
       }
-    const std::vector<double> coef = least_squares(A, y, true);
-    std::vector<double> fit, prof;
-    for (Config* c : pts) {
-      double s = 0;
-      for (size_t j = 0; j < coef.size(); ++j) s += coef[j] * c->features[j];
-      c->pred_fit = s;
-      fit.push_back(s);
-      prof.push_back(c->pred_cal);
+    KernelCoefficients coef;
+    const std::vector<double> fit = fit_predict(S, S, l, dev, &coef);
+    std::vector<double> prof, micro, again;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      pts[i]->pred_fit = fit[i];
+      prof.push_back(pts[i]->pred_cal);
+      micro.push_back(pts[i]->pred_cal_micro);
+      again.push_back(pts[i]->retest_s);
     }
-    const double r2 = coef.empty() ? 0 : r_squared(y, fit);
+    const double r2 = coef.fitted ? r_squared(y, fit) : std::nan("");
     // Out of sample within the grid: constants fitted on k in {4, 8} predict k in {6, 10} and vice versa.
     std::vector<double> held(y.size(), 0.0);
     for (int half = 0; half < 2; ++half) {
-      std::vector<std::vector<double>> Ah;
-      std::vector<double> yh;
-      for (size_t i = 0; i < pts.size(); ++i)
-        if ((pts[i]->k % 4 == 0) == (half == 0)) {
-          Ah.push_back(A[i]);
-          yh.push_back(y[i]);
+      std::vector<KernelSample> tr, te;
+      std::vector<size_t> idx;
+      for (size_t i = 0; i < pts.size(); ++i) {
+        if ((pts[i]->k % 4 == 0) == (half == 0)) tr.push_back(S[i]);
+        else {
+          te.push_back(S[i]);
+          idx.push_back(i);
         }
-      const std::vector<double> ch = least_squares(Ah, yh, true);
-      for (size_t i = 0; i < pts.size(); ++i)
-        if ((pts[i]->k % 4 == 0) != (half == 0))
-          for (size_t j = 0; j < ch.size(); ++j) held[i] += ch[j] * A[i][j];
+      }
+      const std::vector<double> p = fit_predict(tr, te, l, dev);
+      for (size_t j = 0; j < idx.size(); ++j) held[idx[j]] = p[j];
     }
     const double r2_held = r_squared(y, held);
     // Out of sample across runs: constants fitted on another run's recorded times (its own database size).
     double r2_train = std::nan("");
     if (!train.empty()) {
-      std::vector<std::vector<double>> At;
-      std::vector<double> yt;
+      std::vector<KernelSample> T;
       for (const RawRow& r : read_raw(train)) {
         if (r.layout != to_string(l)) continue;
         Config c;
@@ -378,37 +421,35 @@ int main(int argc, char** argv) {
         c.n_sub = r.n_sub;
         c.m = r.m;
         const uint64_t qb = qbases[l == Layout::Vector ? 0 : 1];
-        std::vector<double> feat;
-        for (const Calibration& b : basis(l))
-          feat.push_back(predict(c, qb, r.db_starts + uint64_t(w) - 1, w, threads, r.chunks, dev, b));
-        At.push_back(feat);
-        yt.push_back(r.measured_s);
+        T.push_back(sample_of(c, qb, r.db_starts + uint64_t(w) - 1, w, threads, r.chunks, r.measured_s));
       }
-      const std::vector<double> ct = least_squares(At, yt, true);
-      std::vector<double> pred(y.size(), 0.0);
-      for (size_t i = 0; i < pts.size(); ++i)
-        for (size_t j = 0; j < ct.size(); ++j) pred[i] += ct[j] * A[i][j];
-      if (!ct.empty()) r2_train = r_squared(y, pred);
+      r2_train = r_squared(y, fit_predict(T, S, l, dev));
     }
-    const double r2p = r_squared(y, prof);
-    const std::vector<const char*> names = l == Layout::Vector
-                                               ? std::vector<const char*>{"hash_ns", "probe_ns", "mispredict_ns",
-                                                                          "hit_ns", "a0_s"}
-                                               : std::vector<const char*>{"hash_ns", "row_fixed_ns", "row_byte_ns",
-                                                                          "row_miss_ns", "hit_ns", "a0_s"};
-    std::printf("%-10s %6zu %8.4f %8.4f %8.4f %10.4f ", to_string(l), pts.size(), r2, r2_held, r2_train, r2p);
-    for (size_t j = 0; j < coef.size() && j < names.size(); ++j)
-      std::printf(" %s=%.3g", names[j], j + 1 == names.size() ? coef[j] : coef[j]);
+    const double r2p = r_squared(y, prof), r2m = r_squared(y, micro);
+    // Test-retest: the second measurement as the "prediction" of the first.
+    const double r2r = retest && passes > 0 ? r_squared(y, again) : std::nan("");
+    const std::vector<std::string> names = kernel_terms(l);
+    const std::vector<double> values = kernel_values(l, coef);
+    std::printf("%-10s %6zu %8.4f %8.4f %8.4f %10.4f %8.4f %8.4f ", to_string(l), pts.size(), r2, r2_held, r2_train,
+                r2p, r2m, r2r);
+    for (size_t j = 0; coef.fitted && j < names.size(); ++j) std::printf(" %s=%.3g", names[j].c_str(), values[j]);
+    if (coef.llc_bytes) std::printf(" llc=%.2fMiB", double(coef.llc_bytes) / double(1 << 20));
     std::printf("\n");
     for (Config* c : pts)
       csv << to_string(l) << "," << c->k << "," << c->n_sub << "," << c->m << "," << c->V << "," << c->measured_s << ","
-          << c->pred_fit << "," << c->pred_cal << "," << c->pred_default << "\n";
+          << c->pred_fit << "," << c->pred_cal << "," << c->pred_default << "," << c->pred_cal_micro << ","
+          << (retest ? c->retest_s : std::nan("")) << "\n";
   }
   std::printf("(R2 fit: the model's features with constants fitted on this grid; R2 k-out: each configuration "
               "predicted with constants fitted on the other k values ({4,8} <-> {6,10}); R2 train: with constants fitted "
               "on the --train file's times; R2 profile: constants from "
-              "%s)\n",
-              have_cal ? ppath.c_str() : "the built-in defaults (no --profile given)");
+              "%s, nothing fitted on this grid (kernel-probe coefficients: vector %s, bit-sliced %s); R2 micro: the same "
+              "profile without its kernel-probe coefficients; R2 retest: the second measurement against the first)\n",
+              have_cal ? ppath.c_str() : "the built-in defaults (no --profile given)",
+              cal.kernel_vector.fitted ? "yes" : "no", cal.kernel_bitsliced.fitted ? "yes" : "no");
+  std::printf("# passes %d, min-ms %g, seed %llu%s\n", passes, min_ms, (unsigned long long)seed,
+              retest ? ", retest" : "");
+  print_load("at end");
   std::printf("CSV: %s/validation_blast_grid.csv\n", out.c_str());
   return 0;
 }

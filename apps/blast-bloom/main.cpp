@@ -17,6 +17,7 @@
 #include "bloomseq/app/run_app.hpp"
 #include "bloomseq/cli/blast_options.hpp"
 #include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/kernel_probe.hpp"
 #include "bloomseq/blast/pipeline.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
@@ -326,7 +327,11 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1024 << 20);
   return run_app(kProgram, [&] {
     const BlastOptions o = parse_blast_options(argc, argv);
-    if (o.command == BlastCommand::calibrate) return run_calibrate("blast-bloom calibrate", o.calibrate);
+    if (o.command == BlastCommand::calibrate) {
+      CalibrateOptions c = o.calibrate;
+      c.run_kernel_probe = kernel_probe_for_calibration;
+      return run_calibrate("blast-bloom calibrate", c);
+    }
     if (o.command == BlastCommand::model) return run_model_command(o.model);
     if (!o.help.empty()) {
       std::cout << o.help;

@@ -2,6 +2,7 @@
 # Regenerates the model plots in docs/plots from a build: the papers' GPUs (predictions only) and, when given,
 # the CSVs of bloomseq-calibrate --csv DIR and bench model_validation --out DIR.
 # usage: docs/plots/make_model_plots.sh BUILD_BIN_DIR [CALIBRATION_CSV_DIR] [VALIDATION_CSV_DIR] [BLAST_VALIDATION_DIR]
+# (a directory given as "-" is skipped)
 set -euo pipefail
 bin=${1:?usage: make_model_plots.sh BUILD_BIN_DIR [CALIB_DIR] [VALIDATION_DIR]}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,16 +31,18 @@ for mb in 64 32; do
   "$m" blocks --device c1060 -m $((mb * 1024)) --threads 128,256,512 --max-blocks 150 -o "$tmp/b_c1060_$mb.csv" 2>/dev/null
   $plot blocks "$here/model_blocks_c1060_${mb}k.png" "$tmp/b_c1060_$mb.csv"
 done
-if [ $# -ge 2 ]; then
+# "-" for a directory skips its plots.
+if [ $# -ge 2 ] && [ "$2" != "-" ]; then
   $plot units "$here/calib_work_units.png" "$2/work_units.csv"
   $plot pchase "$here/calib_memory.png" "$2/pchase.csv" "$2/random_read.csv"
 fi
-if [ $# -ge 3 ]; then
+if [ $# -ge 3 ] && [ "$3" != "-" ]; then
   $plot fit "$here/validation_fit.png" "$3/validation_grid.csv"
   $plot fpr "$here/validation_fpr.png" "$3/validation_fpr.csv" $(ls "$3"/validation_fpr_w16.csv 2>/dev/null || true)
 fi
 # Part D: a directory of bench model_validation_blast --out DIR.
-if [ $# -ge 4 ]; then
+if [ $# -ge 4 ] && [ "$4" != "-" ]; then
   $plot blastfit "$here/validation_blast_fit.png" "$4/validation_blast_grid.csv"
+  $plot blastprofile "$here/validation_blast_profile.png" "$4/validation_blast_grid.csv"
 fi
 echo "plots written to $here"

@@ -11,6 +11,7 @@ usage: plot_model.py KIND OUT.png CSV [CSV ...]
   fit         model_validation validation_grid.csv   measured vs predicted time (Fig. 17)
   fpr         model_validation validation_fpr.csv    histogram of FPR relative error (Fig. 6)
   blastfit    model_validation_blast validation_blast_grid.csv   measured vs fitted time, CPU layouts
+  blastprofile  model_validation_blast validation_blast_grid.csv  measured vs predicted from the profile alone
 Several CSVs of the same kind are drawn on one figure (e.g. one tradeoff per device).
 """
 import csv
@@ -168,8 +169,28 @@ def blastfit(ax, paths):
     ax.set_title("blast-bloom's own stage 1a: model vs measured (1 thread)")
 
 
+def blastprofile(ax, paths):
+    """Profile-only prediction (kernel-probe coefficients, nothing fitted on the grid) against the measurement."""
+    for p in paths:
+        rows, _ = read(p)
+        for layout in ("vector", "bitsliced"):
+            sel = [r for r in rows if r.get("layout") == layout]
+            if not sel:
+                continue
+            x = [num(r, "predicted_calibration_s") * 1e3 for r in sel]
+            y = [num(r, "measured_s") * 1e3 for r in sel]
+            mean = sum(y) / len(y)
+            r2 = 1 - sum((a - b) ** 2 for a, b in zip(y, x)) / sum((a - mean) ** 2 for a in y)
+            ax.scatter(x, y, s=12, label="%s: %d configurations, R^2 = %.4f" % (layout, len(sel), r2))
+    lo, hi = ax.get_xlim()
+    ax.plot([0, hi], [0, hi], "k--", lw=0.8)
+    ax.set_xlabel("predicted stage-1a time from the calibration profile alone (ms)")
+    ax.set_ylabel("measured stage-1a time (ms, fastest of the passes)")
+    ax.set_title("blast-bloom's own stage 1a: profile-only prediction (1 thread)")
+
+
 KINDS = {"tradeoff": tradeoff, "blocks": blocks, "units": units, "pchase": pchase, "fit": fit, "fpr": fpr,
-         "blastfit": blastfit}
+         "blastfit": blastfit, "blastprofile": blastprofile}
 
 
 def main():

@@ -183,6 +183,8 @@ TEST_CASE("blast-bloom: help, version and subcommands", "[cli]") {
   REQUIRE(c.command == BlastCommand::calibrate);
   CHECK(c.calibrate.quick);
   CHECK(c.calibrate.threads == 2);
+  CHECK(c.calibrate.kernel_probe);
+  CHECK_FALSE(blast({"blast-bloom", "calibrate", "--no-kernel-probe"}).calibrate.kernel_probe);
   CHECK_THAT(usage_message({"blast-bloom", "calibrate", "-t", "-1"}), Catch::Contains("--threads must be >= 0"));
   const BlastOptions m = blast({"blast-bloom", "model", "units", "--max-units", "4"});
   REQUIRE(m.command == BlastCommand::model);

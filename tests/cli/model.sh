@@ -42,5 +42,12 @@ XDG_CACHE_HOME="$tmp/cache" "$c" --quick > "$tmp/cal.txt" 2>"$tmp/cal.err"
 [ -s "$tmp/cache/bloomseq/profile.json" ] || fail "no profile written"
 grep -q '"calibrated": 1' "$tmp/cache/bloomseq/profile.json" || fail "profile not marked calibrated"
 XDG_CACHE_HOME="$tmp/cache" "$m" profile --device cpu 2>&1 >/dev/null | grep -q "profile.json" || fail "profile not used"
+# the kernel probe's coefficients are in the profile, and left out with --no-kernel-probe
+grep -q '"kernel_vector_hash_ns"' "$tmp/cache/bloomseq/profile.json" || fail "no kernel_vector_* in the profile"
+grep -q '"kernel_bitsliced_row_fixed_ns"' "$tmp/cache/bloomseq/profile.json" || fail "no kernel_bitsliced_* in the profile"
+grep -q '^kernel,bitsliced,' "$tmp/cal.txt" || fail "kernel probe points not printed"
+"$c" --quick --no-kernel-probe --profile "$tmp/noprobe.json" > /dev/null 2>&1
+grep -q '"calibrated": 1' "$tmp/noprobe.json" || fail "--no-kernel-probe wrote no profile"
+if grep -q 'kernel_' "$tmp/noprobe.json"; then fail "--no-kernel-probe still wrote kernel coefficients"; fi
 XDG_CACHE_HOME="$tmp/nocache" "$m" profile --device cpu 2>&1 >/dev/null | grep -q "built-in defaults" || fail "defaults not announced"
 echo ok

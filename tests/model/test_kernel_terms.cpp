@@ -88,6 +88,43 @@ TEST_CASE("bitsliced_rows_per_block matches a simulation of both early-exit rule
   CHECK(bitsliced_rows_per_block(1.0, 512, 0, 0, 8, false) == 8.0);
 }
 
+TEST_CASE("bitsliced_rows_per_word matches a simulation of the narrow kernel", "[model][kernel]") {
+  // One 64-bit word of c columns (+ c_last at the last sub-query's fill): row 0 read, then row j while the AND of
+  // rows 0..j-1 leaves a column.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  struct Case {
+    double rho;
+    int c;
+    double rho_last;
+    int c_last;
+    int k;
+  };
+  for (const Case& x : {Case{0.3, 63, 0.05, 1, 6}, Case{0.6, 64, 0, 0, 4}, Case{0.1, 20, 0, 0, 10},
+                        Case{0.8, 5, 0.5, 1, 8}, Case{0.5, 0, 0, 0, 6}}) {
+    const int trials = 20000;
+    double rows = 0;
+    for (int t = 0; t < trials; ++t) {
+      auto word = [&] {
+        uint64_t bits = 0;
+        for (int v = 0; v < x.c + x.c_last; ++v)
+          if (u(rng) < (v < x.c ? x.rho : x.rho_last)) bits |= uint64_t(1) << v;
+        return bits;
+      };
+      uint64_t acc = word();
+      rows += 1;
+      for (int j = 1; j < x.k && acc; ++j) {
+        rows += 1;
+        acc &= word();
+      }
+    }
+    INFO("rho=" << x.rho << " columns=" << x.c << " k=" << x.k);
+    CHECK(bitsliced_rows_per_word(x.rho, x.c, x.rho_last, x.c_last, x.k) == Approx(rows / trials).epsilon(0.02));
+  }
+  CHECK(bitsliced_rows_per_word(1.0, 64, 0, 0, 7) == 7.0);
+  CHECK(bitsliced_rows_per_word(0.0, 64, 0, 0, 7) == 1.0);
+}
+
 TEST_CASE("expected_mispredicts: min(rho, 1 - rho) per probe branch", "[model][kernel]") {
   // Simulated probe loop of a key not in the set: each probe's bit is set with probability rho; a predictor that
   // always guesses the more likely outcome errs min(rho, 1 - rho) of the time at each probe's branch.

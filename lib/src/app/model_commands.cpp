@@ -9,6 +9,7 @@
 
 #include <cxxopts.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -389,6 +390,8 @@ CalibrateOptions parse_calibrate_options(const std::string& program, int argc, c
       ("quick", "smaller sweeps (a few seconds; less accurate)")
       ("csv", "also write the sweeps as CSV files into this directory", cxxopts::value<std::string>()->default_value(""))
       ("show", "print the current profile (or the built-in defaults) and exit")
+      ("no-kernel-probe", "do not time blast-bloom's own stage-1a kernels (the layouts are then priced by the "
+       "micro-benchmark constants alone)")
       ("h,help", "this help");
     auto a = opts.parse(argc, argv);
     CalibrateOptions c;
@@ -401,6 +404,7 @@ CalibrateOptions parse_calibrate_options(const std::string& program, int argc, c
     c.threads = a["threads"].as<int>();
     c.quick = a.count("quick") > 0;
     c.csv = a["csv"].as<std::string>();
+    c.kernel_probe = a.count("no-kernel-probe") == 0;
     // --show ignores the calibration options (as it always has).
     if (!c.show && c.threads < 0) throw UsageError("--threads must be >= 0");
     return c;
@@ -428,7 +432,18 @@ int run_calibrate(const std::string& program, const CalibrateOptions& a) {
   o.log = &std::cerr;
   CalibrationReport R = calibrate_cpu(o);
   const auto& d = R.device;
-  const auto& c = R.calibration;
+  auto& c = R.calibration;
+  std::vector<KernelSample> probe;
+  if (a.kernel_probe && a.run_kernel_probe) {
+    const auto t0 = std::chrono::steady_clock::now();
+    probe = a.run_kernel_probe(a.quick, &std::cerr);
+    for (Layout l : {Layout::Vector, Layout::BitSliced}) {
+      KernelFit f = fit_kernel(probe, l, d);
+      if (f.coefficients.fitted) (l == Layout::Vector ? c.kernel_vector : c.kernel_bitsliced) = f.coefficients;
+      else std::cerr << "kernel probe: " << to_string(l) << " layout not fitted: " << f.error << "\n";
+    }
+    R.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   std::printf("# %s: %s\n", program.c_str(), describe(d).c_str());
   std::printf("# P-chase latency sweep: bytes,ns_measured,ns_model  (R^2 = %.4f)\n", R.pchase_r2);
   for (const auto& p : R.pchase) std::printf("pchase,%.0f,%.3f,%.3f\n", p.x, p.measured, p.predicted);
@@ -448,6 +463,28 @@ int run_calibrate(const std::string& program, const CalibrateOptions& a) {
               "row_miss_ns=%.3g row_fixed_ns=%.3g hit_ns=%.3g verify_ns=%.3g\n",
               c.a1, c.a0, c.G, c.hash_ns, c.probe_ns, c.mispredict_ns, c.row_byte_ns, c.row_miss_ns, c.row_fixed_ns,
               c.hit_ns, c.verify_ns);
+  if (!probe.empty()) {
+    std::printf("# kernel probe (blast-bloom's stage 1a on random DNA, 1 thread): layout,k,m_bits,n_sub,query_bases,"
+                "db_bases,measured_s,model_s\n");
+    for (const KernelSample& s : probe) {
+      const KernelCoefficients& k = s.layout == Layout::Vector ? c.kernel_vector : c.kernel_bitsliced;
+      std::printf("kernel,%s,%d,%llu,%llu,%llu,%llu,%.6f,%.6f\n", to_string(s.layout), s.k,
+                  (unsigned long long)s.m_bits, (unsigned long long)s.n_sub, (unsigned long long)s.query_bases,
+                  (unsigned long long)s.db_bases, s.measured_s, k.fitted ? predict_kernel_sample(s, k, d) : 0.0);
+    }
+    if (c.kernel_vector.fitted)
+      std::printf("# kernel vector: hash_ns=%.3g probe_ns=%.3g mispredict_ns=%.3g hit_ns=%.3g a0=%.3g s (R^2 = %.4f, %d points)\n",
+                  c.kernel_vector.hash_ns, c.kernel_vector.probe_ns, c.kernel_vector.mispredict_ns,
+                  c.kernel_vector.hit_ns, c.kernel_vector.a0, c.kernel_vector.r2, c.kernel_vector.points);
+    if (c.kernel_bitsliced.fitted)
+      std::printf("# kernel bitsliced: hash_ns=%.3g hash_generic_ns=%.3g row_fixed_ns=%.3g narrow_fixed_ns=%.3g "
+                  "row_byte_ns=%.3g row_miss_ns=%.3g hit_ns=%.3g a0=%.3g s llc=%.2fMiB (R^2 = %.4f, %d points)\n",
+                  c.kernel_bitsliced.hash_ns, c.kernel_bitsliced.hash_generic_ns, c.kernel_bitsliced.row_fixed_ns,
+                  c.kernel_bitsliced.narrow_fixed_ns, c.kernel_bitsliced.row_byte_ns,
+                  c.kernel_bitsliced.row_miss_ns, c.kernel_bitsliced.hit_ns, c.kernel_bitsliced.a0,
+                  double(c.kernel_bitsliced.llc_bytes) / double(1 << 20),
+                  c.kernel_bitsliced.r2, c.kernel_bitsliced.points);
+  }
   const std::string& csv = a.csv;
   if (!csv.empty()) {
     write_sweep_csv(csv + "/pchase.csv", "bytes,ns_measured,ns_model", R.pchase);

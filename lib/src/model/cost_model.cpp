@@ -5,6 +5,7 @@
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/model/equations.hpp"
+#include "bloomseq/model/kernel_fit.hpp"
 
 namespace bloomseq::model {
 
@@ -102,6 +103,9 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
     int U = c.work_units > 0 ? c.work_units : int(P);
     // Vector layouts cut the V vectors into U slices; the bit-sliced layout cuts the database (fine-grained).
     r.f_sched = c.layout == Layout::BitSliced ? f_sched_cpu(U, int(P), 1) : f_sched_split(uint64_t(V), U, int(P));
+    // The CPU layouts are priced by the coefficients fitted on their own kernel when the profile has them.
+    const KernelCoefficients kc =
+        c.layout == Layout::PaperVector ? KernelCoefficients{} : layout_coefficients(cal, c.layout);
     switch (c.layout) {
       case Layout::PaperVector: {
         // Eq. 7 with the CPU mapping: Time = a1 (f_app / P) f_cache f_sched + a0; a1 per core.
@@ -123,8 +127,8 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const double mispredicts = full * expected_mispredicts(rf, c.k) + last * expected_mispredicts(rl, c.k);
         r.f_cache = f_cache_levels(double(c.m_bits) / 8.0, d.caches);
         r.f_app = Dw * probes;
-        double ns = Dw * c.k * cal.hash_ns + r.f_app * cal.probe_ns * r.f_cache + Dw * mispredicts * cal.mispredict_ns;
-        r.stage1a_s = ns * 1e-9 / P * r.f_sched + cal.a0;
+        double ns = Dw * c.k * kc.hash_ns + r.f_app * kc.probe_ns * r.f_cache + Dw * mispredicts * kc.mispredict_ns;
+        r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
         break;
       }
       case Layout::BitSliced: {
@@ -135,6 +139,29 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const SubqueryShape sh = subquery_shape(c.query_bases, c.n_sub, c.w);
         const double rf = bloom_fill(double(c.m_bits), c.k, double(sh.keys));
         const double rl = bloom_fill(double(c.m_bits), c.k, double(sh.last_keys));
+        if (sh.count <= 256) {
+          // Narrow rows (blast/stage1a_cpu.cpp, bitsliced_narrow): W = 1, 2 or 4 words per row, one line; per w-mer
+          // its row pointers come from a small ring (no pointer stream), then word by word row 0 and the rows
+          // that leave a column alive (bitsliced_rows_per_word). Working set: m rows of 8W bytes.
+          const uint64_t nv = sh.count, W = nv <= 64 ? 1 : nv <= 128 ? 2 : 4;
+          double words = 0;
+          for (uint64_t wd = 0; wd < W; ++wd) {
+            const uint64_t lo = wd * 64, hi = std::min<uint64_t>(nv, lo + 64);
+            const uint64_t cols = hi > lo ? hi - lo : 0;
+            const bool last = cols > 0 && hi == nv;
+            words += bitsliced_rows_per_word(rf, double(last ? cols - 1 : cols), rl, last ? 1.0 : 0.0, c.k);
+          }
+          const double lines = bitsliced_rows_per_word(rf, double(nv - 1), rl, 1.0, c.k);
+          const std::vector<double> share = level_fractions(double(c.m_bits) * 8.0 * double(W), caches_with_llc(d.caches, kc.llc_bytes));
+          const double dram = d.caches.size() > 1 ? share.back() : 0.0;
+          r.f_app = Dw * lines;
+          r.f_cache = 1.0;
+          const double hash = bitsliced_fixed_k_hash(c.k, true) ? kc.hash_ns : kc.hash_generic_ns;
+          double ns = Dw * c.k * hash + Dw * kc.narrow_fixed_ns + Dw * words * 8.0 * kc.row_byte_ns +
+                      r.f_app * dram * kc.row_miss_ns;
+          r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
+          break;
+        }
         const uint64_t blocks = (sh.count + 511) / 512;
         const bool all_after_two = d.simd_bits == 256;  // the AVX2 kernel (profiles store the SIMD width)
         double lines = 0;
@@ -143,20 +170,26 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
           const bool last = b + 1 == blocks;
           lines += bitsliced_rows_per_block(rf, double(last ? cols - 1 : cols), rl, last ? 1.0 : 0.0, c.k, all_after_two);
         }
-        const std::vector<double> share = level_fractions(double(c.m_bits) * 64.0, d.caches);
+        // The AVX2 kernel is column-tiled (one block for all the chunk's w-mers, then the next): its lines are
+        // spread over m x 64 bytes, and each block pass re-streams the chunk's row pointers (k x 8 bytes per
+        // w-mer). The scalar and AVX-512 kernels walk all blocks of one w-mer's rows: the whole matrix
+        // (m x 64 x blocks bytes) is the working set, the pointers are read once.
+        const double ws = double(c.m_bits) * 64.0 * double(all_after_two ? 1 : blocks);
+        const double pointer_passes = all_after_two ? double(blocks) : 1.0;
+        const std::vector<double> share = level_fractions(ws, caches_with_llc(d.caches, kc.llc_bytes));
         const double dram = d.caches.size() > 1 ? share.back() : 0.0;
         r.f_app = Dw * lines;
-        r.f_cache = cal.row_byte_ns > 0 ? 1.0 + dram * cal.row_miss_ns / (64.0 * cal.row_byte_ns) : 1.0;
-        // Each block pass also streams the chunk's row pointers (k x 8 bytes per w-mer, computed once per chunk).
-        double ns = Dw * c.k * cal.hash_ns + Dw * double(blocks) * (cal.row_fixed_ns + 8.0 * c.k * cal.row_byte_ns) +
-                    r.f_app * (64.0 * cal.row_byte_ns + dram * cal.row_miss_ns);
-        r.stage1a_s = ns * 1e-9 / P * r.f_sched + cal.a0;
+        r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * kc.row_miss_ns / (64.0 * kc.row_byte_ns) : 1.0;
+        const double hash = bitsliced_fixed_k_hash(c.k, false) ? kc.hash_ns : kc.hash_generic_ns;
+        double ns = Dw * c.k * hash + Dw * double(blocks) * kc.row_fixed_ns + Dw * pointer_passes * 8.0 * c.k * kc.row_byte_ns +
+                    r.f_app * (64.0 * kc.row_byte_ns + dram * kc.row_miss_ns);
+        r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
         break;
       }
     }
     // blast-bloom's CPU layouts write every hit out and sort a chunk's hits (the papers' kernel only counts them):
     // at high FPR this, not the probing, is stage 1a's cost (measured: docs/model-validation.md, part D).
-    if (c.layout != Layout::PaperVector) r.stage1a_s += (r.false_hits + r.true_hits) * cal.hit_ns * 1e-9 / P;
+    if (c.layout != Layout::PaperVector) r.stage1a_s += (r.false_hits + r.true_hits) * kc.hit_ns * 1e-9 / P;
     r.stage1b_s = (r.false_hits + r.true_hits) * cal.verify_ns * 1e-9 / P;
     r.total_s = r.stage1a_s + r.stage1b_s;
   }

@@ -172,6 +172,16 @@ double bitsliced_rows_per_block(double rho, double columns, double last_rho, dou
   return rows;
 }
 
+double bitsliced_rows_per_word(double rho, double columns, double last_rho, double last_columns, int k) {
+  if (k <= 0) return 0.0;
+  rho = std::clamp(rho, 0.0, 1.0);
+  last_rho = std::clamp(last_rho, 0.0, 1.0);
+  double rows = 1.0;
+  for (int j = 1; j < k; ++j)
+    rows += 1.0 - std::pow(1.0 - std::pow(rho, j), columns) * std::pow(1.0 - std::pow(last_rho, j), last_columns);
+  return rows;
+}
+
 double expected_probes_warp(double rho, int k, int wsz) {
   rho = std::clamp(rho, 0.0, 1.0);
   double s = 0, p = 1;  // p = rho^i

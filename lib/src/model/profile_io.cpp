@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +105,28 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
   n("row_fixed_ns", c.row_fixed_ns);
   n("hit_ns", c.hit_ns);
   n("verify_ns", c.verify_ns);
+  // Kernel-probe coefficients only when fitted: a profile without them prices the layouts as before.
+  auto kernel = [&](const std::string& p, const KernelCoefficients& k, bool vector) {
+    if (!k.fitted) return;
+    n(p + "hash_ns", k.hash_ns);
+    if (vector) {
+      n(p + "probe_ns", k.probe_ns);
+      n(p + "mispredict_ns", k.mispredict_ns);
+    } else {
+      n(p + "hash_generic_ns", k.hash_generic_ns);
+      n(p + "narrow_fixed_ns", k.narrow_fixed_ns);
+      n(p + "llc_bytes", double(k.llc_bytes));
+      n(p + "row_fixed_ns", k.row_fixed_ns);
+      n(p + "row_byte_ns", k.row_byte_ns);
+      n(p + "row_miss_ns", k.row_miss_ns);
+    }
+    n(p + "hit_ns", k.hit_ns);
+    n(p + "a0", k.a0);
+    n(p + "r2", k.r2);
+    n(p + "points", k.points);
+  };
+  kernel("kernel_vector_", c.kernel_vector, true);
+  kernel("kernel_bitsliced_", c.kernel_bitsliced, false);
   o << "  \"pcie_gbs\": " << c.pcie_gbs << "\n}\n";
   return o.str();
 }
@@ -225,6 +248,34 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
   c.hit_ns = num("hit_ns", c.hit_ns);
   c.verify_ns = num("verify_ns", c.verify_ns);
   c.pcie_gbs = num("pcie_gbs", c.pcie_gbs);
+  // Present only when calibration ran the kernel probe (older profiles lack them).
+  auto kernel = [&](const std::string& p, KernelCoefficients& k, bool vector) {
+    if (!m.count(p + "hash_ns")) return;
+    k.fitted = true;
+    k.hash_ns = num(p + "hash_ns", 0);
+    if (vector) {
+      k.probe_ns = num(p + "probe_ns", 0);
+      k.mispredict_ns = num(p + "mispredict_ns", 0);
+    } else {
+      k.hash_generic_ns = num(p + "hash_generic_ns", k.hash_ns);
+      k.narrow_fixed_ns = num(p + "narrow_fixed_ns", 0);
+      const double llc = num(p + "llc_bytes", 0);
+      if (!(llc >= 0 && llc < 1e15)) throw DataError(origin + ": bad \"" + p + "llc_bytes\"");
+      k.llc_bytes = uint64_t(llc);
+      k.row_fixed_ns = num(p + "row_fixed_ns", 0);
+      k.row_byte_ns = num(p + "row_byte_ns", 0);
+      k.row_miss_ns = num(p + "row_miss_ns", 0);
+    }
+    k.hit_ns = num(p + "hit_ns", 0);
+    k.a0 = num(p + "a0", 0);
+    k.r2 = num(p + "r2", 0);
+    k.points = int(num(p + "points", 0));
+    for (double v : {k.hash_ns, k.probe_ns, k.mispredict_ns, k.hash_generic_ns, k.narrow_fixed_ns, k.row_fixed_ns,
+                     k.row_byte_ns, k.row_miss_ns, k.hit_ns, k.a0})
+      if (!std::isfinite(v) || v < 0) throw DataError(origin + ": negative or non-finite \"" + p + "*\" coefficient");
+  };
+  kernel("kernel_vector_", c.kernel_vector, true);
+  kernel("kernel_bitsliced_", c.kernel_bitsliced, false);
   L.from_file = true;
   L.path = origin;
   L.message = "performance profile: " + origin + " (" + c.source + ")";

@@ -2,10 +2,13 @@
 // subcommands of blast-bloom and facs (one implementation, several entry points).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "bloomseq/model/cost_model.hpp"
+#include "bloomseq/model/kernel_fit.hpp"
 
 namespace bloomseq {
 
@@ -61,6 +64,10 @@ struct CalibrateOptions {
   bool quick = false;
   std::string csv;      // "" = no CSV files
   bool show = false;
+  bool kernel_probe = true;  // --no-kernel-probe: skip timing blast-bloom's own stage-1a kernels
+  // Runs the kernel probe (blast/kernel_probe.hpp; set by the apps, which link the blast library): (quick, log).
+  // Unset: no kernel coefficients in the profile.
+  std::function<std::vector<model::KernelSample>(bool, std::ostream*)> run_kernel_probe;
 };
 
 // argv[0] ignored, options follow. `program` names the tool in help. Throws UsageError; never prints.

@@ -61,6 +61,24 @@ struct DeviceProfile {
   const CacheLevel* find_cache(int level) const;
 };
 
+// Stage-1a constants of one CPU layout fitted on blast-bloom's own kernel timed during calibration (the kernel
+// probe, blast/kernel_probe.hpp; the fit, model/kernel_fit.hpp). The terms are those of predict_stage1a for that
+// layout; when `fitted`, they replace the micro-benchmark constants for that layout's stage-1a time.
+struct KernelCoefficients {
+  bool fitted = false;
+  double hash_ns = 0, probe_ns = 0, mispredict_ns = 0;        // vector layout (hash_ns: both)
+  double row_fixed_ns = 0, row_byte_ns = 0, row_miss_ns = 0;  // bit-sliced layout
+  double hash_generic_ns = 0;  // bit-sliced: one H3 function where the kernel has no fixed-k path for this k
+  double narrow_fixed_ns = 0;  // bit-sliced, V <= 256 (rows of 1-4 words): per db w-mer
+  // Bit-sliced: the last cache level's capacity as the kernel sees it (found by the fit, as the papers find G;
+  // a shared L3 holds less than its size for one process on a busy machine). 0 = the profile's.
+  uint64_t llc_bytes = 0;
+  double hit_ns = 0;                                          // both
+  double a0 = 0;                                              // seconds per stage-1a call
+  double r2 = 0;                                              // of the fit on the probe's points
+  int points = 0;                                             // probe points fitted
+};
+
 // The calibrated constants (Ma et al. 2011 eq. 7: Time = a1 * f_app * f_cache * f_sched + a0) and the extensions'
 // per-operation costs. Defaults are estimates; `calibrated` says whether a measurement produced them.
 struct Calibration {
@@ -80,6 +98,7 @@ struct Calibration {
   double hit_ns = 4;           // stage 1a (CPU layouts): emitting and ordering one hit (dominates at high FPR)
   double verify_ns = 60;       // stage 1b: one exact verification of a stage-1a hit (hash-table lookup)
   double pcie_gbs = 12;        // host<->device copies (GPU only)
+  KernelCoefficients kernel_vector, kernel_bitsliced;  // from the kernel probe (not fitted: use the constants above)
 };
 
 // Human-readable one-paragraph summary (for --help/--stats and the calibrate tool).

@@ -117,6 +117,11 @@ double expected_mispredicts(double fill, int k);
 // (keys not in the set; columns independent). k = 1: one row.
 double bitsliced_rows_per_block(double fill, double columns, double last_fill, double last_columns, int k,
                                 bool all_rows_after_two);
+// Narrow bit-sliced rows (V <= 256: rows of 1, 2 or 4 64-bit words, no 512-column blocks): the kernel reads row 0's
+// word, then row j's while a column of the word survives rows 0..j-1:
+//   1 + sum_{j=1}^{k-1} (1 - (1 - rho^j)^c)
+// for a word of c columns (c = 0: row 0 only). The same formula over all V columns counts the row lines touched.
+double bitsliced_rows_per_word(double fill, double columns, double last_fill, double last_columns, int k);
 // (c) Multi-level cache factor for random reads into `working_set_bytes` over the levels (ascending; last = DRAM):
 // the fraction served by level i is min(1, C_i/m) - min(1, C_{i-1}/m) (eq. 9 applied per level) and the factor is
 // sum_i fraction_i cost_i / cost_1. With one cache and DRAM it is eq. 11 with G = cost_DRAM / cost_cache.

@@ -1,0 +1,213 @@
+#include "bloomseq/model/kernel_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bloomseq/error.hpp"
+#include "bloomseq/model/fit.hpp"
+
+namespace bloomseq::model {
+
+namespace {
+// Calibration with every stage-1a constant 0 (no kernel coefficients), to be given one unit constant.
+Calibration zero_constants() {
+  Calibration c;
+  c.a0 = 0;
+  c.hash_ns = c.probe_ns = c.mispredict_ns = c.row_fixed_ns = c.row_byte_ns = c.row_miss_ns = 0;
+  c.hit_ns = c.verify_ns = 0;
+  return c;
+}
+
+double stage1a_seconds(const KernelSample& s, const DeviceProfile& dev, const Calibration& cal) {
+  Stage1aConfig c;
+  c.query_bases = s.query_bases;
+  c.db_bases = s.db_bases;
+  c.w = s.w;
+  c.n_sub = s.n_sub;
+  c.k = s.k;
+  c.m_bits = s.m_bits;
+  c.layout = s.layout;
+  c.threads = s.threads;
+  c.work_units = s.work_units;
+  return predict_stage1a(c, dev, cal).stage1a_s;
+}
+
+// Rank check of the column-scaled design: Gaussian elimination of its Gram matrix; a pivot below `tol` times the
+// largest diagonal entry means a term is (numerically) a combination of the others.
+bool full_rank(const std::vector<std::vector<double>>& A, double tol) {
+  const size_t n = A.empty() ? 0 : A[0].size();
+  std::vector<std::vector<double>> M(n, std::vector<double>(n, 0.0));
+  for (const auto& row : A)
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b) M[a][b] += row[a] * row[b];
+  double diag = 0;
+  for (size_t a = 0; a < n; ++a) diag = std::max(diag, M[a][a]);
+  if (!(diag > 0)) return false;
+  for (size_t c = 0; c < n; ++c) {
+    size_t piv = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::fabs(M[r][c]) > std::fabs(M[piv][c])) piv = r;
+    if (std::fabs(M[piv][c]) <= tol * diag) return false;
+    std::swap(M[c], M[piv]);
+    for (size_t r = c + 1; r < n; ++r) {
+      const double f = M[r][c] / M[c][c];
+      for (size_t j = c; j < n; ++j) M[r][j] -= f * M[c][j];
+    }
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<std::string> kernel_terms(Layout l) {
+  if (l == Layout::Vector) return {"hash_ns", "probe_ns", "mispredict_ns", "hit_ns", "a0"};
+  if (l == Layout::BitSliced)
+    return {"hash_ns", "hash_generic_ns", "row_fixed_ns", "narrow_fixed_ns", "row_byte_ns", "row_miss_ns", "hit_ns", "a0"};
+  throw UsageError("the kernel probe prices the CPU layouts only (vector, bitsliced)");
+}
+
+KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
+  const size_t n = kernel_terms(l).size();
+  if (v.size() != n) throw UsageError("kernel coefficients: expected " + std::to_string(n) + " values");
+  KernelCoefficients c;
+  c.hash_ns = v[0];
+  if (l == Layout::Vector) {
+    c.probe_ns = v[1];
+    c.mispredict_ns = v[2];
+  } else {
+    c.hash_generic_ns = v[1];
+    c.row_fixed_ns = v[2];
+    c.narrow_fixed_ns = v[3];
+    c.row_byte_ns = v[4];
+    c.row_miss_ns = v[5];
+  }
+  c.hit_ns = v[n - 2];
+  c.a0 = v[n - 1];
+  return c;
+}
+
+std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
+  if (l == Layout::Vector) return {c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0};
+  kernel_terms(l);  // throws for PaperVector
+  return {c.hash_ns, c.hash_generic_ns, c.row_fixed_ns, c.narrow_fixed_ns, c.row_byte_ns, c.row_miss_ns, c.hit_ns, c.a0};
+}
+
+bool bitsliced_fixed_k_hash(int k, bool narrow) { return narrow ? k == 6 : k >= 4 && k <= 8; }
+
+KernelCoefficients layout_coefficients(const Calibration& cal, Layout l) {
+  if (l == Layout::Vector && cal.kernel_vector.fitted) return cal.kernel_vector;
+  if (l == Layout::BitSliced && cal.kernel_bitsliced.fitted) return cal.kernel_bitsliced;
+  KernelCoefficients k;
+  k.hash_ns = k.hash_generic_ns = cal.hash_ns;
+  k.probe_ns = cal.probe_ns;
+  k.mispredict_ns = cal.mispredict_ns;
+  k.row_fixed_ns = k.narrow_fixed_ns = cal.row_fixed_ns;
+  k.row_byte_ns = cal.row_byte_ns;
+  k.row_miss_ns = cal.row_miss_ns;
+  k.hit_ns = cal.hit_ns;
+  k.a0 = cal.a0;
+  return k;
+}
+
+std::vector<CacheLevel> caches_with_llc(const std::vector<CacheLevel>& caches, uint64_t llc_bytes) {
+  std::vector<CacheLevel> c = caches;
+  if (llc_bytes == 0 || c.size() < 2) return c;
+  const size_t last = c.size() - 2;  // the entry before DRAM
+  const uint64_t below = last > 0 ? c[last - 1].size_bytes : 0;
+  c[last].size_bytes = std::max(llc_bytes, below);
+  return c;
+}
+
+std::vector<double> kernel_features(const KernelSample& s, const DeviceProfile& dev, uint64_t llc_bytes) {
+  const size_t n = kernel_terms(s.layout).size();
+  std::vector<double> f;
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<double> unit(n, 0.0);
+    unit[j] = 1.0;
+    Calibration c = zero_constants();
+    KernelCoefficients k = kernel_coefficients(s.layout, unit);
+    k.fitted = true;
+    k.llc_bytes = llc_bytes;
+    (s.layout == Layout::Vector ? c.kernel_vector : c.kernel_bitsliced) = k;
+    f.push_back(stage1a_seconds(s, dev, c));
+  }
+  return f;
+}
+
+double predict_kernel_sample(const KernelSample& s, const KernelCoefficients& k, const DeviceProfile& dev) {
+  const std::vector<double> f = kernel_features(s, dev, k.llc_bytes), v = kernel_values(s.layout, k);
+  double t = 0;
+  for (size_t j = 0; j < f.size(); ++j) t += f[j] * v[j];
+  return t;
+}
+
+namespace {
+KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev, uint64_t llc) {
+  KernelFit r;
+  const size_t n = kernel_terms(l).size();
+  std::vector<std::vector<double>> A;
+  std::vector<double> y;
+  for (const KernelSample& s : samples) {
+    if (s.layout != l) continue;
+    if (!std::isfinite(s.measured_s) || s.measured_s <= 0) {
+      r.error = "a measured time is not finite and positive";
+      return r;
+    }
+    A.push_back(kernel_features(s, dev, llc));
+    y.push_back(s.measured_s);
+  }
+  if (A.size() < n + 1) {
+    r.error = std::to_string(A.size()) + " points for " + std::to_string(n) + " terms";
+    return r;
+  }
+  // Scale each column to unit maximum: the terms differ by orders of magnitude (a0 per second, others per ns).
+  std::vector<double> scale(n, 0.0);
+  for (const auto& row : A)
+    for (size_t j = 0; j < n; ++j) {
+      if (!std::isfinite(row[j])) {
+        r.error = "a feature is not finite";
+        return r;
+      }
+      scale[j] = std::max(scale[j], std::fabs(row[j]));
+    }
+  for (size_t j = 0; j < n; ++j)
+    if (!(scale[j] > 0)) {
+      r.error = "term " + kernel_terms(l)[j] + " is zero at every point";
+      return r;
+    }
+  for (auto& row : A)
+    for (size_t j = 0; j < n; ++j) row[j] /= scale[j];
+  if (!full_rank(A, 1e-12)) {
+    r.error = "the points do not determine every term (vary k, m and the number of sub-queries)";
+    return r;
+  }
+  std::vector<double> c = least_squares(A, y, true);
+  if (c.size() != n) {
+    r.error = "singular least-squares system";
+    return r;
+  }
+  std::vector<double> pred(y.size(), 0.0);
+  for (size_t i = 0; i < A.size(); ++i)
+    for (size_t j = 0; j < n; ++j) pred[i] += A[i][j] * c[j];
+  for (size_t j = 0; j < n; ++j) c[j] /= scale[j];
+  r.coefficients = kernel_coefficients(l, c);
+  r.coefficients.fitted = true;
+  r.coefficients.r2 = r_squared(y, pred);
+  r.coefficients.points = int(y.size());
+  r.coefficients.llc_bytes = llc;
+  return r;
+}
+}  // namespace
+
+KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev) {
+  KernelFit best = fit_kernel_at(samples, l, dev, 0);
+  if (l != Layout::BitSliced || !best.coefficients.fitted || dev.caches.size() < 2) return best;
+  const double llc = double(dev.caches[dev.caches.size() - 2].size_bytes);
+  for (int j = -6; j <= 2; ++j) {
+    if (j == 0 || llc <= 0) continue;
+    const KernelFit f = fit_kernel_at(samples, l, dev, uint64_t(llc * std::pow(2.0, j / 2.0)));
+    if (f.coefficients.fitted && f.coefficients.r2 > best.coefficients.r2 + 1e-12) best = f;
+  }
+  return best;
+}
+
+}  // namespace bloomseq::model
