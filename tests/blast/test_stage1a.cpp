@@ -189,7 +189,8 @@ TEST_CASE("bit-sliced column blocks: full, padded and narrow last blocks give th
       db.seqs.push_back(random_dna(rng, 900, 0.002));
     }
     db.names.push_back("planted");
-    db.seqs.push_back(q.seqs[0].substr(0, 200) + "N" + revcomp(q.seqs[1].substr(0, std::min<size_t>(200, q.seqs[1].size()))));
+    const std::string planted = revcomp(q.seqs[1].substr(0, std::min<size_t>(200, q.seqs[1].size())));
+    db.seqs.push_back(q.seqs[0].substr(0, 200) + "N" + planted);
     BlastParams p;
     p.w = w;
     p.n_sub = n_sub;

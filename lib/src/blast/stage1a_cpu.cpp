@@ -128,8 +128,8 @@ inline void emit_block(const uint64_t* acc, uint64_t word0, uint64_t pos, uint32
 // How far ahead (in w-mers) the row reads are prefetched.
 constexpr size_t kPrefetchAhead = 8;
 
-// Row pointers of w-mer i into the first 512-column block: rows[i * k + j]. With k known at compile time the k table columns are XORed in
-// registers (this loop costs as much as the kernel when there are few sub-queries).
+// Row pointers of w-mer i into the first 512-column block: rows[i * k + j]. With k known at compile time the k
+// table columns are XORed in registers (this loop costs as much as the kernel when there are few sub-queries).
 template <int K>
 void row_pointers_k(const BitslicedMatrix& M, const std::vector<uint64_t>& keys, const uint64_t** out) {
   const int key_bytes = M.hash.key_bytes;

@@ -82,7 +82,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   const uint64_t kBandRows = 4096;  // 4096 rows x 64 bytes = 256 KiB
   const size_t bands = size_t((m_bits_ + kBandRows - 1) / kBandRows);
   const size_t blocks = size_t(full_blocks_ + (tail_words_ ? 1 : 0));
-  // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the two passes).
+  // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the bucketing).
   // Each band of a block is assembled in a small tile (256 KiB, in L2) and then written out whole, with streaming
   // stores where the rows are whole lines: the matrix lines are written once, never read first (ORing the bits
   // straight into the fresh matrix cost a cache miss per line and was ~30% of the build).
