@@ -442,7 +442,11 @@ int run_calibrate(const std::string& program, const CalibrateOptions& a) {
       if (f.coefficients.fitted) (l == Layout::Vector ? c.kernel_vector : c.kernel_bitsliced) = f.coefficients;
       else std::cerr << "kernel probe: " << to_string(l) << " layout not fitted: " << f.error << "\n";
     }
-    R.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    R.seconds += probe_s;
+    char note[64];
+    std::snprintf(note, sizeof note, " + kernel probe %.0f s", probe_s);
+    c.source += note;
   }
   std::printf("# %s: %s\n", program.c_str(), describe(d).c_str());
   std::printf("# P-chase latency sweep: bytes,ns_measured,ns_model  (R^2 = %.4f)\n", R.pchase_r2);

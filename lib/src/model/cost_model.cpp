@@ -178,11 +178,16 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const double pointer_passes = all_after_two ? double(blocks) : 1.0;
         const std::vector<double> share = level_fractions(ws, caches_with_llc(d.caches, kc.llc_bytes));
         const double dram = d.caches.size() > 1 ? share.back() : 0.0;
+        // DRAM misses: a random one per row line for the column-tiled kernel; the per-w-mer kernels read a row's
+        // lines one after the other (consecutive addresses), so one random miss per row touched — row j is touched
+        // while any block is alive after j rows.
+        const double misses =
+            all_after_two ? lines : bitsliced_rows_per_block(rf, double(sh.count - 1), rl, 1.0, c.k, false);
         r.f_app = Dw * lines;
-        r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * kc.row_miss_ns / (64.0 * kc.row_byte_ns) : 1.0;
+        r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * misses * kc.row_miss_ns / (lines * 64.0 * kc.row_byte_ns) : 1.0;
         const double hash = bitsliced_fixed_k_hash(c.k, false) ? kc.hash_ns : kc.hash_generic_ns;
         double ns = Dw * c.k * hash + Dw * double(blocks) * kc.row_fixed_ns + Dw * pointer_passes * 8.0 * c.k * kc.row_byte_ns +
-                    r.f_app * (64.0 * kc.row_byte_ns + dram * kc.row_miss_ns);
+                    r.f_app * 64.0 * kc.row_byte_ns + Dw * misses * dram * kc.row_miss_ns;
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
         break;
       }
