@@ -221,6 +221,52 @@ TEST_CASE("lean path: scans stopped once the threshold is out of reach keep call
   }
 }
 
+// Long runs of uncovered bases: a large filter's scan fetches the frames above such a run ahead of their tests, a
+// small filter's scan tests its frames at once. Scores, calls and the lookups counted must not depend on either.
+TEST_CASE("lean path: long uncovered runs in large and small filters score as the generic scorers") {
+  std::mt19937_64 rng(23);
+  const std::vector<std::string> genomes{random_dna(30000, rng), random_dna(12000, rng)};
+  BuildParams bp;
+  FilterSet set = make_filter_set(bp, "test");
+  BuildParams large = bp;
+  large.m_bits = 512 * 8192;  // 512 KiB: large
+  set.filters.push_back(build_filter({genomes[0]}, large, "large", "mem"));
+  set.filters.push_back(build_filter({genomes[1]}, bp, "small", "mem"));
+  // Pieces of a genome broken by random stretches (runs of misses), in both filters' genomes.
+  std::vector<std::string> reads;
+  for (int i = 0; i < 1500; ++i) {
+    const std::string& g = genomes[size_t(i) & 1];
+    std::string r;
+    const int parts = 1 + int(rng() % 4);
+    for (int p = 0; p < parts; ++p) {
+      const size_t len = 10 + rng() % 60;
+      r += rng() % 3 ? g.substr(rng() % (g.size() - len), len) : random_dna(len, rng);
+    }
+    reads.push_back(rng() & 1 ? reverse_complement(r) : r);
+  }
+  for (const double threshold : {0.55, 0.3, 1.0}) {
+    ClassifyParams exact, fast, oracle;
+    exact.threshold = fast.threshold = oracle.threshold = threshold;
+    fast.exact_failing_points = false;
+    oracle.lean_path = false;
+    const BatchScores b = run(Classifier(set, oracle), reads);
+    const BatchScores a = run(Classifier(set, exact), reads);
+    require_same(a, b, reads);
+    require_same_calls(run(Classifier(set, fast), reads), b, reads);
+    size_t partial = 0;
+    for (size_t i = 0; i < a.points.size(); ++i) partial += a.points[i] > 0 && a.points[i] < a.denominator[i / 2];
+    CHECK(partial > 300);
+    // Groups of other sizes interleave the scans differently: the same frames are looked up.
+    for (const int group : {1, 5, 64}) {
+      ClassifyParams other = exact;
+      other.group_reads = group;
+      const BatchScores c = run(Classifier(set, other), reads);
+      require_same(c, b, reads);
+      CHECK(c.lookups == a.lookups);
+    }
+  }
+}
+
 TEST_CASE("lean path is used only for the FACS score on blocked filters") {
   std::mt19937_64 rng(5);
   const std::string g = random_dna(5000, rng);

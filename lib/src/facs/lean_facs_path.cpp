@@ -13,7 +13,8 @@
 //   hits are scanned;
 // - the full scans follow FacsScorer's order, skip the w - 1 known misses FacsScorer re-reads for each uncovered
 //   base, look frames up in small windows (hashed together, blocks prefetched together) and are interleaved
-//   across the group so that their cache misses overlap.
+//   across the group so that their cache misses overlap; in a run of uncovered bases the frames above are fetched
+//   a few turns ahead; scans of the small filters (in the cache) test their frames at once, without turns.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -315,7 +316,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     const int F = ws.frames[r], L = sc.length;
     uint8_t* st = ws.states.data() + sc.state;
     const size_t first = ws.frame_offset[r];
-    const int window = big_[j] ? kWindow : 1;
+    const bool big = big_[j] != 0;
+    const int window = big ? kWindow : 1;
     for (;;) {
       if (sc.cursor < 0) {  // start the search for base b
         if (sc.base >= L) return false;
@@ -329,6 +331,18 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
       }
       int c = sc.cursor;
       for (; c > sc.stop; --c) {
+        if (st[c] == kFrameUnknown && !big) {
+          // A small filter's blocks are in the cache: the frame is tested at once, without a turn.
+          const uint8_t done = ws.hashed[first + size_t(c)];
+          if (done == 1 || (done == 0 && !hash_frame(ws, r, c, false))) {
+            st[c] = kFrameMiss;  // an N in the k-mer: not a lookup
+          } else {
+            st[c] = scan_frame_hit(views_[j].words, views_[j].m_bits / kBloomBlockBits, first + size_t(c), ks_[j])
+                        ? kFrameHit
+                        : kFrameMiss;
+            ++sc.tested;
+          }
+        }
         if (st[c] == kFrameUnknown) {
           sc.cursor = c;
           sc.pending = 0;
@@ -341,6 +355,18 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
             }
             __builtin_prefetch(block_of(j, ws.lean_index[first + size_t(g)]));
             sc.todo[sc.pending++] = g;
+          }
+          // A run of uncovered bases asks for one frame per base, the next one up each time, so in a large
+          // filter its tests would wait on memory one after the other: the frames above are hashed and their
+          // blocks fetched a few rounds early (not lookups: a hit ends the run and they are then mostly unused).
+          if (sc.pending && sc.seen_misses_to == c - 1) {
+            const int to = std::min(F - 1, c + kScanAhead);
+            for (int g = std::max(c + 1, sc.ahead + 1); g <= to; ++g) {
+              const uint8_t done = ws.hashed[first + size_t(g)];
+              if (st[g] != kFrameUnknown || done == 1 || (done == 0 && !hash_frame(ws, r, g, false))) continue;
+              __builtin_prefetch(block_of(j, ws.lean_index[first + size_t(g)]));
+            }
+            sc.ahead = std::max(sc.ahead, to);
           }
           if (sc.pending) return true;
         }

@@ -84,6 +84,8 @@ class Classifier {
 
   // A full FACS scan of one read against one filter on the lean path, resumable (lean_facs_path.cpp).
   static constexpr int kScanWindow = 4;
+  // Frames hashed and fetched ahead of a run of uncovered bases in a large filter (lean path).
+  static constexpr int kScanAhead = 4;
   // Bits of hashes 1.. in a frame's hash head (lean path): scan frames, mostly misses, are tested on these first.
   static constexpr int kLeanHeadBits = 3;
   struct FastScan {
@@ -99,6 +101,7 @@ class Classifier {
     int32_t cursor = -1;          // frame the search stands at; -1 = no search under way
     int32_t pending = 0;          // frames in todo: hashed and prefetched, to be tested
     uint32_t tested = 0;          // frames looked up (statistics)
+    int32_t ahead = -1;           // frames up to here were fetched ahead of a run of uncovered bases
     int32_t todo[kScanWindow] = {};
   };
 
