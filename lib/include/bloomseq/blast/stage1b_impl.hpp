@@ -41,17 +41,33 @@ void verify_hits(const std::vector<Stage1aHit>& hits, const uint8_t* batch_codes
     runs.push_back(Run{f, canonical_wmer(f, revcomp_wmer(f, w)), i});
   }
   const size_t R = runs.size();
-  for (size_t r = 0; r < std::min(R, kSlotAhead); ++r) filters.prefetch_group_slot(runs[r].key);
-  for (size_t r = 0; r < std::min(R, kEntryAhead); ++r) filters.prefetch_group(runs[r].key);
+  // Direct-mapped index: every slot copied first (see SubqueryFilters::direct_slot), then only the entries of keys
+  // occurring several times are prefetched. Grouped index: slots and groups prefetched ahead.
+  const bool direct = filters.direct_index();
+  std::vector<SubqueryFilters::Occurrence> slots(direct ? R : 0);
+  if (direct) {
+    for (size_t r = 0; r < R; ++r) slots[r] = filters.direct_slot(runs[r].key);
+    for (size_t r = 0; r < std::min(R, kEntryAhead); ++r) filters.prefetch_slot_entries(slots[r]);
+  } else {
+    for (size_t r = 0; r < std::min(R, kSlotAhead); ++r) filters.prefetch_group_slot(runs[r].key);
+    for (size_t r = 0; r < std::min(R, kEntryAhead); ++r) filters.prefetch_group(runs[r].key);
+  }
   for (size_t r = 0; r < R; ++r) {
-    if (r + kSlotAhead < R) filters.prefetch_group_slot(runs[r + kSlotAhead].key);
-    if (r + kEntryAhead < R) filters.prefetch_group(runs[r + kEntryAhead].key);
+    if (direct) {
+      if (r + kEntryAhead < R) filters.prefetch_slot_entries(slots[r + kEntryAhead]);
+    } else {
+      if (r + kSlotAhead < R) filters.prefetch_group_slot(runs[r + kSlotAhead].key);
+      if (r + kEntryAhead < R) filters.prefetch_group(runs[r + kEntryAhead].key);
+    }
     const Run& run = runs[r];
     const size_t last = r + 1 < R ? runs[r + 1].first : H;
     const uint64_t db_pos = hits[run.first].db_pos;
     const uint64_t rc = revcomp_wmer(run.fwd, w);
     const SubqueryFilters::Occurrence *o, *o_end;
-    filters.occurrences(run.key, o, o_end);
+    if (direct)
+      filters.occurrences_of_slot(slots[r], o, o_end);
+    else
+      filters.occurrences(run.key, o, o_end);
     bool located = false;
     uint32_t subject = 0;
     uint64_t s_pos = 0;

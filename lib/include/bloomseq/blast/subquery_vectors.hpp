@@ -61,6 +61,23 @@ class SubqueryFilters {
   void occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
   // True when the index is direct-mapped (one slot per key: w <= 11 and a query of 4^w / 16 to 4^w / 2 w-mers).
   bool direct_index() const { return !direct_.empty(); }
+  // Direct-mapped index only: a key's slot (a copy) and the occurrences it designates ([begin, end) is `slot`
+  // itself when the key occurs once, so the copy must outlive their use). Stage 1b copies the slots of a chunk's
+  // keys in one tight loop first: many of their cache misses are then in flight at once, while look-ups spread
+  // over the merge loop wait on each other (the reorder window holds only a few of its iterations).
+  Occurrence direct_slot(uint64_t key) const { return direct_[key]; }
+  void occurrences_of_slot(const Occurrence& slot, const Occurrence*& begin, const Occurrence*& end) const {
+    if (!(slot.query & kIndirect)) {
+      begin = &slot;
+      end = &slot + 1;
+      return;
+    }
+    end = occ_.data() + slot.pos;
+    begin = end - (slot.query & ~kIndirect);
+  }
+  void prefetch_slot_entries(const Occurrence& slot) const {
+    if (slot.query & kIndirect) __builtin_prefetch(occ_.data() + slot.pos - (slot.query & ~kIndirect));
+  }
   // For look-ups issued ahead: the group-table slot, then (once that slot is cached) the group's entries.
   void prefetch_group_slot(uint64_t key) const {
     if (!direct_.empty()) __builtin_prefetch(direct_.data() + key);
