@@ -1,7 +1,7 @@
 // Stage 1b's query index (direct-mapped for w <= 11 on a large enough query, grouped otherwise): for every key,
 // occurrences() lists exactly the query w-mers whose canonical key it is, in (record, position) order, with the
-// strand flag right; checked against a brute-force scan of the query strings. Then the seeds of a whole search
-// with the direct-mapped index equal the brute-force exact matches.
+// strand flag right (also through a copied index slot); checked against a brute-force scan of the query strings.
+// Then the seeds of a whole search with the direct-mapped index equal the brute-force exact matches.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -72,6 +72,16 @@ TEST_CASE("the query index lists every occurrence of every key, direct-mapped or
         got.push_back({o->query, o->pos & ~SubqueryFilters::kFwdIsKey, (o->pos & SubqueryFilters::kFwdIsKey) != 0});
       if (got != want[key]) FAIL("key " << key << ": " << got.size() << " occurrences, want " << want[key].size());
       multi += want[key].size() > 1;
+      // The same list through a copy of the key's slot (stage 1b's batched look-ups).
+      const SubqueryFilters::Occurrence slot = f.direct_index() ? f.direct_slot(key) : f.group_slot(key);
+      if (f.direct_index())
+        f.direct_occurrences(slot, o, end);
+      else
+        f.group_occurrences(slot, key, o, end);
+      got.clear();
+      for (; o < end; ++o)
+        got.push_back({o->query, o->pos & ~SubqueryFilters::kFwdIsKey, (o->pos & SubqueryFilters::kFwdIsKey) != 0});
+      if (got != want[key]) FAIL("key " << key << " via its slot: " << got.size() << " occurrences");
     }
     CHECK(multi > 10);
   }

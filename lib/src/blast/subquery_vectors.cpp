@@ -410,7 +410,11 @@ void SubqueryFilters::occurrences(uint64_t key, const Occurrence*& begin, const 
     return;
   }
   const uint32_t* g = group_start_.data() + (key >> group_shift_);
-  size_t lo = g[0], hi = g[1];
+  group_occurrences(g[0], g[1], key, begin, end);
+}
+
+void SubqueryFilters::group_occurrences(size_t lo, size_t hi, uint64_t key, const Occurrence*& begin,
+                                        const Occurrence*& end) const {
   if (!occ_keys_.empty()) {
     // A group holds a few keys, one or two cache lines: a linear scan (a binary search mispredicts on every
     // step); only repetitive queries make long groups.

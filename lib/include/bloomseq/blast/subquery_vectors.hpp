@@ -61,20 +61,37 @@ class SubqueryFilters {
   void occurrences(uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
   // True when the index is direct-mapped (one slot per key: w <= 11 and a query of 4^w / 16 to 4^w / 2 w-mers).
   bool direct_index() const { return !direct_.empty(); }
-  // For look-ups issued ahead: the group-table slot, then (once that slot is cached) the group's entries.
-  void prefetch_group_slot(uint64_t key) const {
-    if (!direct_.empty()) __builtin_prefetch(direct_.data() + key);
-    else __builtin_prefetch(group_start_.data() + (key >> group_shift_));
+  // A look-up in two steps, so that stage 1b can read the slots of a whole chunk's keys in one tight loop first:
+  // many of their cache misses are then in flight at once, while look-ups spread over the merge loop wait on each
+  // other (the reorder window holds only a few of its iterations). With the direct-mapped index, direct_slot copies
+  // the key's slot and direct_occurrences gives its occurrences ([begin, end) may be the copy itself, which must
+  // outlive their use); with the grouped index, group_slot copies {first, end} of the key's group (as an
+  // Occurrence) and group_occurrences finds the key in it. Both give what occurrences() gives.
+  Occurrence direct_slot(uint64_t key) const { return direct_[key]; }
+  Occurrence group_slot(uint64_t key) const {
+    const uint32_t* g = group_start_.data() + (key >> group_shift_);
+    return Occurrence{g[0], g[1]};
   }
-  void prefetch_group(uint64_t key) const {
-    if (!direct_.empty()) {
-      const Occurrence& slot = direct_[key];
-      if (slot.query & kIndirect) __builtin_prefetch(occ_.data() + slot.pos - (slot.query & ~kIndirect));
+  void direct_occurrences(const Occurrence& slot, const Occurrence*& begin, const Occurrence*& end) const {
+    if (!(slot.query & kIndirect)) {
+      begin = &slot;
+      end = &slot + 1;
       return;
     }
-    const uint32_t g = group_start_[key >> group_shift_];
-    __builtin_prefetch(occ_.data() + g);
-    if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + g);
+    end = occ_.data() + slot.pos;
+    begin = end - (slot.query & ~kIndirect);
+  }
+  void group_occurrences(const Occurrence& slot, uint64_t key, const Occurrence*& begin,
+                         const Occurrence*& end) const {
+    group_occurrences(slot.query, slot.pos, key, begin, end);
+  }
+  // Prefetch the entries a copied slot points to (none for a direct slot that holds its occurrence).
+  void prefetch_direct_entries(const Occurrence& slot) const {
+    if (slot.query & kIndirect) __builtin_prefetch(occ_.data() + slot.pos - (slot.query & ~kIndirect));
+  }
+  void prefetch_group_entries(const Occurrence& slot) const {
+    __builtin_prefetch(occ_.data() + slot.query);
+    if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + slot.query);
   }
   // The sub-query holding the w-mer that starts at `pos` of query record `query` (w-mer starts partition them).
   uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + stride_.divide(pos); }
@@ -87,6 +104,8 @@ class SubqueryFilters {
   uint64_t bitsliced_bytes() const { return uint64_t(matrix_.size()) * sizeof(uint64_t); }
 
  private:
+  // The occurrences of `key` in the group occ_[lo, hi) of the grouped index.
+  void group_occurrences(size_t lo, size_t hi, uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
   void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w);
   void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts);
   void count_distinct();
