@@ -264,6 +264,37 @@ void bitsliced_narrow_k(const BitslicedMatrix& M, const std::vector<uint64_t>& p
 constexpr size_t kFinishBehind = 8;
 constexpr size_t kRowsAhead = 8;
 
+// Shared tail of the column-tiled kernels: the narrow block's hits (few bytes per row, mostly cached; the first
+// two rows prefetched ahead), then `found` ((w-mer index << 32) | column, block by block) put back in (position,
+// column) order by a counting sort on the w-mer index and appended to `hits`.
+inline void finish_column_tiled(const BitslicedMatrix& M, const std::vector<uint64_t>& pos,
+                                const std::vector<const uint64_t*>& rows, std::vector<uint64_t>& found,
+                                std::vector<uint32_t>& start, std::vector<Stage1aHit>& hits) {
+  const int k = M.k;
+  const size_t n = pos.size();
+  if (M.tail_words) {
+    const uint64_t W = M.tail_words;
+    const uint64_t* tail = M.tail();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kRowsAhead < n) {
+        const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
+        __builtin_prefetch(tail + size_t(r[0] - M.rows) / 8 * W, 0, 0);
+        __builtin_prefetch(tail + size_t(r[k > 1 ? 1 : 0] - M.rows) / 8 * W, 0, 0);
+      }
+      narrow_block_hits(M, &rows[i * size_t(k)], [&](uint32_t col) { found.push_back((uint64_t(i) << 32) | col); });
+    }
+  }
+  start.assign(n + 1, 0);
+  for (uint64_t f : found) ++start[(f >> 32) + 1];
+  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  const size_t base = hits.size();
+  hits.resize(base + found.size());
+  for (uint64_t f : found) {
+    const size_t i = size_t(f >> 32);
+    hits[base + start[i]++] = Stage1aHit{pos[i], uint32_t(f)};
+  }
+}
+
 // Column-tiled: one 512-column block (one 64-byte line of each row) at a time for all the chunk's w-mers, the two
 // steps above per w-mer. Measured 15-20% faster than walking all blocks of a w-mer's rows before the next w-mer
 // (fewer lines in flight per w-mer, which the prefetches can keep ahead of). Hits come out block by block and are
@@ -320,27 +351,7 @@ __attribute__((target("avx2"))) void bitsliced_avx2(const BitslicedMatrix& M, co
       }
     }
   }
-  if (M.tail_words) {  // the narrow block: few bytes per row, mostly cached; its first two rows prefetched ahead
-    const uint64_t W = M.tail_words;
-    const uint64_t* tail = M.tail();
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kRowsAhead < n) {
-        const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
-        __builtin_prefetch(tail + size_t(r[0] - M.rows) / 8 * W, 0, 0);
-        __builtin_prefetch(tail + size_t(r[k > 1 ? 1 : 0] - M.rows) / 8 * W, 0, 0);
-      }
-      narrow_block_hits(M, &rows[i * size_t(k)], [&](uint32_t col) { found.push_back((uint64_t(i) << 32) | col); });
-    }
-  }
-  start.assign(n + 1, 0);
-  for (uint64_t f : found) ++start[(f >> 32) + 1];
-  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
-  const size_t base = hits.size();
-  hits.resize(base + found.size());
-  for (uint64_t f : found) {
-    const size_t i = size_t(f >> 32);
-    hits[base + start[i]++] = Stage1aHit{pos[i], uint32_t(f)};
-  }
+  finish_column_tiled(M, pos, rows, found, start, hits);
 }
 
 // The same column-tiled two-step scheme with one 64-byte AND per row read.
@@ -386,27 +397,7 @@ __attribute__((target("avx512f"))) void bitsliced_avx512(const BitslicedMatrix& 
       }
     }
   }
-  if (M.tail_words) {
-    const uint64_t W = M.tail_words;
-    const uint64_t* tail = M.tail();
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kRowsAhead < n) {
-        const uint64_t* const* r = &rows[(i + kRowsAhead) * size_t(k)];
-        __builtin_prefetch(tail + size_t(r[0] - M.rows) / 8 * W, 0, 0);
-        __builtin_prefetch(tail + size_t(r[k > 1 ? 1 : 0] - M.rows) / 8 * W, 0, 0);
-      }
-      narrow_block_hits(M, &rows[i * size_t(k)], [&](uint32_t col) { found.push_back((uint64_t(i) << 32) | col); });
-    }
-  }
-  start.assign(n + 1, 0);
-  for (uint64_t f : found) ++start[(f >> 32) + 1];
-  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
-  const size_t base = hits.size();
-  hits.resize(base + found.size());
-  for (uint64_t f : found) {
-    const size_t i = size_t(f >> 32);
-    hits[base + start[i]++] = Stage1aHit{pos[i], uint32_t(f)};
-  }
+  finish_column_tiled(M, pos, rows, found, start, hits);
 }
 
 }  // namespace
