@@ -49,5 +49,15 @@ grep -q '^kernel,bitsliced,' "$tmp/cal.txt" || fail "kernel probe points not pri
 "$c" --quick --no-kernel-probe --profile "$tmp/noprobe.json" > /dev/null 2>&1
 grep -q '"calibrated": 1' "$tmp/noprobe.json" || fail "--no-kernel-probe wrote no profile"
 if grep -q 'kernel_' "$tmp/noprobe.json"; then fail "--no-kernel-probe still wrote kernel coefficients"; fi
+# --csv makes its directory; one that cannot be made is refused at once (74) and no profile is written
+"$c" --quick --no-kernel-probe --profile "$tmp/csv.json" --csv "$tmp/csv/sub" > /dev/null 2>&1
+for f in pchase random_read work_units stage1a_fit; do [ -s "$tmp/csv/sub/$f.csv" ] || fail "--csv did not write $f.csv"; done
+set +e
+"$c" --quick --no-kernel-probe --profile "$tmp/nocsv.json" --csv "$tmp/noprobe.json/sub" > /dev/null 2> "$tmp/csv.err"
+rc=$?
+set -e
+[ "$rc" -eq 74 ] || fail "--csv under a file: exit $rc, not 74"
+[ "$(wc -l < "$tmp/csv.err")" -eq 1 ] && grep -q -- "--csv" "$tmp/csv.err" || fail "--csv error not one line naming the option"
+[ ! -e "$tmp/nocsv.json" ] || fail "a profile was written although --csv failed"
 XDG_CACHE_HOME="$tmp/nocache" "$m" profile --device cpu 2>&1 >/dev/null | grep -q "built-in defaults" || fail "defaults not announced"
 echo ok

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -388,7 +389,7 @@ CalibrateOptions parse_calibrate_options(const std::string& program, int argc, c
        cxxopts::value<std::string>()->default_value(""))
       ("t,threads", "threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
       ("quick", "smaller sweeps (a few seconds; less accurate)")
-      ("csv", "also write the sweeps as CSV files into this directory", cxxopts::value<std::string>()->default_value(""))
+      ("csv", "also write the sweeps as CSV files into this directory (made if missing)", cxxopts::value<std::string>()->default_value(""))
       ("show", "print the current profile (or the built-in defaults) and exit")
       ("no-kernel-probe", "do not time blast-bloom's own stage-1a kernels (the layouts are then priced by the "
        "micro-benchmark constants alone)")
@@ -425,6 +426,12 @@ int run_calibrate(const std::string& program, const CalibrateOptions& a) {
     std::cerr << L.message << "\n";
     std::cout << profile_to_json(L.device, L.calibration);
     return 0;
+  }
+  if (!a.csv.empty()) {  // made (or refused) before the sweeps, not after half a minute of measuring
+    std::error_code ec;
+    std::filesystem::create_directories(a.csv, ec);
+    if (ec || !std::filesystem::is_directory(a.csv, ec))
+      throw IoError("--csv " + a.csv + ": cannot create the directory" + (ec ? ": " + ec.message() : ""));
   }
   CalibrationOptions o;
   o.threads = a.threads;
