@@ -4,6 +4,7 @@
 // Then the seeds of a whole search with the direct-mapped index equal the brute-force exact matches.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -84,6 +85,59 @@ TEST_CASE("the query index lists every occurrence of every key, direct-mapped or
       if (got != want[key]) FAIL("key " << key << " via its slot: " << got.size() << " occurrences");
     }
     CHECK(multi > 10);
+  }
+}
+
+TEST_CASE("built by position, a sub-query's occurrences of every key and its distinct w-mers are exact",
+          "[blast][stage1b]") {
+  std::mt19937_64 rng(1616);
+  for (const int w : {5, 9, 16, 31}) {
+    INFO("w=" << w);
+    const Records q = repetitive_query(rng, w, 5000);
+    BlastParams p;
+    p.w = w;
+    p.n_sub = 101;  // prime: sub-query ends fall anywhere
+    p.k = 2;
+    p.m_bits = 1024;
+    const QuerySet qs = make_queries(q);
+    const SubqueryFilters f(qs.codes, p, false, true, true);
+    REQUIRE(f.by_position());
+    const uint64_t stride = p.n_sub - uint64_t(w) + 1;
+    size_t found = 0;
+    for (uint32_t v = 0; v < f.count(); ++v) {
+      const SubQuery& sq = f.subqueries()[v];
+      const std::string& rec = q.seqs[sq.query_id];
+      // Brute force over the sub-query's w-mer starts: key -> (position, plus strand is the key), in order.
+      std::map<uint64_t, std::vector<std::pair<uint32_t, bool>>> want;
+      for (uint64_t i = sq.offset; i + uint64_t(w) <= sq.offset + sq.length; ++i) {
+        if (!valid_word(rec, i, w)) continue;
+        CHECK(f.subquery_of(sq.query_id, uint32_t(i)) == v);
+        CHECK(i / stride == sq.offset / stride);
+        const uint64_t fwd = pack(rec, i, w), rc = pack(revcomp(rec.substr(i, size_t(w))), 0, w);
+        want[std::min(fwd, rc)].push_back({uint32_t(i), fwd <= rc});
+      }
+      CHECK(f.inserted(v) == want.size());
+      std::vector<SubqueryFilters::Occurrence> got;
+      for (const auto& kv : want) {
+        f.subquery_occurrences(v, kv.first, got);
+        std::vector<std::pair<uint32_t, bool>> g;
+        for (const auto& o : got) {
+          CHECK(o.query == sq.query_id);
+          g.push_back({o.pos & ~SubqueryFilters::kFwdIsKey, (o.pos & SubqueryFilters::kFwdIsKey) != 0});
+        }
+        if (g != kv.second) FAIL("sub-query " << v << " key " << kv.first << ": " << g.size() << " occurrences");
+        found += g.size();
+      }
+      // Keys the sub-query lacks (random ones, and keys of other sub-queries) give nothing.
+      for (int j = 0; j < 20; ++j) {
+        const uint64_t key = rng() & (w == 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * w)) - 1);
+        const uint64_t rc = revcomp_wmer(key, w);
+        if (want.count(std::min(key, rc))) continue;
+        f.subquery_occurrences(v, std::min(key, rc), got);
+        CHECK(got.empty());
+      }
+    }
+    CHECK(found > 4000);
   }
 }
 

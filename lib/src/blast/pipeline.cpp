@@ -73,7 +73,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   const uint64_t V = split_subqueries(lengths, filter_params.n_sub, filter_params.w).size();
   layout_ = resolve_layout(params_.layout, V);
   filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
-                             layout_ == Stage1aLayout::bitsliced);
+                             layout_ == Stage1aLayout::bitsliced, params_.probe_word > 0);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
@@ -243,28 +243,40 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     auto strand_of = [&](size_t g) -> const std::vector<uint8_t>& {
       return (g & 1) ? queries_.rc_codes[g / 2] : queries_.codes[g / 2];
     };
-    // First bucket of each of this thread's strands (others get none).
+    // First bucket of each of this thread's strands (others get none). What a seed's bucket needs from its strand
+    // is looked up once per strand here, not per seed: the two passes over the seeds below are tight loops.
+    struct StrandInfo {
+      uint64_t slot_mask = 0;  // 0: another thread's strand
+      uint64_t rc_offset = 0;  // a minus seed's q_pos on the reverse complement is rc_offset - q_pos
+      size_t first_bucket = 0;
+    };
+    std::vector<StrandInfo> info(G);
     std::vector<size_t> first_bucket(G + 1, 0);
-    std::vector<uint64_t> slot_mask(G, 0);
     for (size_t g = 0; g < G; ++g) {
       size_t regions = 0;
       if (g % size_t(T) == t) {
-        slot_mask[g] = DiagonalTable::slots_for(strand_of(g).size()) - 1;
-        regions = bucketed ? size_t((slot_mask[g] >> kRegionShift) + 1) : 1;
+        info[g].slot_mask = DiagonalTable::slots_for(strand_of(g).size()) - 1;
+        info[g].rc_offset = strand_of(g).size() - uint64_t(w);
+        info[g].first_bucket = first_bucket[g];
+        regions = bucketed ? size_t((info[g].slot_mask >> kRegionShift) + 1) : 1;
       }
       first_bucket[g + 1] = first_bucket[g] + regions;
     }
     std::vector<size_t> fill(first_bucket[G] + 1, 0);
+    const StrandInfo* strands = info.data();
+    const uint64_t* starts = batch.local_starts.data();
+    const uint64_t first_pos = batch.first_pos;
+    const uint32_t first_record = batch.first_record;
+    const unsigned region_shift = bucketed ? kRegionShift : 63;  // slots < 2^63: one bucket per strand
     auto for_my_seeds = [&](auto&& f) {
       for (const std::vector<Seed>& list : seeds)
         for (const Seed& x : list) {
-          const size_t g = size_t(x.query) * 2 + x.strand;
-          if (g % size_t(T) != t) continue;
-          const uint32_t r = x.subject - batch.first_record;
-          const uint64_t q_pos = x.strand ? strand_of(g).size() - x.q_pos - uint64_t(w) : x.q_pos;
-          const uint64_t slot = (batch.first_pos + batch.local_starts[r] + x.s_pos - q_pos) & slot_mask[g];
-          const size_t bucket = first_bucket[g] + (bucketed ? size_t(slot >> kRegionShift) : 0);
-          f(bucket, Item{x.s_pos, r, uint32_t(q_pos)});
+          const StrandInfo& si = strands[size_t(x.query) * 2 + x.strand];
+          if (si.slot_mask == 0) continue;
+          const uint32_t r = x.subject - first_record;
+          const uint64_t q_pos = x.strand ? si.rc_offset - x.q_pos : x.q_pos;
+          const uint64_t slot = (first_pos + starts[r] + x.s_pos - q_pos) & si.slot_mask;
+          f(si.first_bucket + size_t(slot >> region_shift), Item{x.s_pos, r, uint32_t(q_pos)});
         }
     };
     for_my_seeds([&](size_t bucket, const Item&) { ++fill[bucket + 1]; });

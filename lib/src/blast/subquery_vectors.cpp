@@ -1,6 +1,7 @@
 #include "bloomseq/blast/subquery_vectors.hpp"
 
 #include <emmintrin.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +19,7 @@
 namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
-                                 bool with_vectors, bool with_bitsliced)
+                                 bool with_vectors, bool with_bitsliced, bool by_position)
     : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
@@ -41,12 +42,16 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   // canonical key (build_grouped_index); with more w-mers most keys occur several times, and the grouped index,
   // half the slot size, measured faster (E. coli as query, w = 11).
   const uint64_t keys = uint64_t(1) << (2 * w);
-  if (2 * w <= 22 && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
+  if (by_position && w < 32) {
+    build_position_words(queries, w);  // inserted_ is counted when first asked for
+  } else if (2 * w <= 22 && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
     build_direct_index(queries, w);
   else
     build_grouped_index(queries, w, starts);
-  inserted_.assign(V, 0);
-  count_distinct();
+  if (!by_position_) {
+    inserted_.assign(V, 0);
+    count_distinct();
+  }
 
   // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
   words_per_vector_ = bloom_words(m_bits_);
@@ -363,6 +368,98 @@ void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>
     Pending& p = ring[j % kAhead];
     if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
     place(p);
+  }
+}
+
+void SubqueryFilters::build_position_words(const std::vector<std::vector<uint8_t>>& queries, int w) {
+  by_position_ = true;
+  w_ = w;
+  word_start_.assign(queries.size(), 0);
+  uint64_t n = 0;
+  for (size_t r = 0; r < queries.size(); ++r) {
+    word_start_[r] = n;
+    n += queries[r].size() >= uint64_t(w) ? queries[r].size() - uint64_t(w) + 1 : 0;
+  }
+  words_at_ = HugeBuffer<uint64_t>(n, false);  // written once, in order
+  uint64_t* out = words_at_.data();
+  for (const auto& q : queries) {
+    WmerRoller roller(w);
+    for (size_t i = 0; i < q.size(); ++i) {
+      const bool valid = roller.push(q[i]);
+      if (i + 1 >= size_t(w)) *out++ = valid ? roller.fwd : kNoWord;
+    }
+  }
+}
+
+namespace {
+// The first i in [from, n) with at[i] == a or at[i] == b, else n. A sub-query is scanned per probe hit, ~1,000
+// words: four at a time where AVX2 is there (a search against a similar genome has tens of thousands of hits).
+uint64_t find_either(const uint64_t* at, uint64_t from, uint64_t n, uint64_t a, uint64_t b) {
+  for (uint64_t i = from; i < n; ++i)
+    if (at[i] == a || at[i] == b) return i;
+  return n;
+}
+__attribute__((target("avx2"))) uint64_t find_either_avx2(const uint64_t* at, uint64_t from, uint64_t n, uint64_t a,
+                                                          uint64_t b) {
+  const __m256i va = _mm256_set1_epi64x(int64_t(a)), vb = _mm256_set1_epi64x(int64_t(b));
+  uint64_t i = from;
+  for (; i + 4 <= n; i += 4) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + i));
+    const __m256i eq = _mm256_or_si256(_mm256_cmpeq_epi64(x, va), _mm256_cmpeq_epi64(x, vb));
+    const int m = _mm256_movemask_pd(_mm256_castsi256_pd(eq));
+    if (m != 0) return i + uint64_t(__builtin_ctz(unsigned(m)));
+  }
+  return find_either(at, i, n, a, b);
+}
+}  // namespace
+
+void SubqueryFilters::subquery_occurrences(uint32_t v, uint64_t key, std::vector<Occurrence>& out) const {
+  out.clear();
+  const SubQuery& sq = subqueries_[v];
+  if (sq.length < uint64_t(w_)) return;
+  const uint64_t* at = words_at_.data() + word_start_[sq.query_id] + sq.offset;
+  const uint64_t n = sq.length - uint64_t(w_) + 1;
+  const uint64_t rc = revcomp_wmer(key, w_);
+  // The plus-strand w-mer is the key (kFwdIsKey) or its reverse complement (then the key is the minus strand's).
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  auto find = avx2 ? find_either_avx2 : find_either;
+  for (uint64_t i = find(at, 0, n, key, rc); i < n; i = find(at, i + 1, n, key, rc))
+    out.push_back(Occurrence{sq.query_id, uint32_t(sq.offset + i) | (at[i] == key ? kFwdIsKey : 0u)});
+}
+
+void SubqueryFilters::count_distinct_by_position() const {
+  // Distinct canonical keys per sub-query in a small open-addressing set (sorting each sub-query's keys took ~35 ns
+  // a w-mer); an entry belongs to the current sub-query when its stamp says so, so the set is never cleared.
+  inserted_.assign(subqueries_.size(), 0);
+  std::vector<uint64_t> keys;
+  std::vector<uint32_t> stamps;
+  int bits = 4;
+  for (uint32_t v = 0; v < uint32_t(subqueries_.size()); ++v) {
+    const SubQuery& sq = subqueries_[v];
+    if (sq.length < uint64_t(w_)) continue;
+    const uint64_t n = sq.length - uint64_t(w_) + 1;
+    while ((uint64_t(1) << bits) < 2 * n) ++bits;
+    if (keys.size() < (size_t(1) << bits)) {
+      keys.assign(size_t(1) << bits, 0);
+      stamps.assign(size_t(1) << bits, 0);
+    }
+    const uint64_t mask = (uint64_t(1) << bits) - 1;
+    const uint64_t* at = words_at_.data() + word_start_[sq.query_id] + sq.offset;
+    uint64_t distinct = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (at[i] == kNoWord) continue;
+      const uint64_t key = canonical_wmer(at[i], revcomp_wmer(at[i], w_));
+      for (uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);; h = (h + 1) & mask) {
+        if (stamps[h] != v + 1) {
+          stamps[h] = v + 1;
+          keys[h] = key;
+          ++distinct;
+          break;
+        }
+        if (keys[h] == key) break;
+      }
+    }
+    inserted_[v] = distinct;
   }
 }
 

@@ -38,13 +38,19 @@ class SubqueryFilters {
   SubqueryFilters() = default;
   // `queries`: 2-bit codes of every query record. Builds the per-sub-query vectors when `with_vectors` and the
   // bit-sliced matrix when `with_bitsliced` (the same bits; each is hundreds of MB for a genome-sized query).
+  // With `by_position` (and w < 32) there is no stage-1b index but the w-mer of every query position
+  // (subquery_occurrences): for probe words, whose few stage-1a hits each name the one sub-query to search.
   SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params, bool with_vectors,
-                  bool with_bitsliced);
+                  bool with_bitsliced, bool by_position = false);
 
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }
   // Distinct canonical w-mers inserted into vector v (the n of the FPR formula).
-  uint64_t inserted(uint32_t v) const { return inserted_[v]; }
+  // Counted on first use when built by_position (not thread-safe then).
+  uint64_t inserted(uint32_t v) const {
+    if (by_position_ && inserted_.empty()) count_distinct_by_position();
+    return inserted_[v];
+  }
   const H3Family& family() const { return family_; }
 
   // Stage 1b's index of every query w-mer (all records, both strands through the canonical key): occurrences
@@ -93,6 +99,13 @@ class SubqueryFilters {
     __builtin_prefetch(occ_.data() + slot.query);
     if (!occ_keys_.empty()) __builtin_prefetch(occ_keys_.data() + slot.query);
   }
+  // Built by_position (no index): the occurrences of canonical `key` among the w-mers of sub-query v, in position
+  // order, into `out` (cleared first): what occurrences() gives for the key, restricted to sub-query v. Reads the
+  // sub-query's n_sub - w + 1 positions (a few microseconds): for the few look-ups of probe words, against an index
+  // of every query w-mer whose random writes and fresh pages took most of the build of a genome-sized query.
+  bool by_position() const { return by_position_; }
+  void subquery_occurrences(uint32_t v, uint64_t key, std::vector<Occurrence>& out) const;
+
   // The sub-query holding the w-mer that starts at `pos` of query record `query` (w-mer starts partition them).
   uint32_t subquery_of(uint32_t query, uint32_t pos) const { return first_subquery_[query] + stride_.divide(pos); }
 
@@ -109,9 +122,18 @@ class SubqueryFilters {
   void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w);
   void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts);
   void count_distinct();
+  void build_position_words(const std::vector<std::vector<uint8_t>>& queries, int w);
+  void count_distinct_by_position() const;
 
   std::vector<SubQuery> subqueries_;
-  std::vector<uint64_t> inserted_;
+  mutable std::vector<uint64_t> inserted_;
+  // by_position: the plus-strand w-mer starting at each position of each record (kNoWord where the window holds an
+  // invalid base), records one after the other from word_start_[record].
+  static constexpr uint64_t kNoWord = ~uint64_t(0);  // above every w-mer of w < 32 bases
+  bool by_position_ = false;
+  int w_ = 0;
+  HugeBuffer<uint64_t> words_at_;
+  std::vector<uint64_t> word_start_;
   std::vector<uint32_t> first_subquery_;  // per query record (records shorter than w: unused)
   FastDivide32 stride_;                   // w-mer starts per sub-query (n_sub <= 2^31); divided by per seed
   HugeBuffer<uint32_t> group_start_;      // 2^index bits + 1 offsets into occ_
