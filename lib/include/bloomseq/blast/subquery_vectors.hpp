@@ -2,6 +2,8 @@
 // w-mers, k shared affine-H3 functions), and optionally the same bits transposed into a bit-sliced matrix.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
@@ -46,9 +48,9 @@ class SubqueryFilters {
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }
   // Distinct canonical w-mers inserted into vector v (the n of the FPR formula).
-  // Counted on first use when built by_position (not thread-safe then).
+  // Counted once, on first use, when built by_position (only --stats and the model ask for it).
   uint64_t inserted(uint32_t v) const {
-    if (by_position_ && inserted_.empty()) count_distinct_by_position();
+    if (by_position_) std::call_once(*distinct_once_, [this] { count_distinct_by_position(); });
     return inserted_[v];
   }
   const H3Family& family() const { return family_; }
@@ -127,6 +129,7 @@ class SubqueryFilters {
 
   std::vector<SubQuery> subqueries_;
   mutable std::vector<uint64_t> inserted_;
+  std::unique_ptr<std::once_flag> distinct_once_ = std::make_unique<std::once_flag>();  // movable, unlike the flag
   // by_position: the plus-strand w-mer starting at each position of each record (kNoWord where the window holds an
   // invalid base), records one after the other from word_start_[record].
   static constexpr uint64_t kNoWord = ~uint64_t(0);  // above every w-mer of w < 32 bases
