@@ -13,14 +13,8 @@ bin="${1:?usage: bench/blast.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$out"
-command -v blastn >/dev/null || { echo "blastn not found (apt-get install ncbi-blast+)"; exit 69; }
-declare -A path
-while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fetch-data.sh")
-ecoli="${path[ecoli_536.fa]}"; ssuis="${path[ssuis_sc84.fa]}"; lambda="$here/data/lambda_virus.fa"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# The first 1,000,000 bases of E. coli 536 as a query.
-{ echo ">ecoli_536_1M"; (set +o pipefail; grep -v '^>' "$ecoli" | tr -d '\n' | head -c 1000000 | fold -w 70); echo; } \
-  > "$tmp/ecoli_1M.fa"
+source "$here/bench/blast_inputs.sh"
 
 threads="${BLAST_BENCH_THREADS:-1 2}"
 csv="$out/blast_end_to_end.csv"
@@ -56,7 +50,7 @@ run_case() {  # name query db
 }
 uptime
 run_case "lambda vs E.coli" "$lambda" "$ecoli"
-run_case "E.coli 1M vs E.coli" "$tmp/ecoli_1M.fa" "$ecoli"
+run_case "E.coli 1M vs E.coli" "$ecoli_1m" "$ecoli"
 run_case "E.coli vs S.suis" "$ecoli" "$ssuis"
 echo "CSV: $csv"
 echo

@@ -14,15 +14,10 @@ rounds="${3:-5}"
 out="${4:-bench-results}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$out"
-command -v blastn >/dev/null || { echo "blastn not found (apt-get install ncbi-blast+)"; exit 69; }
-declare -A path
-while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fetch-data.sh")
-ecoli="${path[ecoli_536.fa]}"; ssuis="${path[ssuis_sc84.fa]}"; lambda="$here/data/lambda_virus.fa"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-{ echo ">ecoli_536_1M"; (set +o pipefail; grep -v '^>' "$ecoli" | tr -d '\n' | head -c 1000000 | fold -w 70); echo; } \
-  > "$tmp/ecoli_1M.fa"
+source "$here/bench/blast_inputs.sh"
 
-cases=("lambda|$lambda|$ecoli" "1M|$tmp/ecoli_1M.fa|$ecoli" "ecoli-ssuis|$ecoli|$ssuis")
+cases=("lambda|$lambda|$ecoli" "1M|$ecoli_1m|$ecoli" "ecoli-ssuis|$ecoli|$ssuis")
 tools=(blastn baseline blast-bloom)
 csv="$out/blast_rounds.csv"
 echo "round,case,w,tool,cpu_s,wall_s,load1" > "$csv"
