@@ -150,43 +150,36 @@ def fpr(ax, paths):
     ax.set_title("FPR per sub-query on real DNA")
 
 
-def blastfit(ax, paths):
+def blast_scatter(ax, paths, column, xlabel, title):
+    """Measured stage-1a time against the prediction in `column`, one series per layout, R^2 in the legend."""
     for p in paths:
         rows, _ = read(p)
         for layout in ("vector", "bitsliced"):
             sel = [r for r in rows if r.get("layout") == layout]
             if not sel:
                 continue
-            x = [num(r, "predicted_fit_s") * 1e3 for r in sel]
+            x = [num(r, column) * 1e3 for r in sel]
             y = [num(r, "measured_s") * 1e3 for r in sel]
             mean = sum(y) / len(y)
             r2 = 1 - sum((a - b) ** 2 for a, b in zip(y, x)) / sum((a - mean) ** 2 for a in y)
             ax.scatter(x, y, s=12, label="%s: %d configurations, R^2 = %.4f" % (layout, len(sel), r2))
     lo, hi = ax.get_xlim()
     ax.plot([0, hi], [0, hi], "k--", lw=0.8)
-    ax.set_xlabel("predicted stage-1a time, constants fitted (ms)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("measured stage-1a time (ms, fastest of the passes)")
-    ax.set_title("blast-bloom's own stage 1a: model vs measured (1 thread)")
+    ax.set_title(title)
+
+
+def blastfit(ax, paths):
+    blast_scatter(ax, paths, "predicted_fit_s", "predicted stage-1a time, constants fitted (ms)",
+                  "blast-bloom's own stage 1a: model vs measured (1 thread)")
 
 
 def blastprofile(ax, paths):
     """Profile-only prediction (kernel-probe coefficients, nothing fitted on the grid) against the measurement."""
-    for p in paths:
-        rows, _ = read(p)
-        for layout in ("vector", "bitsliced"):
-            sel = [r for r in rows if r.get("layout") == layout]
-            if not sel:
-                continue
-            x = [num(r, "predicted_calibration_s") * 1e3 for r in sel]
-            y = [num(r, "measured_s") * 1e3 for r in sel]
-            mean = sum(y) / len(y)
-            r2 = 1 - sum((a - b) ** 2 for a, b in zip(y, x)) / sum((a - mean) ** 2 for a in y)
-            ax.scatter(x, y, s=12, label="%s: %d configurations, R^2 = %.4f" % (layout, len(sel), r2))
-    lo, hi = ax.get_xlim()
-    ax.plot([0, hi], [0, hi], "k--", lw=0.8)
-    ax.set_xlabel("predicted stage-1a time from the calibration profile alone (ms)")
-    ax.set_ylabel("measured stage-1a time (ms, fastest of the passes)")
-    ax.set_title("blast-bloom's own stage 1a: profile-only prediction (1 thread)")
+    blast_scatter(ax, paths, "predicted_calibration_s",
+                  "predicted stage-1a time from the calibration profile alone (ms)",
+                  "blast-bloom's own stage 1a: profile-only prediction (1 thread)")
 
 
 KINDS = {"tradeoff": tradeoff, "blocks": blocks, "units": units, "pchase": pchase, "fit": fit, "fpr": fpr,

@@ -41,6 +41,13 @@ inline std::string revcomp(const std::string& s) {
   return r;
 }
 
+// The 2-bit code (A=0 C=1 G=2 T=3, first base most significant) of the w bases of s at pos (all ACGT).
+inline uint64_t pack(const std::string& s, size_t pos, int w) {
+  uint64_t x = 0;
+  for (int j = 0; j < w; ++j) x = x * 4 + uint64_t(std::string("ACGT").find(s[pos + size_t(j)]));
+  return x;
+}
+
 inline bool valid_word(const std::string& s, size_t pos, int w) {
   if (pos + size_t(w) > s.size()) return false;
   for (int j = 0; j < w; ++j)

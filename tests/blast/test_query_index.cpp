@@ -16,12 +16,6 @@ using namespace blast_test;
 
 namespace {
 
-uint64_t pack(const std::string& s, size_t pos, int w) {
-  uint64_t x = 0;
-  for (int j = 0; j < w; ++j) x = x * 4 + uint64_t(std::string("ACGT").find(s[pos + size_t(j)]));
-  return x;
-}
-
 // Repeats (a key occurring many times, in several records), N runs, a record shorter than w.
 Records repetitive_query(std::mt19937_64& rng, int w, size_t bases) {
   Records q;

@@ -17,12 +17,6 @@ using namespace blast_test;
 
 namespace {
 
-uint64_t pack(const std::string& s, size_t pos, int w) {
-  uint64_t x = 0;
-  for (int j = 0; j < w; ++j) x = x * 4 + uint64_t(std::string("ACGT").find(s[pos + size_t(j)]));
-  return x;
-}
-
 uint64_t canonical_of(const std::string& s, size_t pos, int w) {
   const uint64_t f = pack(s, pos, w);
   const uint64_t r = pack(revcomp(s.substr(pos, size_t(w))), 0, w);
