@@ -79,7 +79,8 @@ Records random_records(std::mt19937_64& rng, int count, size_t max_len, int w, c
 TEST_CASE("stage-1a layouts agree with a bit-loop Bloom oracle on awkward inputs", "[blast][stage1a]") {
   std::mt19937_64 rng(2011);
   const Config configs[] = {{11, 101, 3, 97}, {7, 37, 2, 256}, {16, 211, 6, 1000}, {32, 41, 4, 4096},
-                            {5, 13, 1, 64},   {28, 131, 8, 2039}, {11, 53, 6, 320}, {9, 25, 6, 512}};
+                            {5, 13, 1, 64},   {28, 131, 8, 2039}, {11, 53, 6, 320}, {9, 25, 6, 512},
+                            {13, 89, 5, 700}, {10, 61, 7, 900}};
   for (const Config& c : configs) {
     INFO("w=" << c.w << " n_sub=" << c.n_sub << " k=" << c.k << " m=" << c.m);
     Records q = random_records(rng, 4, 700, c.w, "q");

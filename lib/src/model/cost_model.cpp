@@ -141,8 +141,9 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const double rl = bloom_fill(double(c.m_bits), c.k, double(sh.last_keys));
         if (sh.count <= 256) {
           // Narrow rows (blast/stage1a_cpu.cpp, bitsliced_narrow): W = 1, 2 or 4 words per row, one line; per w-mer
-          // its row pointers come from a small ring (no pointer stream), then word by word row 0 and the rows
-          // that leave a column alive (bitsliced_rows_per_word). Working set: m rows of 8W bytes.
+          // its row pointers come from a small ring (no pointer stream) and all k row lines are prefetched, then
+          // word by word row 0 and the rows that leave a column alive are read (bitsliced_rows_per_word). Working
+          // set: m rows of 8W bytes.
           const uint64_t nv = sh.count, W = nv <= 64 ? 1 : nv <= 128 ? 2 : 4;
           double words = 0;
           for (uint64_t wd = 0; wd < W; ++wd) {
@@ -151,12 +152,12 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
             const bool last = cols > 0 && hi == nv;
             words += bitsliced_rows_per_word(rf, double(last ? cols - 1 : cols), rl, last ? 1.0 : 0.0, c.k);
           }
-          const double lines = bitsliced_rows_per_word(rf, double(nv - 1), rl, 1.0, c.k);
+          const double lines = double(c.k);
           const std::vector<double> share = level_fractions(double(c.m_bits) * 8.0 * double(W), caches_with_llc(d.caches, kc.llc_bytes));
           const double dram = d.caches.size() > 1 ? share.back() : 0.0;
           r.f_app = Dw * lines;
           r.f_cache = 1.0;
-          const double hash = bitsliced_fixed_k_hash(c.k, true) ? kc.hash_ns : kc.hash_generic_ns;
+          const double hash = bitsliced_fixed_k_hash(c.k) ? kc.hash_ns : kc.hash_generic_ns;
           double ns = Dw * c.k * hash + Dw * kc.narrow_fixed_ns + Dw * words * 8.0 * kc.row_byte_ns +
                       r.f_app * dram * kc.row_miss_ns;
           r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
@@ -185,7 +186,7 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
             all_after_two ? lines : bitsliced_rows_per_block(rf, double(sh.count - 1), rl, 1.0, c.k, false);
         r.f_app = Dw * lines;
         r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * misses * kc.row_miss_ns / (lines * 64.0 * kc.row_byte_ns) : 1.0;
-        const double hash = bitsliced_fixed_k_hash(c.k, false) ? kc.hash_ns : kc.hash_generic_ns;
+        const double hash = bitsliced_fixed_k_hash(c.k) ? kc.hash_ns : kc.hash_generic_ns;
         double ns = Dw * c.k * hash + Dw * double(blocks) * kc.row_fixed_ns + Dw * pointer_passes * 8.0 * c.k * kc.row_byte_ns +
                     r.f_app * 64.0 * kc.row_byte_ns + Dw * misses * dram * kc.row_miss_ns;
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;

@@ -91,7 +91,7 @@ std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
   return {c.hash_ns, c.hash_generic_ns, c.row_fixed_ns, c.narrow_fixed_ns, c.row_byte_ns, c.row_miss_ns, c.hit_ns, c.a0};
 }
 
-bool bitsliced_fixed_k_hash(int k, bool narrow) { return narrow ? k == 6 : k >= 4 && k <= 8; }
+bool bitsliced_fixed_k_hash(int k) { return k >= 4 && k <= 8; }
 
 KernelCoefficients layout_coefficients(const Calibration& cal, Layout l) {
   if (l == Layout::Vector && cal.kernel_vector.fitted) return cal.kernel_vector;

@@ -59,8 +59,8 @@ std::vector<CacheLevel> caches_with_llc(const std::vector<CacheLevel>& caches, u
 // coefficients when they were fitted, else the micro-benchmark constants of `cal` (a generic-k hash costs hash_ns,
 // the narrow rows' per-w-mer cost row_fixed_ns).
 KernelCoefficients layout_coefficients(const Calibration& cal, Layout layout);
-// Whether blast-bloom's bit-sliced kernel hashes this k with a fixed-k path (lib/src/blast/stage1a_cpu.cpp:
-// row_pointers_k for 4 <= k <= 8; the narrow kernel for k = 6); otherwise it calls the generic H3Family::hash_all.
-bool bitsliced_fixed_k_hash(int k, bool narrow);
+// Whether blast-bloom's bit-sliced kernels hash this k with a fixed-k path (lib/src/blast/stage1a_cpu.cpp:
+// row_pointers_k and bitsliced_narrow for 4 <= k <= 8); otherwise they call the generic H3Family::hash_all.
+bool bitsliced_fixed_k_hash(int k);
 
 }  // namespace bloomseq::model
