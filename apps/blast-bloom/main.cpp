@@ -253,6 +253,7 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
   // HSPs only, on the CPU: stage 1a may probe a shorter word at a stride (the same seeds, fewer tests). Not under
   // --auto-tune, whose plan and measured figures are about the w-mers themselves.
   if (stage == "hsp" && !gpu && !auto_tune && !o.every_wmer) p.probe_word = default_probe_word(p.w);
+  if (!gpu && !auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);
   OutputFile out(o.output);
   const bool header = o.header;
 

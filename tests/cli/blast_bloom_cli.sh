@@ -36,6 +36,12 @@ cmp -s "$tmp/p28.tsv" "$tmp/e28.tsv" || { echo "FAIL probes and --every-wmer giv
 [[ $(grep -vc '^#' "$tmp/p28.tsv") -gt 0 ]] || { echo "FAIL no HSPs at w 28"; fail=1; }
 grep -q '"probe_word": 16' "$tmp/p28.json" && grep -q '"probe_stride": 13' "$tmp/p28.json" \
   && grep -q '"probe_word": 0' "$tmp/e28.json" || { echo "FAIL probe word in the stats"; fail=1; }
+# The CPU's default sub-query length depends on how stage 1b checks a hit; the HSPs do not depend on it.
+grep -q '"sub_query": 2000' "$tmp/p28.json" && grep -q '"sub_query": 8000' "$tmp/e28.json" \
+  || { echo "FAIL default sub-query lengths"; fail=1; }
+check "w 28, --sub-query 1000" 0 "$bb" -w 28 --sub-query 1000 "$tmp/slices.fa" "$db" -o "$tmp/s28.tsv" --stats "$tmp/s28.json"
+grep -q '"sub_query": 1000' "$tmp/s28.json" && cmp -s "$tmp/p28.tsv" "$tmp/s28.tsv" \
+  || { echo "FAIL --sub-query 1000 not taken or different HSPs"; fail=1; }
 check "encode" 0 "$bb" encode "$db" -o "$tmp/db.2bit"
 check ".2bit database" 0 "$bb" --no-header "$q" "$tmp/db.2bit" -o "$tmp/hsp2.tsv"
 cmp -s <(grep -v '^#' "$tmp/hsp.tsv") "$tmp/hsp2.tsv" || { echo "FAIL .2bit and FASTA databases differ"; fail=1; }

@@ -25,14 +25,16 @@ const char* layout_name(Stage1aLayout layout) {
   return "?";
 }
 
-Stage1aLayout resolve_layout(Stage1aLayout requested, uint64_t vectors) {
+Stage1aLayout resolve_layout(Stage1aLayout requested) {
   if (requested != Stage1aLayout::automatic) return requested;
-  // Bit-sliced reads k rows of ceil(V/512) cache lines per w-mer whatever V is; vector-by-vector does about one
-  // probe per vector. Below a few dozen vectors the row overhead is not worth it.
-  return vectors >= 32 ? Stage1aLayout::bitsliced : Stage1aLayout::vector;
+  // Bit-sliced answers up to 256 vectors with k prefetched reads of one narrow row: measured faster than
+  // vector-by-vector from a single vector up (docs/benchmarks.md), so the CPU always takes it.
+  return Stage1aLayout::bitsliced;
 }
 
 int default_probe_word(int w) { return w >= 20 ? 16 : 0; }
+
+uint64_t default_cpu_sub_query(int probe_word) { return probe_word > 0 ? 2000 : 8000; }
 
 void BlastParams::validate() const {
   auto bad = [](const std::string& s) { throw UsageError(s); };

@@ -68,10 +68,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
   if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
-  std::vector<uint64_t> lengths;
-  for (const auto& q : queries_.codes) lengths.push_back(q.size());
-  const uint64_t V = split_subqueries(lengths, filter_params.n_sub, filter_params.w).size();
-  layout_ = resolve_layout(params_.layout, V);
+  layout_ = resolve_layout(params_.layout);
   filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced, params_.probe_word > 0);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;

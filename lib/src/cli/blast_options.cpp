@@ -86,7 +86,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
                      "at every (w-15)-th position, which find the same seeds)");
   opts.add_options("Bloom filters")
-      ("sub-query", "sub-query length n_sub in bases", cxxopts::value<std::string>()->default_value("1000"))
+      ("sub-query", "sub-query length n_sub in bases (default: 8000 on the CPU, 2000 with 16-mer probes, 1000 "
+                    "on a GPU)", cxxopts::value<std::string>())
       ("m,bloom-bits", "bits per sub-query vector (K/M suffixes)", cxxopts::value<std::string>()->default_value("256K"))
       ("k,hashes", "hash functions per vector", cxxopts::value<int>()->default_value("6"))
       ("layout", "stage-1a layout: auto, vector, bitsliced or naive", cxxopts::value<std::string>()->default_value("auto"))
@@ -143,7 +144,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.penalty = r["penalty"].as<int>();
   p.xdrop_bits = r["xdrop"].as<double>();
   p.evalue = r["evalue"].as<double>();
-  p.n_sub = parse_size(r["sub-query"].as<std::string>(), "--sub-query");
+  if (r.count("sub-query")) p.n_sub = parse_size(r["sub-query"].as<std::string>(), "--sub-query");
   p.m_bits = parse_size(r["bloom-bits"].as<std::string>(), "--bloom-bits");
   p.k = r["hashes"].as<int>();
   p.layout = parse_layout(r["layout"].as<std::string>());

@@ -48,7 +48,13 @@ struct BlastParams {
 // match by chance about once per 2^32 / (2 x query length) probes, when that gives a stride of at least 5.
 int default_probe_word(int w);
 
-// The layout actually used for `vectors` sub-query vectors when `requested` may be automatic.
-Stage1aLayout resolve_layout(Stage1aLayout requested, uint64_t vectors);
+// The sub-query length the CPU pipeline uses when none is given (BlastParams::n_sub stays the papers' 1000, which
+// the GPU kernel keeps). Fewer, longer sub-queries mean fewer bit-sliced columns per database w-mer at a higher FPR;
+// stage 1b checks a hit with one lookup in the direct query index, but with probe words (probe_word > 0) it scans
+// the named sub-query, so there the hits' cost grows with n_sub. Measured: docs/benchmarks.md.
+uint64_t default_cpu_sub_query(int probe_word);
+
+// The CPU layout actually used when `requested` may be automatic.
+Stage1aLayout resolve_layout(Stage1aLayout requested);
 
 }  // namespace bloomseq
