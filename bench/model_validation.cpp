@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -241,6 +242,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: model_validation [--query FASTA] [--db FASTA] [--profile FILE] [--out DIR] [--threads P] "
                            "[--quick] [--fpr-only]\n");
       return a == "--help" || a == "-h" ? 0 : 64;
+    }
+  }
+  // Made before the (minutes-long) measurements, so that their CSVs cannot fail to open at the end.
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) {
+      std::fprintf(stderr, "cannot create %s: %s\n", out.c_str(), ec.message().c_str());
+      return 73;
     }
   }
   if (fpr_only) {

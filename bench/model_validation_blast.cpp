@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -207,6 +208,15 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 64;
+    }
+  }
+  // Made before the (minutes-long) measurements, so that their CSVs cannot fail to open at the end.
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) {
+      std::fprintf(stderr, "cannot create %s: %s\n", out.c_str(), ec.message().c_str());
+      return 73;
     }
   }
   const int w = 11;

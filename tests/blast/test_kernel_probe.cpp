@@ -57,7 +57,7 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   c.kernel_vector.fitted = true;
   c.kernel_vector.r2 = 0.9875;
   c.kernel_vector.points = 18;
-  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 2.75, 13.5, 21.0, 0.0975, 2.5, 6.25, 1.5e-4});
+  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 2.75, 13.5, 21.0, 0.0975, 2.5, 17.25, 6.25, 1.5e-4});
   c.kernel_bitsliced.fitted = true;
   c.kernel_bitsliced.points = 17;
   c.kernel_bitsliced.llc_bytes = 3u << 20;
@@ -80,6 +80,7 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   CHECK(b.row_fixed_ns == 13.5);
   CHECK(b.row_byte_ns == Approx(0.0975));
   CHECK(b.row_miss_ns == 2.5);
+  CHECK(b.mispredict_ns == 17.25);
   CHECK(b.hit_ns == 6.25);
   CHECK(b.a0 == Approx(1.5e-4));
   CHECK(b.points == 17);

@@ -73,7 +73,7 @@ double model_seconds(const KernelSample& s, const DeviceProfile& d, const Calibr
 
 // Bit-sliced coefficients that differ from what the plain fields imply (generic hash, narrow rows).
 KernelCoefficients known_bitsliced() {
-  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 0.1, 3.0, 4.5, 2e-4});
+  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 0.1, 3.0, 15.0, 4.5, 2e-4});
   k.fitted = true;
   return k;
 }
@@ -105,8 +105,8 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
       const std::vector<double> v =
           l == Layout::Vector
               ? std::vector<double>{c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0}
-              : std::vector<double>{c.hash_ns, c.hash_ns, c.row_fixed_ns, c.row_fixed_ns, c.row_byte_ns,
-                                    c.row_miss_ns, c.hit_ns, c.a0};
+              : std::vector<double>{c.hash_ns,     c.hash_ns,       c.row_fixed_ns, c.row_fixed_ns, c.row_byte_ns,
+                                    c.row_miss_ns, c.mispredict_ns, c.hit_ns,       c.a0};
       REQUIRE(f.size() == v.size());
       double t = 0;
       for (size_t j = 0; j < f.size(); ++j) t += f[j] * v[j];
@@ -131,6 +131,7 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
       CHECK(k.narrow_fixed_ns == Approx(c.row_fixed_ns).epsilon(1e-6));
       CHECK(k.row_byte_ns == Approx(c.row_byte_ns).epsilon(1e-6));
       CHECK(k.row_miss_ns == Approx(c.row_miss_ns).epsilon(1e-6));
+      CHECK(k.mispredict_ns == Approx(c.mispredict_ns).epsilon(1e-6));
     }
   }
   // Every bit-sliced term distinct, and the last cache level effectively half its size: each recovered.
@@ -233,7 +234,7 @@ TEST_CASE("the planner prices layouts with the kernel coefficients", "[model][ke
   req.layouts = {Layout::Vector, Layout::BitSliced};
   Calibration cal = known();
   // Bit-sliced kernel coefficients 100x the micro-benchmark constants: the vector layout must win ...
-  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 10, 300, 450, 0});
+  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 10, 300, 750, 450, 0});
   slow.fitted = true;
   cal.kernel_bitsliced = slow;
   const Plan a = plan_stage1a(req, d, cal);

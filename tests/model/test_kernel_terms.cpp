@@ -88,9 +88,10 @@ TEST_CASE("bitsliced_rows_per_block matches a simulation of both early-exit rule
   CHECK(bitsliced_rows_per_block(1.0, 512, 0, 0, 8, false) == 8.0);
 }
 
-TEST_CASE("bitsliced_rows_per_word matches a simulation of the narrow kernel", "[model][kernel]") {
-  // One 64-bit word of c columns (+ c_last at the last sub-query's fill): row 0 read, then row j while the AND of
-  // rows 0..j-1 leaves a column.
+TEST_CASE("bitsliced_block_mispredicts matches a simulated best-guess predictor", "[model][kernel]") {
+  // A block of c columns (+ c_last at the last sub-query's fill); row j's bit of a column is set with probability
+  // rho. Each early-exit test is a branch site; a predictor that always guesses a site's more likely outcome errs
+  // min(taken, not taken) times there, counted here from the simulated outcomes themselves.
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0, 1);
   struct Case {
@@ -100,29 +101,40 @@ TEST_CASE("bitsliced_rows_per_word matches a simulation of the narrow kernel", "
     int c_last;
     int k;
   };
-  for (const Case& x : {Case{0.3, 63, 0.05, 1, 6}, Case{0.6, 64, 0, 0, 4}, Case{0.1, 20, 0, 0, 10},
-                        Case{0.8, 5, 0.5, 1, 8}, Case{0.5, 0, 0, 0, 6}}) {
-    const int trials = 20000;
-    double rows = 0;
-    for (int t = 0; t < trials; ++t) {
-      auto word = [&] {
-        uint64_t bits = 0;
-        for (int v = 0; v < x.c + x.c_last; ++v)
-          if (u(rng) < (v < x.c ? x.rho : x.rho_last)) bits |= uint64_t(1) << v;
-        return bits;
-      };
-      uint64_t acc = word();
-      rows += 1;
-      for (int j = 1; j < x.k && acc; ++j) {
-        rows += 1;
-        acc &= word();
+  for (const Case& x : {Case{0.1, 511, 0.01, 1, 6}, Case{0.2, 64, 0, 0, 8}, Case{0.35, 30, 0, 0, 10},
+                        Case{0.6, 3, 0.2, 1, 5}, Case{0.05, 100, 0, 0, 6}})
+    for (bool all_after_two : {true, false}) {
+      const int trials = 20000;
+      std::vector<double> taken(size_t(x.k), 0), reached(size_t(x.k), 0);
+      for (int t = 0; t < trials; ++t) {
+        std::vector<bool> alive(size_t(x.c + x.c_last), true);
+        auto and_row = [&] {
+          bool any = false;
+          for (size_t v = 0; v < alive.size(); ++v) {
+            alive[v] = alive[v] && u(rng) < (int(v) < x.c ? x.rho : x.rho_last);
+            any = any || alive[v];
+          }
+          return any;
+        };
+        and_row();
+        bool any = and_row();
+        for (int j = 2; j < x.k; ++j) {  // the test after row j (rows 0..j-1 ANDed)
+          reached[size_t(j)] += 1;
+          if (!any) break;
+          taken[size_t(j)] += 1;
+          if (all_after_two) break;
+          any = and_row();
+        }
       }
+      double mis = 0;
+      for (int j = 2; j < x.k; ++j) mis += std::min(taken[size_t(j)], reached[size_t(j)] - taken[size_t(j)]);
+      INFO("rho=" << x.rho << " columns=" << x.c << " k=" << x.k << " all_after_two=" << all_after_two);
+      CHECK(bitsliced_block_mispredicts(x.rho, x.c, x.rho_last, x.c_last, x.k, all_after_two) ==
+            Approx(mis / trials).margin(0.01).epsilon(0.03));
     }
-    INFO("rho=" << x.rho << " columns=" << x.c << " k=" << x.k);
-    CHECK(bitsliced_rows_per_word(x.rho, x.c, x.rho_last, x.c_last, x.k) == Approx(rows / trials).epsilon(0.02));
-  }
-  CHECK(bitsliced_rows_per_word(1.0, 64, 0, 0, 7) == 7.0);
-  CHECK(bitsliced_rows_per_word(0.0, 64, 0, 0, 7) == 1.0);
+  // An empty or a full matrix never surprises the predictor.
+  CHECK(bitsliced_block_mispredicts(0.0, 512, 0, 0, 8, true) == 0.0);
+  CHECK(bitsliced_block_mispredicts(1.0, 512, 0, 0, 8, false) == 0.0);
 }
 
 TEST_CASE("expected_mispredicts: min(rho, 1 - rho) per probe branch", "[model][kernel]") {

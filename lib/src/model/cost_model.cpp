@@ -141,17 +141,10 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         const double rl = bloom_fill(double(c.m_bits), c.k, double(sh.last_keys));
         if (sh.count <= 256) {
           // Narrow rows (blast/stage1a_cpu.cpp, bitsliced_narrow): W = 1, 2 or 4 words per row, one line; per w-mer
-          // its row pointers come from a small ring (no pointer stream) and all k row lines are prefetched, then
-          // word by word row 0 and the rows that leave a column alive are read (bitsliced_rows_per_word). Working
-          // set: m rows of 8W bytes.
+          // its row pointers come from a small ring (no pointer stream), all k row lines are prefetched and all k
+          // rows' W words ANDed (no early exit). Working set: m rows of 8W bytes.
           const uint64_t nv = sh.count, W = nv <= 64 ? 1 : nv <= 128 ? 2 : 4;
-          double words = 0;
-          for (uint64_t wd = 0; wd < W; ++wd) {
-            const uint64_t lo = wd * 64, hi = std::min<uint64_t>(nv, lo + 64);
-            const uint64_t cols = hi > lo ? hi - lo : 0;
-            const bool last = cols > 0 && hi == nv;
-            words += bitsliced_rows_per_word(rf, double(last ? cols - 1 : cols), rl, last ? 1.0 : 0.0, c.k);
-          }
+          const double words = double(c.k) * double(W);
           const double lines = double(c.k);
           const std::vector<double> share = level_fractions(double(c.m_bits) * 8.0 * double(W), caches_with_llc(d.caches, kc.llc_bytes));
           const double dram = d.caches.size() > 1 ? share.back() : 0.0;
@@ -164,17 +157,21 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
           break;
         }
         const uint64_t blocks = (sh.count + 511) / 512;
-        const bool all_after_two = d.simd_bits == 256;  // the AVX2 kernel (profiles store the SIMD width)
-        double lines = 0;
+        // The AVX2 and AVX-512 kernels (profiles store the SIMD width) are column-tiled and read all k rows once
+        // the first two agree; the scalar kernel exits row by row.
+        const bool all_after_two = d.simd_bits >= 256;
+        double lines = 0, mispredicts = 0;
         for (uint64_t b = 0; b < blocks; ++b) {
           const uint64_t cols = std::min<uint64_t>(512, sh.count - b * 512);
           const bool last = b + 1 == blocks;
-          lines += bitsliced_rows_per_block(rf, double(last ? cols - 1 : cols), rl, last ? 1.0 : 0.0, c.k, all_after_two);
+          const double full = double(last ? cols - 1 : cols), short_cols = last ? 1.0 : 0.0;
+          lines += bitsliced_rows_per_block(rf, full, rl, short_cols, c.k, all_after_two);
+          mispredicts += bitsliced_block_mispredicts(rf, full, rl, short_cols, c.k, all_after_two);
         }
-        // The AVX2 kernel is column-tiled (one block for all the chunk's w-mers, then the next): its lines are
+        // The SIMD kernels are column-tiled (one block for all the chunk's w-mers, then the next): their lines are
         // spread over m x 64 bytes, and each block pass re-streams the chunk's row pointers (k x 8 bytes per
-        // w-mer). The scalar and AVX-512 kernels walk all blocks of one w-mer's rows: the whole matrix
-        // (m x 64 x blocks bytes) is the working set, the pointers are read once.
+        // w-mer). The scalar kernel walks all blocks of one w-mer's rows: the whole matrix (m x 64 x blocks bytes)
+        // is the working set, the pointers are read once.
         const double ws = double(c.m_bits) * 64.0 * double(all_after_two ? 1 : blocks);
         const double pointer_passes = all_after_two ? double(blocks) : 1.0;
         const std::vector<double> share = level_fractions(ws, caches_with_llc(d.caches, kc.llc_bytes));
@@ -188,7 +185,8 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * misses * kc.row_miss_ns / (lines * 64.0 * kc.row_byte_ns) : 1.0;
         const double hash = bitsliced_fixed_k_hash(c.k) ? kc.hash_ns : kc.hash_generic_ns;
         double ns = Dw * c.k * hash + Dw * double(blocks) * kc.row_fixed_ns + Dw * pointer_passes * 8.0 * c.k * kc.row_byte_ns +
-                    r.f_app * 64.0 * kc.row_byte_ns + Dw * misses * dram * kc.row_miss_ns;
+                    r.f_app * 64.0 * kc.row_byte_ns + Dw * misses * dram * kc.row_miss_ns +
+                    Dw * mispredicts * kc.mispredict_ns;
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
         break;
       }

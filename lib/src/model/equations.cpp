@@ -156,30 +156,35 @@ double expected_mispredicts(double rho, int k) {
   return std::min(rho, 1.0 - rho) * expected_probes(rho, k);
 }
 
+double bitsliced_block_alive(double rho, double columns, double last_rho, double last_columns, int rows) {
+  rho = std::clamp(rho, 0.0, 1.0);
+  last_rho = std::clamp(last_rho, 0.0, 1.0);
+  return 1.0 - std::pow(1.0 - std::pow(rho, rows), columns) * std::pow(1.0 - std::pow(last_rho, rows), last_columns);
+}
+
 double bitsliced_rows_per_block(double rho, double columns, double last_rho, double last_columns, int k,
                                 bool all_rows_after_two) {
   if (k <= 0) return 0.0;
   if (k == 1) return 1.0;
-  rho = std::clamp(rho, 0.0, 1.0);
-  last_rho = std::clamp(last_rho, 0.0, 1.0);
-  // P(block alive after j rows) = 1 - P(every column dead after j rows).
-  auto alive = [&](int j) {
-    return 1.0 - std::pow(1.0 - std::pow(rho, j), columns) * std::pow(1.0 - std::pow(last_rho, j), last_columns);
-  };
+  auto alive = [&](int j) { return bitsliced_block_alive(rho, columns, last_rho, last_columns, j); };
   if (all_rows_after_two) return 2.0 + double(k - 2) * alive(2);
   double rows = 2.0;
   for (int j = 2; j < k; ++j) rows += alive(j);
   return rows;
 }
 
-double bitsliced_rows_per_word(double rho, double columns, double last_rho, double last_columns, int k) {
-  if (k <= 0) return 0.0;
-  rho = std::clamp(rho, 0.0, 1.0);
-  last_rho = std::clamp(last_rho, 0.0, 1.0);
-  double rows = 1.0;
-  for (int j = 1; j < k; ++j)
-    rows += 1.0 - std::pow(1.0 - std::pow(rho, j), columns) * std::pow(1.0 - std::pow(last_rho, j), last_columns);
-  return rows;
+double bitsliced_block_mispredicts(double rho, double columns, double last_rho, double last_columns, int k,
+                                   bool all_rows_after_two) {
+  // The test after row j is reached with probability alive(j - 1) (the first, after two rows, always) and passes
+  // with probability alive(j): the more likely outcome is mispredicted min(alive(j), reached - alive(j)).
+  double n = 0, reached = 1.0;
+  for (int j = 2; j < k; ++j) {
+    const double a = bitsliced_block_alive(rho, columns, last_rho, last_columns, j);
+    n += std::min(a, reached - a);
+    if (all_rows_after_two) break;
+    reached = a;
+  }
+  return n;
 }
 
 double expected_probes_warp(double rho, int k, int wsz) {

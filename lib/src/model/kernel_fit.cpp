@@ -61,7 +61,8 @@ bool full_rank(const std::vector<std::vector<double>>& A, double tol) {
 std::vector<std::string> kernel_terms(Layout l) {
   if (l == Layout::Vector) return {"hash_ns", "probe_ns", "mispredict_ns", "hit_ns", "a0"};
   if (l == Layout::BitSliced)
-    return {"hash_ns", "hash_generic_ns", "row_fixed_ns", "narrow_fixed_ns", "row_byte_ns", "row_miss_ns", "hit_ns", "a0"};
+    return {"hash_ns",     "hash_generic_ns", "row_fixed_ns", "narrow_fixed_ns", "row_byte_ns",
+            "row_miss_ns", "mispredict_ns",   "hit_ns",       "a0"};
   throw UsageError("the kernel probe prices the CPU layouts only (vector, bitsliced)");
 }
 
@@ -79,6 +80,7 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
     c.narrow_fixed_ns = v[3];
     c.row_byte_ns = v[4];
     c.row_miss_ns = v[5];
+    c.mispredict_ns = v[6];
   }
   c.hit_ns = v[n - 2];
   c.a0 = v[n - 1];
@@ -88,7 +90,8 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
 std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
   if (l == Layout::Vector) return {c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0};
   kernel_terms(l);  // throws for PaperVector
-  return {c.hash_ns, c.hash_generic_ns, c.row_fixed_ns, c.narrow_fixed_ns, c.row_byte_ns, c.row_miss_ns, c.hit_ns, c.a0};
+  return {c.hash_ns,     c.hash_generic_ns, c.row_fixed_ns, c.narrow_fixed_ns, c.row_byte_ns,
+          c.row_miss_ns, c.mispredict_ns,   c.hit_ns,       c.a0};
 }
 
 bool bitsliced_fixed_k_hash(int k) { return k >= 4 && k <= 8; }
@@ -202,9 +205,9 @@ KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const D
   KernelFit best = fit_kernel_at(samples, l, dev, 0);
   if (l != Layout::BitSliced || !best.coefficients.fitted || dev.caches.size() < 2) return best;
   const double llc = double(dev.caches[dev.caches.size() - 2].size_bytes);
-  for (int j = -6; j <= 2; ++j) {
+  for (int j = -12; j <= 4; ++j) {
     if (j == 0 || llc <= 0) continue;
-    const KernelFit f = fit_kernel_at(samples, l, dev, uint64_t(llc * std::pow(2.0, j / 2.0)));
+    const KernelFit f = fit_kernel_at(samples, l, dev, uint64_t(llc * std::pow(2.0, j / 4.0)));
     if (f.coefficients.fitted && f.coefficients.r2 > best.coefficients.r2 + 1e-12) best = f;
   }
   return best;

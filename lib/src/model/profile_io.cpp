@@ -119,6 +119,7 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
       n(p + "row_fixed_ns", k.row_fixed_ns);
       n(p + "row_byte_ns", k.row_byte_ns);
       n(p + "row_miss_ns", k.row_miss_ns);
+      n(p + "mispredict_ns", k.mispredict_ns);
     }
     n(p + "hit_ns", k.hit_ns);
     n(p + "a0", k.a0);
@@ -265,6 +266,7 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
       k.row_fixed_ns = num(p + "row_fixed_ns", 0);
       k.row_byte_ns = num(p + "row_byte_ns", 0);
       k.row_miss_ns = num(p + "row_miss_ns", 0);
+      k.mispredict_ns = num(p + "mispredict_ns", 0);  // absent before the term was added: priced at 0
     }
     k.hit_ns = num(p + "hit_ns", 0);
     k.a0 = num(p + "a0", 0);

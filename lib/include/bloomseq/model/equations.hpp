@@ -107,21 +107,25 @@ double expected_probes_warp(double fill, int k, int warp_size);
 // min(rho, 1 - rho) * expected_probes(rho, k). Measured on blast-bloom's vector layout it is the largest cost at
 // mid-range fills (docs/model-validation.md, part D).
 double expected_mispredicts(double fill, int k);
-// Bit-sliced layout: 64-byte row lines read per db w-mer and 512-column block, for `columns` columns of fill
-// `fill` plus `last_columns` of fill `last_fill` (the short last sub-query). A column is alive after rows 0..j-1
-// with probability rho^j, the block after them while any column is. Rows 0 and 1 are always read. Then
-//   all_rows_after_two (the AVX2 kernel): rows 2..k-1 all read if the block is alive after two rows:
-//       2 + (k - 2) (1 - (1 - rho^2)^c)
-//   otherwise (per-row early exit, the scalar and AVX-512 kernels): row j read if the block is alive after j rows:
-//       2 + sum_{j=2}^{k-1} (1 - (1 - rho^j)^c)
-// (keys not in the set; columns independent). k = 1: one row.
+// Bit-sliced layout: P(a 512-column block is still alive after its first `rows` rows), for `columns` columns of
+// fill `fill` plus `last_columns` of fill `last_fill` (the short last sub-query): a column survives j rows with
+// probability rho^j (keys not in the set; columns independent), so 1 - (1 - rho^j)^c (1 - last_rho^j)^c_last.
+double bitsliced_block_alive(double fill, double columns, double last_fill, double last_columns, int rows);
+// 64-byte row lines read per db w-mer and block. Rows 0 and 1 are always read. Then
+//   all_rows_after_two (the AVX2 and AVX-512 kernels): rows 2..k-1 all read if the block is alive after two rows:
+//       2 + (k - 2) alive(2)
+//   otherwise (per-row early exit, the scalar kernel): row j read if the block is alive after j rows:
+//       2 + sum_{j=2}^{k-1} alive(j)
+// k = 1: one row.
 double bitsliced_rows_per_block(double fill, double columns, double last_fill, double last_columns, int k,
                                 bool all_rows_after_two);
-// Narrow bit-sliced rows (V <= 256: rows of 1, 2 or 4 64-bit words, no 512-column blocks): the kernel reads row 0's
-// word, then row j's while a column of the word survives rows 0..j-1:
-//   1 + sum_{j=1}^{k-1} (1 - (1 - rho^j)^c)
-// for a word of c columns (c = 0: row 0 only). The same formula over all V columns counts the row lines touched.
-double bitsliced_rows_per_word(double fill, double columns, double last_fill, double last_columns, int k);
+// Branch mispredictions per db w-mer and block of a predictor that guesses each early-exit test's more likely
+// outcome (as expected_mispredicts): the SIMD kernels test alive(2) once, min(alive(2), 1 - alive(2)); the scalar
+// kernel tests alive(j) for j = 2..k-1, each reached while alive(j - 1): sum min(alive(j), alive(j - 1) - alive(j))
+// with alive(1) taken as 1. Fitted on blast-bloom's AVX-512 kernel this is ~15 ns per misprediction, the cost of
+// mid-range fills the row terms alone missed (docs/model-validation.md, part D3).
+double bitsliced_block_mispredicts(double fill, double columns, double last_fill, double last_columns, int k,
+                                   bool all_rows_after_two);
 // (c) Multi-level cache factor for random reads into `working_set_bytes` over the levels (ascending; last = DRAM):
 // the fraction served by level i is min(1, C_i/m) - min(1, C_{i-1}/m) (eq. 9 applied per level) and the factor is
 // sum_i fraction_i cost_i / cost_1. With one cache and DRAM it is eq. 11 with G = cost_DRAM / cost_cache.

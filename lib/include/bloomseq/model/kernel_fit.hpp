@@ -31,7 +31,7 @@ struct KernelSample {
 
 // The constants a layout's stage-1a time depends on, in the order of kernel_features: vector: hash_ns, probe_ns,
 // mispredict_ns, hit_ns, a0; bit-sliced: hash_ns, hash_generic_ns, row_fixed_ns, narrow_fixed_ns, row_byte_ns,
-// row_miss_ns, hit_ns, a0. Throws UsageError for Layout::PaperVector (priced by eq. 7's a1, a0).
+// row_miss_ns, mispredict_ns, hit_ns, a0. Throws UsageError for Layout::PaperVector (priced by eq. 7's a1, a0).
 std::vector<std::string> kernel_terms(Layout layout);
 // The model's stage-1a seconds per unit of each term (ns terms per ns, a0 per second) for one sample; `llc_bytes`
 // as KernelCoefficients::llc_bytes.
@@ -49,7 +49,7 @@ struct KernelFit {
 // Non-negative least squares over the samples of `layout` (others ignored). Refuses degenerate input: fewer points
 // than terms + 1, a time that is not finite and positive, or features that do not determine the terms
 // (numerically rank-deficient after scaling each column to unit maximum). For the bit-sliced layout the last cache
-// level's effective capacity (llc_bytes) is searched too: the profile's times 2^(j/2), j = -6..2, the best R^2.
+// level's effective capacity (llc_bytes) is searched too: the profile's times 2^(j/4), j = -12..4, the best R^2.
 KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout layout, const DeviceProfile& dev);
 // The cache levels the bit-sliced model uses: the profile's with the last cache level's capacity set to `llc_bytes`
 // (not below the level before it; 0 = unchanged).
