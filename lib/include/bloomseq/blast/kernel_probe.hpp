@@ -14,7 +14,7 @@ namespace bloomseq {
 struct KernelProbeOptions {
   int w = 11;
   std::vector<int> ks = {4, 6, 8, 10};  // fixed-k and generic hashing in both bit-sliced kernels
-  std::vector<uint64_t> ms = {65536, 262144};
+  std::vector<uint64_t> ms = {65536, 131072, 262144};  // 4, 8 and 16 MB per 512-column block: pins the LLC
   // Vector layout: few long sub-queries; bit-sliced: hundreds to thousands of short ones (1 to 4 512-column blocks,
   // and V <= 256, where the kernel switches to rows of 1-4 words).
   uint64_t vector_query_bases = 160000;
