@@ -40,6 +40,7 @@
 #include "bloomseq/model/cost_model.hpp"
 #include "bloomseq/model/fit.hpp"
 #include "bloomseq/model/kernel_fit.hpp"
+#include "bloomseq/model/planner.hpp"
 #include "bloomseq/model/profile_io.hpp"
 #include "bloomseq/model/profiles.hpp"
 
@@ -157,8 +158,7 @@ std::vector<double> fit_predict(const std::vector<KernelSample>& train, const st
   return out;
 }
 
-double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,
-               const DeviceProfile& dev, const Calibration& cal) {
+Stage1aConfig stage1a_config(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks) {
   Stage1aConfig s;
   s.query_bases = qbases;
   s.db_bases = dbases;
@@ -169,7 +169,83 @@ double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int thr
   s.layout = c.layout;
   s.threads = threads;
   s.work_units = int(chunks);  // the pipeline's work units are the database chunks
-  return predict_stage1a(s, dev, cal).stage1a_s;
+  return s;
+}
+
+double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,
+               const DeviceProfile& dev, const Calibration& cal) {
+  return predict_stage1a(stage1a_config(c, qbases, dbases, w, threads, chunks), dev, cal).stage1a_s;
+}
+
+// --auto-tune against the measured grid of one layout: plan_stage1a restricted to the grid's candidates (stage 1a
+// only: verify_ns = 0), priced with `cal`. Minimum time under an FPR target: the plan's measured time over the
+// fastest measured configuration whose FPR (eq. 2, as the planner computes it) meets the target. Minimum FPR under
+// a throughput target (the quartiles of the measured throughputs): the plan's FPR over the lowest FPR among the
+// configurations measured at or above the target. Returns the report's lines.
+std::string autotune_vs_grid(Layout l, const std::vector<const Config*>& pts, uint64_t qbases, uint64_t dbases, int w,
+                             int threads, uint64_t chunks, const DeviceProfile& dev, Calibration cal,
+                             const std::string& cal_name) {
+  cal.verify_ns = 0;
+  PlanRequest r;
+  r.query_bases = qbases;
+  r.db_bases = dbases;
+  r.w = w;
+  r.layouts = {l};
+  r.threads = threads;
+  std::vector<double> fpr, tput;
+  for (const Config* c : pts) {
+    if (std::find(r.n_sub_candidates.begin(), r.n_sub_candidates.end(), c->n_sub) == r.n_sub_candidates.end())
+      r.n_sub_candidates.push_back(c->n_sub);
+    if (std::find(r.k_candidates.begin(), r.k_candidates.end(), c->k) == r.k_candidates.end())
+      r.k_candidates.push_back(c->k);
+    if (std::find(r.m_candidates.begin(), r.m_candidates.end(), c->m) == r.m_candidates.end())
+      r.m_candidates.push_back(c->m);
+    fpr.push_back(predict_stage1a(stage1a_config(*c, qbases, dbases, w, threads, chunks), dev, cal).fpr);
+    tput.push_back(double(c->wmers) / c->measured_s);
+  }
+  auto find = [&](const Plan& p) -> int {
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (pts[i]->k == p.config.k && pts[i]->n_sub == p.config.n_sub && pts[i]->m == p.config.m_bits) return int(i);
+    return -1;
+  };
+  std::string out;
+  char line[512];
+  for (double target : {1e-2, 1e-3, 1e-4}) {
+    r.objective = Objective::MinTime;
+    r.target_fpr = target;
+    const int mine = find(plan_stage1a(r, dev, cal));
+    int best = -1;
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (fpr[i] <= target && (best < 0 || pts[i]->measured_s < pts[size_t(best)]->measured_s)) best = int(i);
+    if (mine < 0 || best < 0) continue;
+    const Config &a = *pts[size_t(mine)], &b = *pts[size_t(best)];
+    std::snprintf(line, sizeof line,
+                  "%-10s %-28s FPR <= %-8g plan n_sub=%llu k=%d m=%llu %.2f ms; best n_sub=%llu k=%d m=%llu %.2f ms; "
+                  "plan/best time %.3f\n",
+                  to_string(l), cal_name.c_str(), target, (unsigned long long)a.n_sub, a.k, (unsigned long long)a.m,
+                  a.measured_s * 1e3, (unsigned long long)b.n_sub, b.k, (unsigned long long)b.m, b.measured_s * 1e3,
+                  a.measured_s / b.measured_s);
+    out += line;
+  }
+  std::vector<double> sorted = tput;
+  std::sort(sorted.begin(), sorted.end());
+  for (double q : {0.25, 0.5, 0.75}) {
+    const double target = sorted[size_t(q * double(sorted.size() - 1))];
+    r.objective = Objective::MinFpr;
+    r.target_throughput = target;
+    const int mine = find(plan_stage1a(r, dev, cal));
+    int best = -1;
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (tput[i] >= target && (best < 0 || fpr[i] < fpr[size_t(best)])) best = int(i);
+    if (mine < 0 || best < 0) continue;
+    std::snprintf(line, sizeof line,
+                  "%-10s %-28s w-mers/s >= %-8.3g plan FPR %.3g at %.3g w-mers/s%s; best FPR %.3g; plan/best FPR %.3f\n",
+                  to_string(l), cal_name.c_str(), target, fpr[size_t(mine)], tput[size_t(mine)],
+                  tput[size_t(mine)] >= target ? "" : " (below the target)", fpr[size_t(best)],
+                  fpr[size_t(mine)] / fpr[size_t(best)]);
+    out += line;
+  }
+  return out;
 }
 
 }  // namespace
@@ -383,6 +459,7 @@ int main(int argc, char** argv) {
          "predicted_micro_s,retest_s\n";
   std::printf("\n%-10s %6s %8s %8s %8s %10s %8s %8s  %s\n", "layout", "points", "R2 fit", "R2 k-out", "R2 train",
               "R2 profile", "R2 micro", "R2 retest", "fitted constants");
+  std::string autotune;
   for (Layout l : {Layout::Vector, Layout::BitSliced}) {
     std::vector<KernelSample> S;
     std::vector<double> y;
@@ -445,6 +522,17 @@ int main(int argc, char** argv) {
     for (size_t j = 0; coef.fitted && j < names.size(); ++j) std::printf(" %s=%.3g", names[j].c_str(), values[j]);
     if (coef.llc_bytes) std::printf(" llc=%.2fMiB", double(coef.llc_bytes) / double(1 << 20));
     std::printf("\n");
+    const std::vector<const Config*> cpts(pts.begin(), pts.end());
+    const uint64_t qb = qbases[l == Layout::Vector ? 0 : 1];
+    if (have_cal)
+      autotune += autotune_vs_grid(l, cpts, qb, batch.codes.size(), w, threads, chunks.size(), dev, cal,
+                                   "calibration profile");
+    if (coef.fitted) {
+      Calibration fitted = cal;
+      (l == Layout::Vector ? fitted.kernel_vector : fitted.kernel_bitsliced) = coef;
+      autotune += autotune_vs_grid(l, cpts, qb, batch.codes.size(), w, threads, chunks.size(), dev, fitted,
+                                   "constants fitted on the grid");
+    }
     for (Config* c : pts)
       csv << to_string(l) << "," << c->k << "," << c->n_sub << "," << c->m << "," << c->V << "," << c->measured_s << ","
           << c->pred_fit << "," << c->pred_cal << "," << c->pred_default << "," << c->pred_cal_micro << ","
@@ -457,6 +545,7 @@ int main(int argc, char** argv) {
               "profile without its kernel-probe coefficients; R2 retest: the second measurement against the first)\n",
               have_cal ? ppath.c_str() : "the built-in defaults (no --profile given)",
               cal.kernel_vector.fitted ? "yes" : "no", cal.kernel_bitsliced.fitted ? "yes" : "no");
+  std::printf("\n--auto-tune restricted to the grid (stage 1a only) against the measured best:\n%s", autotune.c_str());
   std::printf("# passes %d, min-ms %g, seed %llu%s\n", passes, min_ms, (unsigned long long)seed,
               retest ? ", retest" : "");
   print_load("at end");
