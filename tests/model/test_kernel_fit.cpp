@@ -151,6 +151,29 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
   CHECK(r.coefficients.llc_bytes == d.caches[2].size_bytes / 2);
 }
 
+TEST_CASE("kernel_fit keeps a fixed hit cost and fits the other terms to the rest", "[model][kernel_fit]") {
+  const DeviceProfile d = test_cpu();
+  Calibration b = known();
+  b.kernel_bitsliced = known_bitsliced();
+  std::vector<KernelSample> s = grid(Layout::BitSliced);
+  for (KernelSample& x : s) x.measured_s = model_seconds(x, d, b);
+  const std::vector<double> want = kernel_values(Layout::BitSliced, known_bitsliced());
+  // The true hit cost given: every term recovered, the hit cost exactly as given.
+  const KernelFit r = fit_kernel(s, Layout::BitSliced, d, known_bitsliced().hit_ns);
+  REQUIRE(r.coefficients.fitted);
+  const std::vector<double> got = kernel_values(Layout::BitSliced, r.coefficients);
+  for (size_t j = 0; j < want.size(); ++j) {
+    INFO(kernel_terms(Layout::BitSliced)[j]);
+    CHECK(got[j] == Approx(want[j]).epsilon(1e-6));
+  }
+  CHECK(r.coefficients.r2 == Approx(1.0).epsilon(1e-9));
+  // A wrong one is kept, not refitted: the other terms cannot absorb it all, so the fit is no longer exact.
+  const KernelFit w = fit_kernel(s, Layout::BitSliced, d, 3 * known_bitsliced().hit_ns);
+  REQUIRE(w.coefficients.fitted);
+  CHECK(w.coefficients.hit_ns == 3 * known_bitsliced().hit_ns);
+  CHECK(w.coefficients.r2 < 0.9999);
+}
+
 TEST_CASE("kernel_fit predicts noisy times within the noise", "[model][kernel_fit]") {
   const DeviceProfile d = test_cpu();
   for (Layout l : {Layout::Vector, Layout::BitSliced}) {

@@ -144,55 +144,70 @@ double predict_kernel_sample(const KernelSample& s, const KernelCoefficients& k,
 }
 
 namespace {
-KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev, uint64_t llc) {
+KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev, uint64_t llc,
+                        double fixed_hit_ns) {
   KernelFit r;
-  const size_t n = kernel_terms(l).size();
+  const std::vector<std::string> terms = kernel_terms(l);
+  const size_t n = terms.size();
+  const size_t hit = n - 2;  // kernel_terms ends with hit_ns, a0
+  const bool fix = fixed_hit_ns >= 0;
+  std::vector<size_t> cols;  // the fitted terms
+  for (size_t j = 0; j < n; ++j)
+    if (!(fix && j == hit)) cols.push_back(j);
+  const size_t nf = cols.size();
   std::vector<std::vector<double>> A;
-  std::vector<double> y;
+  std::vector<double> y, fixed_part;
   for (const KernelSample& s : samples) {
     if (s.layout != l) continue;
     if (!std::isfinite(s.measured_s) || s.measured_s <= 0) {
       r.error = "a measured time is not finite and positive";
       return r;
     }
-    A.push_back(kernel_features(s, dev, llc));
+    const std::vector<double> f = kernel_features(s, dev, llc);
+    std::vector<double> row;
+    for (size_t j : cols) row.push_back(f[j]);
+    A.push_back(row);
     y.push_back(s.measured_s);
+    fixed_part.push_back(fix ? f[hit] * fixed_hit_ns : 0.0);
   }
-  if (A.size() < n + 1) {
-    r.error = std::to_string(A.size()) + " points for " + std::to_string(n) + " terms";
+  if (A.size() < nf + 1) {
+    r.error = std::to_string(A.size()) + " points for " + std::to_string(nf) + " terms";
     return r;
   }
   // Scale each column to unit maximum: the terms differ by orders of magnitude (a0 per second, others per ns).
-  std::vector<double> scale(n, 0.0);
+  std::vector<double> scale(nf, 0.0);
   for (const auto& row : A)
-    for (size_t j = 0; j < n; ++j) {
+    for (size_t j = 0; j < nf; ++j) {
       if (!std::isfinite(row[j])) {
         r.error = "a feature is not finite";
         return r;
       }
       scale[j] = std::max(scale[j], std::fabs(row[j]));
     }
-  for (size_t j = 0; j < n; ++j)
+  for (size_t j = 0; j < nf; ++j)
     if (!(scale[j] > 0)) {
-      r.error = "term " + kernel_terms(l)[j] + " is zero at every point";
+      r.error = "term " + terms[cols[j]] + " is zero at every point";
       return r;
     }
   for (auto& row : A)
-    for (size_t j = 0; j < n; ++j) row[j] /= scale[j];
+    for (size_t j = 0; j < nf; ++j) row[j] /= scale[j];
   if (!full_rank(A, 1e-12)) {
     r.error = "the points do not determine every term (vary k, m and the number of sub-queries)";
     return r;
   }
-  std::vector<double> c = least_squares(A, y, true);
-  if (c.size() != n) {
+  std::vector<double> rest(y.size());
+  for (size_t i = 0; i < y.size(); ++i) rest[i] = y[i] - fixed_part[i];
+  std::vector<double> c = least_squares(A, rest, true);
+  if (c.size() != nf) {
     r.error = "singular least-squares system";
     return r;
   }
-  std::vector<double> pred(y.size(), 0.0);
+  std::vector<double> pred = fixed_part;
   for (size_t i = 0; i < A.size(); ++i)
-    for (size_t j = 0; j < n; ++j) pred[i] += A[i][j] * c[j];
-  for (size_t j = 0; j < n; ++j) c[j] /= scale[j];
-  r.coefficients = kernel_coefficients(l, c);
+    for (size_t j = 0; j < nf; ++j) pred[i] += A[i][j] * c[j];
+  std::vector<double> all(n, fix ? fixed_hit_ns : 0.0);
+  for (size_t j = 0; j < nf; ++j) all[cols[j]] = c[j] / scale[j];
+  r.coefficients = kernel_coefficients(l, all);
   r.coefficients.fitted = true;
   r.coefficients.r2 = r_squared(y, pred);
   r.coefficients.points = int(y.size());
@@ -201,13 +216,14 @@ KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, cons
 }
 }  // namespace
 
-KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev) {
-  KernelFit best = fit_kernel_at(samples, l, dev, 0);
+KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev,
+                     double fixed_hit_ns) {
+  KernelFit best = fit_kernel_at(samples, l, dev, 0, fixed_hit_ns);
   if (l != Layout::BitSliced || !best.coefficients.fitted || dev.caches.size() < 2) return best;
   const double llc = double(dev.caches[dev.caches.size() - 2].size_bytes);
   for (int j = -12; j <= 4; ++j) {
     if (j == 0 || llc <= 0) continue;
-    const KernelFit f = fit_kernel_at(samples, l, dev, uint64_t(llc * std::pow(2.0, j / 4.0)));
+    const KernelFit f = fit_kernel_at(samples, l, dev, uint64_t(llc * std::pow(2.0, j / 4.0)), fixed_hit_ns);
     if (f.coefficients.fitted && f.coefficients.r2 > best.coefficients.r2 + 1e-12) best = f;
   }
   return best;

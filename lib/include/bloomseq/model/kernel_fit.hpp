@@ -50,7 +50,9 @@ struct KernelFit {
 // than terms + 1, a time that is not finite and positive, or features that do not determine the terms
 // (numerically rank-deficient after scaling each column to unit maximum). For the bit-sliced layout the last cache
 // level's effective capacity (llc_bytes) is searched too: the profile's times 2^(j/4), j = -12..4, the best R^2.
-KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout layout, const DeviceProfile& dev);
+// fixed_hit_ns >= 0: hit_ns is not fitted but set to it (and the rest fitted to the times less the hits' cost).
+KernelFit fit_kernel(const std::vector<KernelSample>& samples, Layout layout, const DeviceProfile& dev,
+                     double fixed_hit_ns = -1);
 // The cache levels the bit-sliced model uses: the profile's with the last cache level's capacity set to `llc_bytes`
 // (not below the level before it; 0 = unchanged).
 std::vector<CacheLevel> caches_with_llc(const std::vector<CacheLevel>& caches, uint64_t llc_bytes);
