@@ -164,6 +164,12 @@ DiagonalTable::DiagonalTable(uint64_t query_length) {
   mask_ = n - 1;
 }
 
+void DiagonalTable::touch(uint64_t first, uint64_t count) {
+  const uint64_t end = std::min(first + count, mask_ + 1);
+  volatile uint32_t* p = last_end_.data();
+  for (uint64_t i = first; i < end; i += 1024) p[i] = p[i];  // one write per 4 KiB page
+}
+
 bool DiagonalTable::reserve_range(uint64_t first, uint64_t last_end) {
   if (first < base_ || last_end < first || last_end - first > UINT32_MAX) return false;
   if (last_end - base_ > UINT32_MAX) rebase(first);

@@ -88,6 +88,8 @@ class DiagonalTable {
   // processed in any order as long as each slot sees its own seeds in subject order.
   uint64_t slot(uint64_t s_stream, uint64_t q_pos) const { return (s_stream - q_pos) & mask_; }
   uint64_t slots() const { return mask_ + 1; }
+  // Faults in the pages of slots [first, first + count) (their contents unchanged).
+  void touch(uint64_t first, uint64_t count);
   // Promises that every later seed lies at or after `first` and every later end at or before `last_end`, so that
   // seeds in [first, last_end) may come in any subject order per the rule above. Rebases now if needed; returns
   // false (nothing changed) when the range is too long for 32-bit ends, and then seeds must come in subject order.
