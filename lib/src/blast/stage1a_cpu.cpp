@@ -180,7 +180,7 @@ inline void narrow_block_hits(const BitslicedMatrix& M, const uint64_t* const* r
   for (int j = 0; j < M.k; ++j) off[j] = size_t(r[j] - M.rows) / 8 * W;
   for (uint64_t b = 0; b < W; ++b) {
     uint64_t acc = t[off[0] + b];
-    for (int j = 1; j < M.k && acc; ++j) acc &= t[off[j] + b];
+    for (int j = 1; j < M.k; ++j) acc &= t[off[j] + b];  // no early exit: the rows are prefetched
     for (; acc; acc &= acc - 1) {
       const uint64_t col = col0 + b * 64 + uint64_t(__builtin_ctzll(acc));
       if (col < M.count) emit(uint32_t(col));
