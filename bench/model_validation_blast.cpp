@@ -159,17 +159,7 @@ std::vector<double> fit_predict(const std::vector<KernelSample>& train, const st
 }
 
 Stage1aConfig stage1a_config(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks) {
-  Stage1aConfig s;
-  s.query_bases = qbases;
-  s.db_bases = dbases;
-  s.w = w;
-  s.n_sub = c.n_sub;
-  s.k = c.k;
-  s.m_bits = c.m;
-  s.layout = c.layout;
-  s.threads = threads;
-  s.work_units = int(chunks);  // the pipeline's work units are the database chunks
-  return s;
+  return model::stage1a_config(sample_of(c, qbases, dbases, w, threads, chunks, 0));
 }
 
 double predict(const Config& c, uint64_t qbases, uint64_t dbases, int w, int threads, uint64_t chunks,

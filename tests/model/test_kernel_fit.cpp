@@ -58,17 +58,7 @@ std::vector<KernelSample> grid(Layout l) {
 }
 
 double model_seconds(const KernelSample& s, const DeviceProfile& d, const Calibration& c) {
-  Stage1aConfig x;
-  x.query_bases = s.query_bases;
-  x.db_bases = s.db_bases;
-  x.w = s.w;
-  x.n_sub = s.n_sub;
-  x.k = s.k;
-  x.m_bits = s.m_bits;
-  x.layout = s.layout;
-  x.threads = s.threads;
-  x.work_units = s.work_units;
-  return predict_stage1a(x, d, c).stage1a_s;
+  return predict_stage1a(stage1a_config(s), d, c).stage1a_s;
 }
 
 // Bit-sliced coefficients that differ from what the plain fields imply (generic hash, narrow rows).

@@ -65,16 +65,18 @@ double simulate_rows(double rho, int c, double rho_last, int c_last, int k, bool
   }
   return rows / trials;
 }
+
+// A block of c columns at fill rho plus c_last at rho_last (the last sub-query), k rows.
+struct Case {
+  double rho;
+  int c;
+  double rho_last;
+  int c_last;
+  int k;
+};
 }  // namespace
 
 TEST_CASE("bitsliced_rows_per_block matches a simulation of both early-exit rules", "[model][kernel]") {
-  struct Case {
-    double rho;
-    int c;
-    double rho_last;
-    int c_last;
-    int k;
-  };
   for (const Case& x : {Case{0.03, 511, 0.001, 1, 6}, Case{0.1, 64, 0, 0, 8}, Case{0.3, 20, 0, 0, 10},
                         Case{0.5, 3, 0.2, 1, 4}, Case{0.02, 250, 0, 0, 1}})
     for (bool all_after_two : {true, false}) {
@@ -94,13 +96,6 @@ TEST_CASE("bitsliced_block_mispredicts matches a simulated best-guess predictor"
   // min(taken, not taken) times there, counted here from the simulated outcomes themselves.
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0, 1);
-  struct Case {
-    double rho;
-    int c;
-    double rho_last;
-    int c_last;
-    int k;
-  };
   for (const Case& x : {Case{0.1, 511, 0.01, 1, 6}, Case{0.2, 64, 0, 0, 8}, Case{0.35, 30, 0, 0, 10},
                         Case{0.6, 3, 0.2, 1, 5}, Case{0.05, 100, 0, 0, 6}})
     for (bool all_after_two : {true, false}) {

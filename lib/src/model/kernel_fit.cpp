@@ -19,17 +19,7 @@ Calibration zero_constants() {
 }
 
 double stage1a_seconds(const KernelSample& s, const DeviceProfile& dev, const Calibration& cal) {
-  Stage1aConfig c;
-  c.query_bases = s.query_bases;
-  c.db_bases = s.db_bases;
-  c.w = s.w;
-  c.n_sub = s.n_sub;
-  c.k = s.k;
-  c.m_bits = s.m_bits;
-  c.layout = s.layout;
-  c.threads = s.threads;
-  c.work_units = s.work_units;
-  return predict_stage1a(c, dev, cal).stage1a_s;
+  return predict_stage1a(stage1a_config(s), dev, cal).stage1a_s;
 }
 
 // Rank check of the column-scaled design: Gaussian elimination of its Gram matrix; a pivot below `tol` times the
@@ -57,6 +47,20 @@ bool full_rank(const std::vector<std::vector<double>>& A, double tol) {
   return true;
 }
 }  // namespace
+
+Stage1aConfig stage1a_config(const KernelSample& s) {
+  Stage1aConfig c;
+  c.query_bases = s.query_bases;
+  c.db_bases = s.db_bases;
+  c.w = s.w;
+  c.n_sub = s.n_sub;
+  c.k = s.k;
+  c.m_bits = s.m_bits;
+  c.layout = s.layout;
+  c.threads = s.threads;
+  c.work_units = s.work_units;
+  return c;
+}
 
 std::vector<std::string> kernel_terms(Layout l) {
   if (l == Layout::Vector) return {"hash_ns", "probe_ns", "mispredict_ns", "hit_ns", "a0"};
