@@ -63,7 +63,7 @@ double model_seconds(const KernelSample& s, const DeviceProfile& d, const Calibr
 
 // Bit-sliced coefficients that differ from what the plain fields imply (generic hash, narrow rows).
 KernelCoefficients known_bitsliced() {
-  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 0.1, 3.0, 15.0, 4.5, 2e-4});
+  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 2.25, 0.1, 3.0, 15.0, 4.5, 2e-4});
   k.fitted = true;
   return k;
 }
@@ -95,8 +95,9 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
       const std::vector<double> v =
           l == Layout::Vector
               ? std::vector<double>{c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0}
-              : std::vector<double>{c.hash_ns,     c.hash_ns,       c.row_fixed_ns, c.row_fixed_ns, c.row_byte_ns,
-                                    c.row_miss_ns, c.mispredict_ns, c.hit_ns,       c.a0};
+              : std::vector<double>{c.hash_ns,       c.hash_ns,     c.row_fixed_ns,  c.row_fixed_ns,
+                                    64 * c.row_byte_ns, c.row_byte_ns, c.row_miss_ns,   c.mispredict_ns,
+                                    c.hit_ns,           c.a0};
       REQUIRE(f.size() == v.size());
       double t = 0;
       for (size_t j = 0; j < f.size(); ++j) t += f[j] * v[j];
@@ -115,10 +116,12 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
       CHECK(k.probe_ns == Approx(c.probe_ns).epsilon(1e-6));
       CHECK(k.mispredict_ns == Approx(c.mispredict_ns).epsilon(1e-6));
     } else {
-      // Without kernel coefficients a generic-k hash costs hash_ns and narrow rows row_fixed_ns per w-mer.
+      // Without kernel coefficients a generic-k hash costs hash_ns, narrow rows row_fixed_ns per w-mer and a
+      // line's 64 bytes per row read.
       CHECK(k.hash_generic_ns == Approx(c.hash_ns).epsilon(1e-6));
       CHECK(k.row_fixed_ns == Approx(c.row_fixed_ns).epsilon(1e-6));
       CHECK(k.narrow_fixed_ns == Approx(c.row_fixed_ns).epsilon(1e-6));
+      CHECK(k.narrow_row_ns == Approx(64 * c.row_byte_ns).epsilon(1e-6));
       CHECK(k.row_byte_ns == Approx(c.row_byte_ns).epsilon(1e-6));
       CHECK(k.row_miss_ns == Approx(c.row_miss_ns).epsilon(1e-6));
       CHECK(k.mispredict_ns == Approx(c.mispredict_ns).epsilon(1e-6));
@@ -247,7 +250,7 @@ TEST_CASE("the planner prices layouts with the kernel coefficients", "[model][ke
   req.layouts = {Layout::Vector, Layout::BitSliced};
   Calibration cal = known();
   // Bit-sliced kernel coefficients 100x the micro-benchmark constants: the vector layout must win ...
-  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 10, 300, 750, 450, 0});
+  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 640, 10, 300, 750, 450, 0});
   slow.fitted = true;
   cal.kernel_bitsliced = slow;
   const Plan a = plan_stage1a(req, d, cal);

@@ -142,17 +142,14 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         if (sh.count <= 256) {
           // Narrow rows (blast/stage1a_cpu.cpp, bitsliced_narrow): W = 1, 2 or 4 words per row, one line; per w-mer
           // its row pointers come from a small ring (no pointer stream), all k row lines are prefetched and all k
-          // rows' W words ANDed (no early exit). Working set: m rows of 8W bytes.
-          const uint64_t nv = sh.count, W = nv <= 64 ? 1 : nv <= 128 ? 2 : 4;
-          const double words = double(c.k) * double(W);
+          // rows' W words ANDed (no early exit). Each row read costs one line access, whatever W; the k lines of a
+          // w-mer are requested together a few w-mers ahead, and up to the planner's 256 Kbit (8 MB of rows) the
+          // measured times show no DRAM term (docs/model-validation.md, D4), so none is charged.
           const double lines = double(c.k);
-          const std::vector<double> share = level_fractions(double(c.m_bits) * 8.0 * double(W), caches_with_llc(d.caches, kc.llc_bytes));
-          const double dram = d.caches.size() > 1 ? share.back() : 0.0;
           r.f_app = Dw * lines;
           r.f_cache = 1.0;
           const double hash = bitsliced_fixed_k_hash(c.k) ? kc.hash_ns : kc.hash_generic_ns;
-          double ns = Dw * c.k * hash + Dw * kc.narrow_fixed_ns + Dw * words * 8.0 * kc.row_byte_ns +
-                      r.f_app * dram * kc.row_miss_ns;
+          double ns = Dw * c.k * hash + Dw * kc.narrow_fixed_ns + r.f_app * kc.narrow_row_ns;
           r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
           break;
         }

@@ -65,8 +65,8 @@ Stage1aConfig stage1a_config(const KernelSample& s) {
 std::vector<std::string> kernel_terms(Layout l) {
   if (l == Layout::Vector) return {"hash_ns", "probe_ns", "mispredict_ns", "hit_ns", "a0"};
   if (l == Layout::BitSliced)
-    return {"hash_ns",     "hash_generic_ns", "row_fixed_ns", "narrow_fixed_ns", "row_byte_ns",
-            "row_miss_ns", "mispredict_ns",   "hit_ns",       "a0"};
+    return {"hash_ns",     "hash_generic_ns", "row_fixed_ns",  "narrow_fixed_ns", "narrow_row_ns", "row_byte_ns",
+            "row_miss_ns", "mispredict_ns",   "hit_ns",        "a0"};
   throw UsageError("the kernel probe prices the CPU layouts only (vector, bitsliced)");
 }
 
@@ -82,9 +82,10 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
     c.hash_generic_ns = v[1];
     c.row_fixed_ns = v[2];
     c.narrow_fixed_ns = v[3];
-    c.row_byte_ns = v[4];
-    c.row_miss_ns = v[5];
-    c.mispredict_ns = v[6];
+    c.narrow_row_ns = v[4];
+    c.row_byte_ns = v[5];
+    c.row_miss_ns = v[6];
+    c.mispredict_ns = v[7];
   }
   c.hit_ns = v[n - 2];
   c.a0 = v[n - 1];
@@ -94,8 +95,8 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
 std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
   if (l == Layout::Vector) return {c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0};
   kernel_terms(l);  // throws for PaperVector
-  return {c.hash_ns,     c.hash_generic_ns, c.row_fixed_ns, c.narrow_fixed_ns, c.row_byte_ns,
-          c.row_miss_ns, c.mispredict_ns,   c.hit_ns,       c.a0};
+  return {c.hash_ns,     c.hash_generic_ns, c.row_fixed_ns,  c.narrow_fixed_ns, c.narrow_row_ns, c.row_byte_ns,
+          c.row_miss_ns, c.mispredict_ns,   c.hit_ns,        c.a0};
 }
 
 bool bitsliced_fixed_k_hash(int k) { return k >= 4 && k <= 8; }
@@ -109,6 +110,7 @@ KernelCoefficients layout_coefficients(const Calibration& cal, Layout l) {
   k.mispredict_ns = cal.mispredict_ns;
   k.row_fixed_ns = k.narrow_fixed_ns = cal.row_fixed_ns;
   k.row_byte_ns = cal.row_byte_ns;
+  k.narrow_row_ns = 64.0 * cal.row_byte_ns;  // one line's bytes
   k.row_miss_ns = cal.row_miss_ns;
   k.hit_ns = cal.hit_ns;
   k.a0 = cal.a0;

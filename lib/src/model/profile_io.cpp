@@ -115,6 +115,7 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
     } else {
       n(p + "hash_generic_ns", k.hash_generic_ns);
       n(p + "narrow_fixed_ns", k.narrow_fixed_ns);
+      n(p + "narrow_row_ns", k.narrow_row_ns);
       n(p + "llc_bytes", double(k.llc_bytes));
       n(p + "row_fixed_ns", k.row_fixed_ns);
       n(p + "row_byte_ns", k.row_byte_ns);
@@ -265,6 +266,8 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
       k.llc_bytes = uint64_t(llc);
       k.row_fixed_ns = num(p + "row_fixed_ns", 0);
       k.row_byte_ns = num(p + "row_byte_ns", 0);
+      // Absent before narrow rows were priced per row: one line's bytes, as for uncalibrated profiles.
+      k.narrow_row_ns = num(p + "narrow_row_ns", 64.0 * k.row_byte_ns);
       k.row_miss_ns = num(p + "row_miss_ns", 0);
       k.mispredict_ns = num(p + "mispredict_ns", 0);  // absent before the term was added: priced at 0
     }
@@ -272,8 +275,8 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
     k.a0 = num(p + "a0", 0);
     k.r2 = num(p + "r2", 0);
     k.points = int(num(p + "points", 0));
-    for (double v : {k.hash_ns, k.probe_ns, k.mispredict_ns, k.hash_generic_ns, k.narrow_fixed_ns, k.row_fixed_ns,
-                     k.row_byte_ns, k.row_miss_ns, k.hit_ns, k.a0})
+    for (double v : {k.hash_ns, k.probe_ns, k.mispredict_ns, k.hash_generic_ns, k.narrow_fixed_ns, k.narrow_row_ns,
+                     k.row_fixed_ns, k.row_byte_ns, k.row_miss_ns, k.hit_ns, k.a0})
       if (!std::isfinite(v) || v < 0) throw DataError(origin + ": negative or non-finite \"" + p + "*\" coefficient");
   };
   kernel("kernel_vector_", c.kernel_vector, true);
