@@ -57,7 +57,7 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   c.kernel_vector.fitted = true;
   c.kernel_vector.r2 = 0.9875;
   c.kernel_vector.points = 18;
-  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 2.75, 13.5, 21.0, 3.125, 0.0975, 2.5, 17.25, 6.25, 1.5e-4});
+  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 2.75, 13.5, 21.0, 3.125, 0.0975, 2.5, 1.625, 17.25, 6.25, 1.5e-4});
   c.kernel_bitsliced.fitted = true;
   c.kernel_bitsliced.points = 17;
   c.kernel_bitsliced.llc_bytes = 3u << 20;
@@ -81,6 +81,7 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   CHECK(b.row_fixed_ns == 13.5);
   CHECK(b.row_byte_ns == Approx(0.0975));
   CHECK(b.row_miss_ns == 2.5);
+  CHECK(b.row_miss_single_ns == 1.625);
   CHECK(b.mispredict_ns == 17.25);
   CHECK(b.hit_ns == 6.25);
   CHECK(b.a0 == Approx(1.5e-4));
@@ -107,15 +108,18 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   const LoadedProfile O = load_profile((dir / "old.json").string());
   CHECK(O.calibration.hash_ns == 2.5);
   CHECK_FALSE(O.calibration.kernel_vector.fitted);
-  // Bit-sliced coefficients from before narrow rows were priced per row read: one line's bytes per row.
+  // Bit-sliced coefficients from before narrow rows were priced per row read (one line's bytes per row) and
+  // one-block matrices had their own DRAM cost (row_miss_ns's).
   {
     std::ofstream(dir / "old_narrow.json") << "{\"format\": \"bloomseq-profile\", \"kind\": \"cpu\", \"cores\": 2, "
                                               "\"calibrated\": 1, \"kernel_bitsliced_hash_ns\": 2, "
-                                              "\"kernel_bitsliced_row_byte_ns\": 0.03125}\n";
+                                              "\"kernel_bitsliced_row_byte_ns\": 0.03125, "
+                                              "\"kernel_bitsliced_row_miss_ns\": 6.5}\n";
   }
   const LoadedProfile ON = load_profile((dir / "old_narrow.json").string());
   REQUIRE(ON.calibration.kernel_bitsliced.fitted);
   CHECK(ON.calibration.kernel_bitsliced.narrow_row_ns == 2.0);
+  CHECK(ON.calibration.kernel_bitsliced.row_miss_single_ns == 6.5);
   // A negative coefficient is a data error naming the file.
   {
     std::ofstream(dir / "neg.json") << "{\"format\": \"bloomseq-profile\", \"kernel_vector_hash_ns\": -1}\n";

@@ -63,7 +63,7 @@ double model_seconds(const KernelSample& s, const DeviceProfile& d, const Calibr
 
 // Bit-sliced coefficients that differ from what the plain fields imply (generic hash, narrow rows).
 KernelCoefficients known_bitsliced() {
-  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 2.25, 0.1, 3.0, 15.0, 4.5, 2e-4});
+  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 2.25, 0.1, 3.0, 1.75, 15.0, 4.5, 2e-4});
   k.fitted = true;
   return k;
 }
@@ -96,8 +96,8 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
           l == Layout::Vector
               ? std::vector<double>{c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0}
               : std::vector<double>{c.hash_ns,       c.hash_ns,     c.row_fixed_ns,  c.row_fixed_ns,
-                                    64 * c.row_byte_ns, c.row_byte_ns, c.row_miss_ns,   c.mispredict_ns,
-                                    c.hit_ns,           c.a0};
+                                    64 * c.row_byte_ns, c.row_byte_ns, c.row_miss_ns,   c.row_miss_ns,
+                                    c.mispredict_ns,    c.hit_ns,      c.a0};
       REQUIRE(f.size() == v.size());
       double t = 0;
       for (size_t j = 0; j < f.size(); ++j) t += f[j] * v[j];
@@ -124,6 +124,7 @@ TEST_CASE("kernel_fit recovers known coefficients from the model's own times", "
       CHECK(k.narrow_row_ns == Approx(64 * c.row_byte_ns).epsilon(1e-6));
       CHECK(k.row_byte_ns == Approx(c.row_byte_ns).epsilon(1e-6));
       CHECK(k.row_miss_ns == Approx(c.row_miss_ns).epsilon(1e-6));
+      CHECK(k.row_miss_single_ns == Approx(c.row_miss_ns).epsilon(1e-6));
       CHECK(k.mispredict_ns == Approx(c.mispredict_ns).epsilon(1e-6));
     }
   }
@@ -165,6 +166,36 @@ TEST_CASE("kernel_fit keeps a fixed hit cost and fits the other terms to the res
   REQUIRE(w.coefficients.fitted);
   CHECK(w.coefficients.hit_ns == 3 * known_bitsliced().hit_ns);
   CHECK(w.coefficients.r2 < 0.9999);
+}
+
+TEST_CASE("kernel_fit takes a one-block matrix's DRAM cost from the others' when no point can tell", "[model][kernel_fit]") {
+  const DeviceProfile d = test_cpu();
+  Calibration b = known();
+  b.kernel_bitsliced = known_bitsliced();
+  b.kernel_bitsliced.row_miss_single_ns = b.kernel_bitsliced.row_miss_ns;
+  b.kernel_bitsliced.llc_bytes = d.caches[2].size_bytes;
+  // Without n_sub 1500 (400 sub-queries: the grid's only one-block matrix) no point prices a one-block DRAM miss.
+  std::vector<KernelSample> s;
+  for (KernelSample x : grid(Layout::BitSliced))
+    if (x.n_sub != 1500) {
+      x.measured_s = model_seconds(x, d, b);
+      s.push_back(x);
+    }
+  const KernelFit r = fit_kernel(s, Layout::BitSliced, d);
+  REQUIRE(r.error.empty());
+  REQUIRE(r.coefficients.fitted);
+  CHECK(r.coefficients.row_miss_ns == Approx(b.kernel_bitsliced.row_miss_ns).epsilon(1e-6));
+  CHECK(r.coefficients.row_miss_single_ns == r.coefficients.row_miss_ns);
+  CHECK(r.coefficients.narrow_row_ns == Approx(b.kernel_bitsliced.narrow_row_ns).epsilon(1e-6));
+  CHECK(r.coefficients.r2 == Approx(1.0).epsilon(1e-9));
+  // With it, a different one-block cost is recovered (the first test case), and the two differ.
+  std::vector<KernelSample> all = grid(Layout::BitSliced);
+  Calibration c = b;
+  c.kernel_bitsliced.row_miss_single_ns = 0.5 * b.kernel_bitsliced.row_miss_ns;
+  for (KernelSample& x : all) x.measured_s = model_seconds(x, d, c);
+  const KernelFit q = fit_kernel(all, Layout::BitSliced, d);
+  REQUIRE(q.coefficients.fitted);
+  CHECK(q.coefficients.row_miss_single_ns == Approx(0.5 * b.kernel_bitsliced.row_miss_ns).epsilon(1e-6));
 }
 
 TEST_CASE("kernel_fit predicts noisy times within the noise", "[model][kernel_fit]") {
@@ -250,7 +281,7 @@ TEST_CASE("the planner prices layouts with the kernel coefficients", "[model][ke
   req.layouts = {Layout::Vector, Layout::BitSliced};
   Calibration cal = known();
   // Bit-sliced kernel coefficients 100x the micro-benchmark constants: the vector layout must win ...
-  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 640, 10, 300, 750, 450, 0});
+  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 640, 10, 300, 300, 750, 450, 0});
   slow.fitted = true;
   cal.kernel_bitsliced = slow;
   const Plan a = plan_stage1a(req, d, cal);

@@ -38,7 +38,7 @@ KernelProbeOptions quick_kernel_probe() {
   o.vector_query_bases = 60000;
   o.vector_nsubs = {5000, 12000, 30000};
   o.bitsliced_query_bases = 200000;
-  o.bitsliced_nsubs = {150, 300, 1000, 4000};
+  o.bitsliced_nsubs = {150, 300, 500, 1000};  // 3 and 2 blocks, one block, narrow rows
   o.db_bases = 65536;
   o.passes = 1;
   o.min_ms = 2;

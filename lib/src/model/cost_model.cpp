@@ -178,11 +178,14 @@ Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const
         // while any block is alive after j rows.
         const double misses =
             all_after_two ? lines : bitsliced_rows_per_block(rf, double(sh.count - 1), rl, 1.0, c.k, false);
+        // A one-block matrix is the same lines for every database chunk and keeps more of them in the shared cache
+        // than one capacity predicts; several blocks, one pass each, evict each other (docs/model-validation.md, D4).
+        const double miss_ns = blocks == 1 ? kc.row_miss_single_ns : kc.row_miss_ns;
         r.f_app = Dw * lines;
-        r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * misses * kc.row_miss_ns / (lines * 64.0 * kc.row_byte_ns) : 1.0;
+        r.f_cache = kc.row_byte_ns > 0 ? 1.0 + dram * misses * miss_ns / (lines * 64.0 * kc.row_byte_ns) : 1.0;
         const double hash = bitsliced_fixed_k_hash(c.k) ? kc.hash_ns : kc.hash_generic_ns;
         double ns = Dw * c.k * hash + Dw * double(blocks) * kc.row_fixed_ns + Dw * pointer_passes * 8.0 * c.k * kc.row_byte_ns +
-                    r.f_app * 64.0 * kc.row_byte_ns + Dw * misses * dram * kc.row_miss_ns +
+                    r.f_app * 64.0 * kc.row_byte_ns + Dw * misses * dram * miss_ns +
                     Dw * mispredicts * kc.mispredict_ns;
         r.stage1a_s = ns * 1e-9 / P * r.f_sched + kc.a0;
         break;

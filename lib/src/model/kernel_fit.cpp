@@ -65,8 +65,8 @@ Stage1aConfig stage1a_config(const KernelSample& s) {
 std::vector<std::string> kernel_terms(Layout l) {
   if (l == Layout::Vector) return {"hash_ns", "probe_ns", "mispredict_ns", "hit_ns", "a0"};
   if (l == Layout::BitSliced)
-    return {"hash_ns",     "hash_generic_ns", "row_fixed_ns",  "narrow_fixed_ns", "narrow_row_ns", "row_byte_ns",
-            "row_miss_ns", "mispredict_ns",   "hit_ns",        "a0"};
+    return {"hash_ns",     "hash_generic_ns",    "row_fixed_ns",  "narrow_fixed_ns", "narrow_row_ns", "row_byte_ns",
+            "row_miss_ns", "row_miss_single_ns", "mispredict_ns", "hit_ns",          "a0"};
   throw UsageError("the kernel probe prices the CPU layouts only (vector, bitsliced)");
 }
 
@@ -85,7 +85,8 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
     c.narrow_row_ns = v[4];
     c.row_byte_ns = v[5];
     c.row_miss_ns = v[6];
-    c.mispredict_ns = v[7];
+    c.row_miss_single_ns = v[7];
+    c.mispredict_ns = v[8];
   }
   c.hit_ns = v[n - 2];
   c.a0 = v[n - 1];
@@ -95,8 +96,8 @@ KernelCoefficients kernel_coefficients(Layout l, const std::vector<double>& v) {
 std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
   if (l == Layout::Vector) return {c.hash_ns, c.probe_ns, c.mispredict_ns, c.hit_ns, c.a0};
   kernel_terms(l);  // throws for PaperVector
-  return {c.hash_ns,     c.hash_generic_ns, c.row_fixed_ns,  c.narrow_fixed_ns, c.narrow_row_ns, c.row_byte_ns,
-          c.row_miss_ns, c.mispredict_ns,   c.hit_ns,        c.a0};
+  return {c.hash_ns,     c.hash_generic_ns,    c.row_fixed_ns,  c.narrow_fixed_ns, c.narrow_row_ns, c.row_byte_ns,
+          c.row_miss_ns, c.row_miss_single_ns, c.mispredict_ns, c.hit_ns,          c.a0};
 }
 
 bool bitsliced_fixed_k_hash(int k) { return k >= 4 && k <= 8; }
@@ -111,7 +112,7 @@ KernelCoefficients layout_coefficients(const Calibration& cal, Layout l) {
   k.row_fixed_ns = k.narrow_fixed_ns = cal.row_fixed_ns;
   k.row_byte_ns = cal.row_byte_ns;
   k.narrow_row_ns = 64.0 * cal.row_byte_ns;  // one line's bytes
-  k.row_miss_ns = cal.row_miss_ns;
+  k.row_miss_ns = k.row_miss_single_ns = cal.row_miss_ns;
   k.hit_ns = cal.hit_ns;
   k.a0 = cal.a0;
   return k;
@@ -150,6 +151,10 @@ double predict_kernel_sample(const KernelSample& s, const KernelCoefficients& k,
 }
 
 namespace {
+size_t index_of(const std::vector<std::string>& terms, const std::string& name) {
+  return size_t(std::find(terms.begin(), terms.end(), name) - terms.begin());
+}
+
 KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, const DeviceProfile& dev, uint64_t llc,
                         double fixed_hit_ns) {
   KernelFit r;
@@ -157,11 +162,7 @@ KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, cons
   const size_t n = terms.size();
   const size_t hit = n - 2;  // kernel_terms ends with hit_ns, a0
   const bool fix = fixed_hit_ns >= 0;
-  std::vector<size_t> cols;  // the fitted terms
-  for (size_t j = 0; j < n; ++j)
-    if (!(fix && j == hit)) cols.push_back(j);
-  const size_t nf = cols.size();
-  std::vector<std::vector<double>> A;
+  std::vector<std::vector<double>> F;  // every term's feature, per sample
   std::vector<double> y, fixed_part;
   for (const KernelSample& s : samples) {
     if (s.layout != l) continue;
@@ -169,12 +170,25 @@ KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, cons
       r.error = "a measured time is not finite and positive";
       return r;
     }
-    const std::vector<double> f = kernel_features(s, dev, llc);
+    F.push_back(kernel_features(s, dev, llc));
+    y.push_back(s.measured_s);
+    fixed_part.push_back(fix ? F.back()[hit] * fixed_hit_ns : 0.0);
+  }
+  // A one-block matrix's DRAM cost is fitted only where some one-block point reaches DRAM; otherwise it is taken
+  // to be the other blocks' (a probe without such points says nothing about it, and must not refuse the rest).
+  const size_t single = l == Layout::BitSliced ? index_of(terms, "row_miss_single_ns") : n;
+  const size_t miss = l == Layout::BitSliced ? index_of(terms, "row_miss_ns") : n;
+  bool tie_single = single < n;
+  for (const auto& f : F) tie_single = tie_single && f[single] == 0.0;
+  std::vector<size_t> cols;  // the fitted terms
+  for (size_t j = 0; j < n; ++j)
+    if (!(fix && j == hit) && !(tie_single && j == single)) cols.push_back(j);
+  const size_t nf = cols.size();
+  std::vector<std::vector<double>> A;
+  for (const auto& f : F) {
     std::vector<double> row;
     for (size_t j : cols) row.push_back(f[j]);
     A.push_back(row);
-    y.push_back(s.measured_s);
-    fixed_part.push_back(fix ? f[hit] * fixed_hit_ns : 0.0);
   }
   if (A.size() < nf + 1) {
     r.error = std::to_string(A.size()) + " points for " + std::to_string(nf) + " terms";
@@ -213,6 +227,7 @@ KernelFit fit_kernel_at(const std::vector<KernelSample>& samples, Layout l, cons
     for (size_t j = 0; j < nf; ++j) pred[i] += A[i][j] * c[j];
   std::vector<double> all(n, fix ? fixed_hit_ns : 0.0);
   for (size_t j = 0; j < nf; ++j) all[cols[j]] = c[j] / scale[j];
+  if (tie_single) all[single] = all[miss];
   r.coefficients = kernel_coefficients(l, all);
   r.coefficients.fitted = true;
   r.coefficients.r2 = r_squared(y, pred);

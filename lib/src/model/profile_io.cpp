@@ -120,6 +120,7 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
       n(p + "row_fixed_ns", k.row_fixed_ns);
       n(p + "row_byte_ns", k.row_byte_ns);
       n(p + "row_miss_ns", k.row_miss_ns);
+      n(p + "row_miss_single_ns", k.row_miss_single_ns);
       n(p + "mispredict_ns", k.mispredict_ns);
     }
     n(p + "hit_ns", k.hit_ns);
@@ -269,6 +270,7 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
       // Absent before narrow rows were priced per row: one line's bytes, as for uncalibrated profiles.
       k.narrow_row_ns = num(p + "narrow_row_ns", 64.0 * k.row_byte_ns);
       k.row_miss_ns = num(p + "row_miss_ns", 0);
+      k.row_miss_single_ns = num(p + "row_miss_single_ns", k.row_miss_ns);  // absent before the term: the same
       k.mispredict_ns = num(p + "mispredict_ns", 0);  // absent before the term was added: priced at 0
     }
     k.hit_ns = num(p + "hit_ns", 0);
@@ -276,7 +278,7 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
     k.r2 = num(p + "r2", 0);
     k.points = int(num(p + "points", 0));
     for (double v : {k.hash_ns, k.probe_ns, k.mispredict_ns, k.hash_generic_ns, k.narrow_fixed_ns, k.narrow_row_ns,
-                     k.row_fixed_ns, k.row_byte_ns, k.row_miss_ns, k.hit_ns, k.a0})
+                     k.row_fixed_ns, k.row_byte_ns, k.row_miss_ns, k.row_miss_single_ns, k.hit_ns, k.a0})
       if (!std::isfinite(v) || v < 0) throw DataError(origin + ": negative or non-finite \"" + p + "*\" coefficient");
   };
   kernel("kernel_vector_", c.kernel_vector, true);

@@ -71,6 +71,9 @@ struct KernelCoefficients {
   double hash_generic_ns = 0;  // bit-sliced: one H3 function where the kernel has no fixed-k path for this k
   double narrow_fixed_ns = 0;  // bit-sliced, V <= 256 (rows of 1-4 words): per db w-mer
   double narrow_row_ns = 0;    // bit-sliced, V <= 256: per row read (one prefetched line, wherever it is cached)
+  // Bit-sliced: a DRAM miss when the matrix is a single 512-column block. The same lines are then hot for every
+  // database chunk and stay partly in the shared cache, where several blocks, read one pass each, evict each other.
+  double row_miss_single_ns = 0;
   // Bit-sliced: the last cache level's capacity as the kernel sees it (found by the fit, as the papers find G;
   // a shared L3 holds less than its size for one process on a busy machine). 0 = the profile's.
   uint64_t llc_bytes = 0;
