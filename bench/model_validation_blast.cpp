@@ -554,23 +554,20 @@ int main(int argc, char** argv) {
     std::printf("\n");
     const std::vector<const Config*> cpts(pts.begin(), pts.end());
     const uint64_t qb = qbases[l == Layout::Vector ? 0 : 1];
-    if (have_cal) {
+    // --auto-tune against this layout's grid with one set of constants, and its count of targets met within 10%.
+    auto tune = [&](const Calibration& with, const char* name) {
       int within = 0, targets = 0;
-      autotune += autotune_vs_grid(l, cpts, qb, batch.codes.size(), w, threads, chunks.size(), dev, cal,
-                                   "calibration profile", &within, &targets);
+      autotune += autotune_vs_grid(l, cpts, qb, batch.codes.size(), w, threads, chunks.size(), dev, with, name,
+                                   &within, &targets);
       std::snprintf(summary, sizeof summary, "%-10s %-28s within 10%% of the best for %d of %d targets\n", to_string(l),
-                    "calibration profile", within, targets);
+                    name, within, targets);
       autotune_summary += summary;
-    }
+    };
+    if (have_cal) tune(cal, "calibration profile");
     if (coef.fitted) {
       Calibration fitted = cal;
       (l == Layout::Vector ? fitted.kernel_vector : fitted.kernel_bitsliced) = coef;
-      int within = 0, targets = 0;
-      autotune += autotune_vs_grid(l, cpts, qb, batch.codes.size(), w, threads, chunks.size(), dev, fitted,
-                                   "constants fitted on the grid", &within, &targets);
-      std::snprintf(summary, sizeof summary, "%-10s %-28s within 10%% of the best for %d of %d targets\n", to_string(l),
-                    "constants fitted on the grid", within, targets);
-      autotune_summary += summary;
+      tune(fitted, "constants fitted on the grid");
     }
     for (Config* c : pts)
       csv << to_string(l) << "," << c->k << "," << c->n_sub << "," << c->m << "," << c->V << "," << c->measured_s << ","

@@ -57,7 +57,8 @@ TEST_CASE("profile round trip with and without kernel coefficients", "[blast][ke
   c.kernel_vector.fitted = true;
   c.kernel_vector.r2 = 0.9875;
   c.kernel_vector.points = 18;
-  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced, {0.5, 2.75, 13.5, 21.0, 3.125, 0.0975, 2.5, 1.625, 17.25, 6.25, 1.5e-4});
+  c.kernel_bitsliced = kernel_coefficients(Layout::BitSliced,
+                                           {0.5, 2.75, 13.5, 21.0, 3.125, 0.0975, 2.5, 1.625, 17.25, 6.25, 1.5e-4});
   c.kernel_bitsliced.fitted = true;
   c.kernel_bitsliced.points = 17;
   c.kernel_bitsliced.llc_bytes = 3u << 20;

@@ -63,7 +63,8 @@ double model_seconds(const KernelSample& s, const DeviceProfile& d, const Calibr
 
 // Bit-sliced coefficients that differ from what the plain fields imply (generic hash, narrow rows).
 KernelCoefficients known_bitsliced() {
-  KernelCoefficients k = kernel_coefficients(Layout::BitSliced, {0.8, 6.5, 12.0, 25.0, 2.25, 0.1, 3.0, 1.75, 15.0, 4.5, 2e-4});
+  KernelCoefficients k = kernel_coefficients(Layout::BitSliced,
+                                             {0.8, 6.5, 12.0, 25.0, 2.25, 0.1, 3.0, 1.75, 15.0, 4.5, 2e-4});
   k.fitted = true;
   return k;
 }
@@ -168,7 +169,8 @@ TEST_CASE("kernel_fit keeps a fixed hit cost and fits the other terms to the res
   CHECK(w.coefficients.r2 < 0.9999);
 }
 
-TEST_CASE("kernel_fit takes a one-block matrix's DRAM cost from the others' when no point can tell", "[model][kernel_fit]") {
+TEST_CASE("kernel_fit takes a one-block matrix's DRAM cost from the others' when no point can tell",
+          "[model][kernel_fit]") {
   const DeviceProfile d = test_cpu();
   Calibration b = known();
   b.kernel_bitsliced = known_bitsliced();
@@ -281,7 +283,8 @@ TEST_CASE("the planner prices layouts with the kernel coefficients", "[model][ke
   req.layouts = {Layout::Vector, Layout::BitSliced};
   Calibration cal = known();
   // Bit-sliced kernel coefficients 100x the micro-benchmark constants: the vector layout must win ...
-  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced, {350, 350, 1200, 1200, 640, 10, 300, 300, 750, 450, 0});
+  KernelCoefficients slow = kernel_coefficients(Layout::BitSliced,
+                                                  {350, 350, 1200, 1200, 640, 10, 300, 300, 750, 450, 0});
   slow.fitted = true;
   cal.kernel_bitsliced = slow;
   const Plan a = plan_stage1a(req, d, cal);

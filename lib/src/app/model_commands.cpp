@@ -492,11 +492,13 @@ int run_calibrate(const std::string& program, const CalibrateOptions& a) {
                   c.kernel_vector.hit_ns, c.kernel_vector.a0, c.kernel_vector.r2, c.kernel_vector.points);
     if (c.kernel_bitsliced.fitted)
       std::printf("# kernel bitsliced: hash_ns=%.3g hash_generic_ns=%.3g row_fixed_ns=%.3g narrow_fixed_ns=%.3g "
-                  "narrow_row_ns=%.3g row_byte_ns=%.3g row_miss_ns=%.3g row_miss_single_ns=%.3g mispredict_ns=%.3g hit_ns=%.3g a0=%.3g s llc=%.2fMiB "
+                  "narrow_row_ns=%.3g row_byte_ns=%.3g row_miss_ns=%.3g row_miss_single_ns=%.3g "
+                  "mispredict_ns=%.3g hit_ns=%.3g a0=%.3g s llc=%.2fMiB "
                   "(R^2 = %.4f, %d points)\n",
                   c.kernel_bitsliced.hash_ns, c.kernel_bitsliced.hash_generic_ns, c.kernel_bitsliced.row_fixed_ns,
-                  c.kernel_bitsliced.narrow_fixed_ns, c.kernel_bitsliced.narrow_row_ns, c.kernel_bitsliced.row_byte_ns,
-                  c.kernel_bitsliced.row_miss_ns, c.kernel_bitsliced.row_miss_single_ns, c.kernel_bitsliced.mispredict_ns, c.kernel_bitsliced.hit_ns,
+                  c.kernel_bitsliced.narrow_fixed_ns, c.kernel_bitsliced.narrow_row_ns,
+                  c.kernel_bitsliced.row_byte_ns, c.kernel_bitsliced.row_miss_ns,
+                  c.kernel_bitsliced.row_miss_single_ns, c.kernel_bitsliced.mispredict_ns, c.kernel_bitsliced.hit_ns,
                   c.kernel_bitsliced.a0,
                   double(c.kernel_bitsliced.llc_bytes) / double(1 << 20),
                   c.kernel_bitsliced.r2, c.kernel_bitsliced.points);

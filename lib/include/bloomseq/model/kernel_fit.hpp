@@ -34,7 +34,8 @@ Stage1aConfig stage1a_config(const KernelSample& s);
 
 // The constants a layout's stage-1a time depends on, in the order of kernel_features: vector: hash_ns, probe_ns,
 // mispredict_ns, hit_ns, a0; bit-sliced: hash_ns, hash_generic_ns, row_fixed_ns, narrow_fixed_ns, narrow_row_ns,
-// row_byte_ns, row_miss_ns, row_miss_single_ns, mispredict_ns, hit_ns, a0. Throws UsageError for Layout::PaperVector (priced by eq. 7's a1, a0).
+// row_byte_ns, row_miss_ns, row_miss_single_ns, mispredict_ns, hit_ns, a0. Throws UsageError for
+// Layout::PaperVector (priced by eq. 7's a1, a0).
 std::vector<std::string> kernel_terms(Layout layout);
 // The model's stage-1a seconds per unit of each term (ns terms per ns, a0 per second) for one sample; `llc_bytes`
 // as KernelCoefficients::llc_bytes.
