@@ -1,23 +1,52 @@
 #!/usr/bin/env bash
 # Builds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the whole test suite, then builds with
-# ThreadSanitizer and runs the tests of the threaded paths. CUDA is off in both (the emulated kernels still run).
+# ThreadSanitizer and runs the tests of the threaded paths. CUDA and the benchmarks are off in both (the emulated
+# kernels still run). Fails on a failing test and on any sanitizer report, also one from a tool that a CLI test
+# runs and whose non-zero exit that test expected: every report is written to a file, and any file fails the run.
 #   scripts/sanitize.sh [address|thread|all]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 jobs=$(nproc)
+case $what in address | thread | all) ;; *) echo "usage: scripts/sanitize.sh [address|thread|all]" >&2; exit 64 ;; esac
+
+# Runs ctest with the sanitizer's reports sent to files under BUILD/sanitizer-reports, then fails if a test
+# failed or any report was written.
+run_checked() {
+  local build=$1 label=$2
+  shift 2
+  local reports=$PWD/$build/sanitizer-reports
+  rm -rf "$reports" && mkdir -p "$reports"
+  local start=$SECONDS status=0
+  ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:log_path=$reports/asan \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan \
+  TSAN_OPTIONS=halt_on_error=1:log_path=$reports/tsan \
+    ctest --test-dir "$build" -j"$jobs" --output-on-failure "$@" || status=$?
+  local found
+  found=$(find "$reports" -type f -size +0 | wc -l)
+  if ((found)); then
+    echo "== $label: $found sanitizer report(s):"
+    find "$reports" -type f -size +0 -print -exec head -40 {} \;
+  fi
+  echo "== $label: ctest exit $status, $found sanitizer report(s), tests $((SECONDS - start)) s"
+  ((status == 0 && found == 0))
+}
+
 if [[ $what == address || $what == all ]]; then
   echo "== ASan + UBSan: whole test suite"
+  start=$SECONDS
   BUILD_DIR=build-asan bash scripts/build.sh -DBLOOMSEQ_CUDA=OFF -DBLOOMSEQ_BENCH=OFF -DBLOOMSEQ_SANITIZE=address \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan -j"$jobs" --output-on-failure
+  echo "== ASan + UBSan: build $((SECONDS - start)) s"
+  run_checked build-asan "ASan + UBSan"
 fi
 if [[ $what == thread || $what == all ]]; then
   echo "== TSan: threaded paths"
+  start=$SECONDS
   BUILD_DIR=build-tsan bash scripts/build.sh -DBLOOMSEQ_CUDA=OFF -DBLOOMSEQ_BENCH=OFF -DBLOOMSEQ_SANITIZE=thread \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  echo "== TSan: build $((SECONDS - start)) s"
   # Tests named for threads exercise the multi-threaded pipelines, "decompressing ahead" the reader's prefetch
   # thread; the CLI tests run the tools with -t 2 and 3 (and read gzip through the prefetch thread).
-  TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure -R 'thread|cli|decompressing ahead'
+  run_checked build-tsan "TSan" -R 'thread|cli|decompressing ahead'
 fi

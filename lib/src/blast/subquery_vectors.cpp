@@ -41,10 +41,11 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   // holds the occurrence itself when the key occurs once. Otherwise a counting sort by the top bits of the
   // canonical key (build_grouped_index); with more w-mers most keys occur several times, and the grouped index,
   // half the slot size, measured faster (E. coli as query, w = 11).
-  const uint64_t keys = uint64_t(1) << (2 * w);
+  // 4^w keys; only compared when 2 * w <= 22 (and a shift by 2 * w is undefined for w = 32).
+  const uint64_t keys = 2 * w <= 22 ? uint64_t(1) << (2 * w) : 0;
   if (by_position && w < 32) {
     build_position_words(queries, w);  // inserted_ is counted when first asked for
-  } else if (2 * w <= 22 && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
+  } else if (keys && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
     build_direct_index(queries, w);
   else
     build_grouped_index(queries, w, starts);

@@ -207,7 +207,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   if (ws.quick_masks.size() < nq * nk * kMaskWords) ws.quick_masks.resize(nq * nk * kMaskWords);
   // Set in place: a mask built on the stack and copied out is read back 16 bytes at a time right after its
   // 4-byte stores, which cannot be forwarded (measured: the copy cost more than the bits).
-  std::memset(ws.quick_masks.data(), 0, nq * nk * kMaskWords * sizeof(uint32_t));
+  if (nq) std::memset(ws.quick_masks.data(), 0, nq * nk * kMaskWords * sizeof(uint32_t));  // data() may be null
   for (size_t qi = 0; qi < nq; ++qi) {
     const uint16_t* lanes = lanes_of(ws.quick_slots[qi]);
     for (size_t s = 0; s < nk; ++s) {
