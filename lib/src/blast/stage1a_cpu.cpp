@@ -46,16 +46,19 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   std::vector<uint64_t> pos, keys;
   chunk_wmers(chunk, stride, pos, keys);
   const int k = vec.k;
-  std::vector<uint32_t> slots(kVectorBlock * size_t(k));  // slots[j * B + i]: bit probed by hash j for w-mer i
+  // Scratch sized to the chunk when it is shorter than a block: small chunks then cost no megabyte-sized
+  // allocation and page faults per call.
+  const size_t block = std::max<size_t>(1, std::min(kVectorBlock, keys.size()));
+  std::vector<uint32_t> slots(block * size_t(k));  // slots[j * block + i]: bit probed by hash j for w-mer i
   // A block's hits come vector by vector; a stable counting sort on the w-mer index puts them in (db_pos,
   // subquery) order in O(hits + B) (std::sort cost more than the probing when the FPR is high).
-  std::vector<uint32_t> hit_wmer, hit_vector, start(kVectorBlock + 1);
+  std::vector<uint32_t> hit_wmer, hit_vector, start(block + 1);
   uint32_t h[kMaxHashes];
-  for (size_t b0 = 0; b0 < keys.size(); b0 += kVectorBlock) {
-    const size_t B = std::min(kVectorBlock, keys.size() - b0);
+  for (size_t b0 = 0; b0 < keys.size(); b0 += block) {
+    const size_t B = std::min(block, keys.size() - b0);
     for (size_t i = 0; i < B; ++i) {
       vec.hash.hash_all(keys[b0 + i], h);
-      for (int j = 0; j < k; ++j) slots[size_t(j) * kVectorBlock + i] = uint32_t(bloom_slot(h[j], vec.m_bits));
+      for (int j = 0; j < k; ++j) slots[size_t(j) * block + i] = uint32_t(bloom_slot(h[j], vec.m_bits));
     }
     hit_wmer.clear();
     hit_vector.clear();
@@ -64,7 +67,7 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
       for (size_t i = 0; i < B; ++i) {
         if (!test_bit(words, slots[i])) continue;  // ~1 - fill of all tests end here
         int j = 1;
-        while (j < k && test_bit(words, slots[size_t(j) * kVectorBlock + i])) ++j;
+        while (j < k && test_bit(words, slots[size_t(j) * block + i])) ++j;
         if (j == k) {
           hit_wmer.push_back(uint32_t(i));
           hit_vector.push_back(v);
