@@ -140,7 +140,7 @@ class Prefetcher {
       cv_.notify_all();
     }
     size_t k = std::min(n, cur_.size() - pos_);
-    std::memcpy(dst, cur_.data() + pos_, k);
+    if (k) std::memcpy(dst, cur_.data() + pos_, k);  // an empty block's data() may be null
     pos_ += k;
     return ssize_t(k);
   }
