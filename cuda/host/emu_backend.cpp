@@ -1,0 +1,28 @@
+#include "bloomseq/cuda/emu_backend.hpp"
+
+#include <algorithm>
+
+#include "bloomseq/cuda/fake_device.hpp"
+
+namespace bloomseq::cuda {
+
+std::unique_ptr<Backend> make_emulated_backend(const EmuOptions& o, EmuStats* stats) {
+  FakeDeviceOptions d;
+  d.profile = o.profile;
+  if (o.shared_limit) {
+    d.profile.shared_per_block_optin = std::min(d.profile.shared_per_block_optin, o.shared_limit);
+    d.profile.shared_per_block = std::min(d.profile.shared_per_block, o.shared_limit);
+  }
+  d.seed = o.seed;
+  CudaOptions c;
+  c.stage1a_threads = o.stage1a_threads;
+  c.classify_threads = o.classify_threads;
+  c.vectors_per_block = o.vectors_per_group;
+  c.max_blocks = o.max_blocks;
+  c.slices = o.slices;
+  c.initial_hit_capacity = o.initial_capacity;
+  c.streams = std::max<size_t>(o.streams, 1);
+  return make_backend_on(std::make_shared<FakeDevice>(d), c, "cuda-emulated", stats);
+}
+
+}  // namespace bloomseq::cuda
