@@ -26,3 +26,16 @@ std::unique_ptr<Backend> make_emulated_backend(const EmuOptions& o, EmuStats* st
 }
 
 }  // namespace bloomseq::cuda
+
+namespace bloomseq {
+
+// The registry's stand-in for a GPU (BLOOMSEQ_FAKE_CUDA_DEVICE): the default options of the real backend on an
+// H100-shaped fake device, so plans, slots and streams are the ones a GPU run would use.
+std::unique_ptr<Backend> make_fake_cuda_backend() {
+  cuda::FakeDeviceOptions d;
+  d.profile = cuda::h100_profile();
+  d.max_delay_us = 0;
+  return cuda::make_backend_on(std::make_shared<cuda::FakeDevice>(d), CudaOptions{}, "cuda");
+}
+
+}  // namespace bloomseq

@@ -14,9 +14,7 @@
 #include "bloomseq/cuda/cuda_backend.hpp"
 #include "bloomseq/cuda/fake_device.hpp"
 #include "bloomseq/error.hpp"
-#include "classify_fixtures.hpp"
-#include "fixtures.hpp"
-#include "stream_fixtures.hpp"
+#include "pipeline_fixtures.hpp"
 
 using namespace bloomseq;
 using namespace bloomseq::cuda;
@@ -45,64 +43,6 @@ Shape random_shape(std::mt19937_64& rng) {
   return s;
 }
 
-// Runs call() until it succeeds: an injected failure must surface as bloomseq::Error, nothing else.
-template <class Call>
-void until_success(Call&& call) {
-  for (int attempt = 0;; ++attempt) {
-    REQUIRE(attempt < 200);
-    try {
-      call();
-      return;
-    } catch (const Error&) {
-    }
-  }
-}
-
-void stage1a_pipeline(std::mt19937_64& rng, Backend& gpu, Backend& cpu) {
-  const int w = int(5 + rng() % 12);
-  auto s = fixtures::make_vectors(rng, uint32_t(1 + rng() % 4), 256 + rng() % 2048, int(1 + rng() % 5), w, 80);
-  const auto db = fixtures::make_db(rng, s.query, 300 + rng() % 900);
-  std::vector<uint64_t> lens(8);
-  for (auto& len : lens) len = 1 + rng() % 300;
-  const auto chunks = fixtures::chunks_of(db, w, lens, rng() % 9);
-  const auto want = fixtures::run_stage1a_stream(cpu, s.view, chunks);
-  std::vector<std::vector<Stage1aHit>> got;
-  until_success([&] { got = fixtures::run_stage1a_stream(gpu, s.view, chunks); });
-  REQUIRE(got == want);
-}
-
-void classify_pipeline(std::mt19937_64& rng, Backend& gpu) {
-  const int w = int(7 + rng() % 10);
-  std::vector<std::pair<uint64_t, int>> shapes;
-  for (size_t f = 0, n = 1 + rng() % 3; f < n; ++f) shapes.push_back({512 + rng() % 8192, int(1 + rng() % 4)});
-  const fixtures::Bank b = fixtures::make_bank(rng, w, shapes, 5);
-  std::vector<fixtures::Reads> batches;
-  for (size_t i = 0, n = rng() % 6; i < n; ++i) batches.push_back(fixtures::make_reads(rng, b, w, rng() % 12));
-  std::vector<ClassifyHits> got;
-  until_success([&] {
-    got.clear();
-    size_t next = 0;
-    gpu.classify_stream(
-        b.view,
-        [&](ReadBatchView& v) {
-          if (next == batches.size()) return false;
-          v = batches[next++].view();
-          return true;
-        },
-        [&](uint64_t index, ClassifyHits& hits) {
-          REQUIRE(index == got.size());
-          got.push_back(hits);
-        });
-  });
-  REQUIRE(got.size() == batches.size());
-  for (size_t i = 0; i < batches.size(); ++i) {
-    ClassifyHits want;
-    classify_reference(b.view, batches[i].view(), want);
-    REQUIRE(got[i].hit_frames == want.hit_frames);
-    REQUIRE(got[i].bitmaps == want.bitmaps);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("cuda host side: 1000 randomized pipelines equal the CPU backend", "[cuda][host][random]") {
@@ -121,10 +61,10 @@ TEST_CASE("cuda host side: 1000 randomized pipelines equal the CPU backend", "[c
     auto fake = std::make_shared<FakeDevice>(shape.device);
     PipelineCounters counters;
     std::unique_ptr<Backend> gpu;
-    until_success([&] { gpu = make_backend_on(fake, shape.options, "cuda", &counters); });
+    fixtures::until_success([&] { gpu = make_backend_on(fake, shape.options, "cuda", &counters); });
     for (int i = 0; i < 4; ++i, ++pipelines) {
-      if (rng() % 3) stage1a_pipeline(rng, *gpu, *cpu);
-      else classify_pipeline(rng, *gpu);
+      if (rng() % 3) fixtures::stage1a_pipeline(rng, *gpu, *cpu);
+      else fixtures::classify_pipeline(rng, *gpu);
     }
     gpu.reset();
     failures += fake->stats().failed_allocations;
