@@ -186,24 +186,32 @@ struct FakeDevice::State {
 
   void release(void* p, bool pinned) {
     if (!p) return;
-    std::lock_guard<std::mutex> lock(m);
-    const auto it = memory.find(reinterpret_cast<uintptr_t>(p));
-    if (it == memory.end() || !it->second.live || it->second.pinned != pinned) {
-      violations.push_back("free of a pointer this device did not hand out (or freed twice)");
-      return;
-    }
-    Allocation& a = it->second;
-    prune(a);
-    if (!a.uses.empty()) violations.push_back("memory freed while a stream may still use it");
-    for (size_t s = 1; s < streams.size(); ++s)
-      if (at(host, uint32_t(s)) < streams[s]->enqueued) {
-        ++stats.frees_while_busy;
-        break;
+    std::vector<std::pair<Worker*, uint64_t>> pending;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      const auto it = memory.find(reinterpret_cast<uintptr_t>(p));
+      if (it == memory.end() || !it->second.live || it->second.pinned != pinned) {
+        violations.push_back("free of a pointer this device did not hand out (or freed twice)");
+        return;
       }
+      Allocation& a = it->second;
+      prune(a);
+      if (!a.uses.empty()) violations.push_back("memory freed while a stream may still use it");
+      for (const Use& u : a.uses) pending.emplace_back(streams[u.stream].get(), u.seq);
+      for (size_t s = 1; s < streams.size(); ++s)
+        if (at(host, uint32_t(s)) < streams[s]->enqueued) {
+          ++stats.frees_while_busy;
+          break;
+        }
+      a.live = false;
+      a.uses.clear();
+    }
+    // Reported above; the poison waits for those uses so that the fake itself never races with its workers.
+    for (const auto& [w, seq] : pending) wait_done(*w, seq);
+    std::lock_guard<std::mutex> lock(m);
+    Allocation& a = memory.at(reinterpret_cast<uintptr_t>(p));
     // Poisoned and kept: the address is never handed out again, so a late use is reported as such.
     std::memset(a.storage.get(), kFreedByte, (a.bytes / 8 + 1) * 8);
-    a.live = false;
-    a.uses.clear();
   }
 
   static void run(Worker& w, uint64_t seed, uint32_t max_delay_us, State* self) {
