@@ -111,9 +111,11 @@ struct FakeDevice::State {
                  a.uses.end());
   }
 
-  // Checks one access by operation (stream, seq) ordered after `order` (stream 0: the host) and records it.
+  // Checks one access by operation (stream, seq) ordered after `order` (stream 0: the host). The use is added to
+  // `uses` for record() once every access of the operation has passed: a refused operation leaves no trace.
+  using Pending = std::vector<std::pair<Allocation*, Use>>;
   void check(const Access& x, uint32_t stream, uint64_t seq, const Clock& order, bool pinned_expected,
-             const char* what, bool may_throw) {
+             const char* what, bool may_throw, Pending* uses = nullptr) {
     if (x.bytes == 0) return;
     uintptr_t start = 0;
     Allocation* a = find(x.p, start);
@@ -137,7 +139,10 @@ struct FakeDevice::State {
                              (u.write ? "write" : "read") + " on another stream is not ordered before",
                          may_throw);
     }
-    if (stream != 0) a->uses.push_back({stream, seq, x.write, lo, hi});
+    if (uses) uses->emplace_back(a, Use{stream, seq, x.write, lo, hi});
+  }
+  static void record(const Pending& uses) {
+    for (const auto& [a, u] : uses) a->uses.push_back(u);
   }
 
   Worker& stream(StreamHandle s) {
@@ -151,7 +156,9 @@ struct FakeDevice::State {
     join(w.order, host);
     const uint32_t id = uint32_t(s);
     const uint64_t seq = w.enqueued + 1;
-    for (const Access& x : accesses) check(x, id, seq, w.order, false, what, true);
+    Pending uses;
+    for (const Access& x : accesses) check(x, id, seq, w.order, false, what, true, &uses);
+    record(uses);
     w.enqueued = seq;
     if (w.order.size() <= id) w.order.resize(id + 1, 0);
     w.order[id] = seq;
@@ -256,7 +263,8 @@ struct FakeDevice::State {
       throw Error(ExitCode::internal, std::string("fake device: launch of ") + name + ": invalid configuration");
     if (c.shared_bytes > shared_allowed(kind, regs))
       throw Error(ExitCode::internal, std::string("fake device: launch of ") + name + " asks " +
-                                          std::to_string(c.shared_bytes) + " bytes of dynamic shared memory, the kernel allows " +
+                                          std::to_string(c.shared_bytes) +
+                                          " bytes of dynamic shared memory, the kernel allows " +
                                           std::to_string(shared_allowed(kind, regs)));
     ++stats.launches;
   }
@@ -330,16 +338,18 @@ void FakeDevice::copy_async(void* dst, const void* src, size_t bytes, CopyKind k
   join(w.order, st_->host);
   const uint32_t id = uint32_t(s);
   const uint64_t seq = w.enqueued + 1;
+  State::Pending uses;
   if (kind == CopyKind::host_to_device) {
     st_->stats.host_to_device_bytes += bytes;
     uintptr_t start = 0;
     const Allocation* a = st_->find(src, start);
-    if (a && a->pinned) st_->check({src, bytes, false}, id, seq, w.order, true, "copy from pinned memory", true);
-    st_->check({dst, bytes, true}, id, seq, w.order, false, "copy to the device", true);
+    if (a && a->pinned) st_->check({src, bytes, false}, id, seq, w.order, true, "copy from pinned memory", true, &uses);
+    st_->check({dst, bytes, true}, id, seq, w.order, false, "copy to the device", true, &uses);
   } else {
-    st_->check({src, bytes, false}, id, seq, w.order, false, "copy from the device", true);
-    st_->check({dst, bytes, true}, id, seq, w.order, true, "asynchronous copy to the host", true);
+    st_->check({src, bytes, false}, id, seq, w.order, false, "copy from the device", true, &uses);
+    st_->check({dst, bytes, true}, id, seq, w.order, true, "asynchronous copy to the host", true, &uses);
   }
+  State::record(uses);
   w.enqueued = seq;
   if (w.order.size() <= id) w.order.resize(id + 1, 0);
   w.order[id] = seq;
@@ -459,7 +469,8 @@ uint32_t FakeDevice::blocks_per_sm(KernelKind, int, uint32_t threads, size_t sha
 void FakeDevice::host_access(const void* p, size_t bytes, bool write) {
   std::lock_guard<std::mutex> lock(st_->m);
   if (bytes == 0) return;
-  st_->check({p, bytes, write}, 0, 0, st_->host, true, write ? "the host writes pinned memory" : "the host reads pinned memory", true);
+  const char* what = write ? "the host writes pinned memory" : "the host reads pinned memory";
+  st_->check({p, bytes, write}, 0, 0, st_->host, true, what, true);
 }
 
 std::vector<std::string> FakeDevice::violations() const {

@@ -30,7 +30,9 @@ bool fake_cuda() {
   return on;
 }
 
-std::unique_ptr<Backend> cuda_backend(int device) { return fake_cuda() ? make_fake_cuda_backend() : make_cuda_backend(device); }
+std::unique_ptr<Backend> cuda_backend(int device) {
+  return fake_cuda() ? make_fake_cuda_backend() : make_cuda_backend(device);
+}
 
 }  // namespace
 

@@ -36,7 +36,10 @@ class Buffer {
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   Buffer(Buffer&& o) noexcept
-      : device_(o.device_), retired_(o.retired_), p_(std::exchange(o.p_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
+      : device_(o.device_),
+        retired_(o.retired_),
+        p_(std::exchange(o.p_, nullptr)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
   // The owner synchronises the streams that used it before it goes (CudaBackend's destructor).
   ~Buffer() {
     if (p_) Pinned ? device_->release_pinned(p_) : device_->release(p_);
