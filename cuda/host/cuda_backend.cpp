@@ -10,6 +10,7 @@
 //    and the destructor synchronises every stream before any buffer goes.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -39,6 +40,16 @@ void allow_dynamic_shared(Device& device, KernelKind kind, int hash_registers, u
   if (bytes <= std::max(now, device.profile().shared_per_block)) return;
   device.set_max_dynamic_shared(kind, hash_registers, bytes);
   now = bytes;
+}
+
+// A source of exactly one item: the one-call forms of the streamed calls.
+template <class Item>
+std::function<bool(Item&)> just(const Item& item) {
+  return [&item, done = false](Item& out) mutable {
+    if (done) return false;
+    out = item;
+    return done = true;
+  };
 }
 
 Fingerprint fingerprint_of(const H3ByteView& h) {
@@ -126,15 +137,8 @@ class CudaBackend final : public Backend {
   }
 
   void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
-    bool done = false;
-    stage1a_stream(
-        vectors,
-        [&](DbChunk& c) {
-          if (done) return false;
-          c = chunk;
-          return done = true;
-        },
-        [&](uint64_t, std::vector<Stage1aHit>& h) { hits.insert(hits.end(), h.begin(), h.end()); });
+    stage1a_stream(vectors, just(chunk),
+                   [&](uint64_t, std::vector<Stage1aHit>& h) { hits.insert(hits.end(), h.begin(), h.end()); });
   }
 
   void stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& next, const Stage1aSink& emit) override {
@@ -288,15 +292,7 @@ class CudaBackend final : public Backend {
   }
 
   void classify(const FilterBank& bank, const ReadBatchView& reads, ClassifyHits& out) override {
-    bool done = false;
-    classify_stream(
-        bank,
-        [&](ReadBatchView& v) {
-          if (done) return false;
-          v = reads;
-          return done = true;
-        },
-        [&](uint64_t, ClassifyHits& h) { out = h; });
+    classify_stream(bank, just(reads), [&](uint64_t, ClassifyHits& h) { out = h; });
   }
 
   void classify_stream(const FilterBank& bank, const BatchSource& next, const ClassifySink& emit) override {
