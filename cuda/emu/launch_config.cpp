@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string>
 
 #include "bloomseq/cuda/kernels/classify_kernel.hpp"
 #include "bloomseq/cuda/kernels/stage1a_kernel.hpp"
@@ -92,6 +93,12 @@ LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, 
   LaunchConfig c;
   c.threads = threads;
   c.shared_bytes = 4 * classify_shared_words(key_nibbles, k_max, n_filters);
+  // Bounded here, before any opt-in: the device would refuse it as an internal error otherwise.
+  const uint64_t budget = gpu.shared_per_block_optin - std::min(gpu.shared_per_block_optin, attr.static_shared);
+  if (c.shared_bytes > budget)
+    throw UsageError("classify: " + std::to_string(n_filters) + " filters need " + std::to_string(c.shared_bytes) +
+                     " bytes of GPU shared memory per block (hash tables and one counter per filter), the device "
+                     "allows " + std::to_string(budget) + ": classify against fewer filters per run");
   c.blocks_per_sm = known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, c.shared_bytes);
   if (c.blocks_per_sm == 0) throw UsageError("classify kernel: one block does not fit on a multiprocessor");
   const uint64_t resident = uint64_t(c.blocks_per_sm) * uint64_t(gpu.sm_count);

@@ -2,13 +2,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "bloomseq/cuda/kernels/classify_kernel.hpp"
-#include "bloomseq/cuda/kernels/stage1a_kernel.hpp"
-#include "bloomseq/cuda/launch_config.hpp"
+#include "bloomseq/cuda/device.hpp"
 
 namespace bloomseq::cuda {
-
-enum class KernelKind { stage1a, classify };
 
 // Registers and static shared memory of the instance for `hash_registers` (8, 16 or 32): cudaFuncGetAttributes.
 KernelAttributes kernel_attributes(KernelKind kind, int hash_registers);

@@ -1,4 +1,5 @@
-// Backend selection in a binary without the CUDA library (the test executables never link it).
+// Backend selection in a binary without the CUDA library (test_cuda links it only in CUDA builds, for the
+// hidden device tests; there this case has nothing to check).
 #include <catch2/catch.hpp>
 
 #include <sstream>

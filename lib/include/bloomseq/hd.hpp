@@ -9,3 +9,10 @@
 #else
 #define BLOOMSEQ_HD inline
 #endif
+
+// Loops over a compile-time bound of hash functions are unrolled on the device so the hashes stay in registers.
+#if defined(__CUDA_ARCH__)
+#define BLOOMSEQ_UNROLL _Pragma("unroll")
+#else
+#define BLOOMSEQ_UNROLL
+#endif

@@ -1,6 +1,7 @@
 // Backend selection. The CUDA backend is an optional, separately built library (bloomseq_cuda); this file must
 // link without it, so it refers to the CUDA factory through weak symbols: they resolve to null when the library
 // is absent. bloomseq_cuda forces its factory object into every binary that links it (see cuda/CMakeLists.txt).
+#include <cstdlib>
 #include <ostream>
 #include <string>
 
@@ -13,9 +14,33 @@ namespace bloomseq {
 std::unique_ptr<Backend> make_cuda_backend(int device) __attribute__((weak));
 int cuda_device_count() __attribute__((weak));
 
-bool cuda_compiled_in() { return &make_cuda_backend != nullptr && &cuda_device_count != nullptr; }
+// Defined in bloomseq_cuda_emu (cuda/host/emu_backend.cpp): the CUDA backend's host side on a fake device.
+std::unique_ptr<Backend> make_fake_cuda_backend() __attribute__((weak));
 
-int cuda_devices() { return cuda_compiled_in() ? cuda_device_count() : 0; }
+namespace {
+
+// BLOOMSEQ_FAKE_CUDA_DEVICE=1 puts one fake device in place of the GPUs (scripts/gpu-check.sh --fake): the
+// CUDA backend's real host side with the kernels run by the host emulator, so the tools run --backend cuda
+// end to end where there is no GPU.
+bool fake_cuda() {
+  static const bool on = [] {
+    const char* e = std::getenv("BLOOMSEQ_FAKE_CUDA_DEVICE");
+    return e && *e && std::string(e) != "0" && &make_fake_cuda_backend != nullptr;
+  }();
+  return on;
+}
+
+std::unique_ptr<Backend> cuda_backend(int device) {
+  return fake_cuda() ? make_fake_cuda_backend() : make_cuda_backend(device);
+}
+
+}  // namespace
+
+bool cuda_compiled_in() {
+  return fake_cuda() || (&make_cuda_backend != nullptr && &cuda_device_count != nullptr);
+}
+
+int cuda_devices() { return fake_cuda() ? 1 : cuda_compiled_in() ? cuda_device_count() : 0; }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int device, int threads, std::ostream* log) {
   if (name != "auto" && name != "cpu" && name != "cuda")
@@ -31,10 +56,10 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int device, int t
     if (device >= devices)
       throw UsageError("--device " + std::to_string(device) + ": only " + std::to_string(devices) +
                        " CUDA device(s) found");
-    return make_cuda_backend(device);
+    return cuda_backend(device);
   }
   // auto
-  if (devices > device) return make_cuda_backend(device);
+  if (devices > device) return cuda_backend(device);
   if (log) {
     if (!cuda_compiled_in())
       *log << "backend: cpu (this build has no CUDA support)\n";

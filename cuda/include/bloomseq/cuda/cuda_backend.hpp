@@ -1,10 +1,12 @@
 // The CUDA backend's plain C++ face: no CUDA types, so apps and the library never include CUDA headers.
-// Defined in bloomseq_cuda (built only when CUDA is enabled); the backend registry (backend/backend.hpp) finds
-// these at link time, so most code should call make_backend("auto"|"cuda") instead.
+// make_cuda_backend and the device queries are defined in bloomseq_cuda (built only when CUDA is enabled); the
+// backend registry (backend/backend.hpp) finds them at link time, so most code should call
+// make_backend("auto"|"cuda") instead. make_backend_on, the host side on any Device, is in bloomseq_cuda_emu.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cuda/launch_config.hpp"
@@ -18,7 +20,31 @@ struct CudaOptions {
   uint32_t vectors_per_block = 1;  // sub-query vectors staged per block (clamped to what fits)
   uint32_t classify_threads = 0;   // 0: from the batch's mean read length
   size_t streams = 3;              // >= 1
+  uint64_t initial_hit_capacity = uint64_t(1) << 20;  // stage-1a hits per slot before the first overflow
+  uint32_t max_blocks = 0;         // cap the grid (0: as planned): forces grid-stride passes
+  uint32_t slices = 0;             // force stage-1a chunk slices (0: as planned)
 };
+
+namespace cuda {
+
+class Device;
+
+// What the backend did, for tests and benchmarks.
+struct PipelineCounters {
+  uint64_t launches = 0;
+  uint64_t overflow_reruns = 0;
+  uint64_t uploads = 0;  // host-to-device uploads of vectors, filters or tables (the upload cache's misses)
+  uint64_t max_blocks = 0;
+  uint64_t max_passes = 0;
+  bool vectors_in_shared = true;  // of the last stage-1a launch
+};
+
+// The CUDA backend's host side on any Device (the CUDA runtime, or the fake device of the tests). `name` is what
+// Backend::name() reports. Throws UsageError for invalid options.
+std::unique_ptr<Backend> make_backend_on(std::shared_ptr<Device> device, const CudaOptions& options,
+                                         const std::string& name = "cuda", PipelineCounters* counters = nullptr);
+
+}  // namespace cuda
 
 // A backend on CUDA device `device`. Throws bloomseq::Error naming the failing CUDA call when the device cannot
 // be used.

@@ -1,12 +1,13 @@
-// A Backend that runs the CUDA kernel bodies on the host through the emulator (emu_ctx.hpp), with the same
-// planning, packing, ordered streaming and overflow handling as the CUDA backend. Tests compare it with the CPU
+// The CUDA backend (make_backend_on, cuda_backend.hpp) on the fake asynchronous device (fake_device.hpp): the
+// real host orchestration with the kernel bodies run by the host emulator. Tests compare it with the CPU
 // reference bit for bit; the knobs below force the awkward paths (tiny grids = many passes, tiny output buffers
-// = overflow reruns, several vectors per block, chunk slices).
+// = overflow reruns, several vectors per block, chunk slices, vectors too large for shared memory).
 #pragma once
 #include <cstdint>
 #include <memory>
 
 #include "bloomseq/backend/backend.hpp"
+#include "bloomseq/cuda/cuda_backend.hpp"
 #include "bloomseq/cuda/launch_config.hpp"
 
 namespace bloomseq::cuda {
@@ -21,15 +22,10 @@ struct EmuOptions {
   uint32_t initial_capacity = 1u << 16;  // stage-1a hit buffer, grown on overflow
   size_t streams = 2;
   uint64_t shared_limit = 0;        // pretend shared memory per block is this small (0: profile's)
+  uint64_t seed = 1;                // the fake device's timing
 };
 
-struct EmuStats {
-  uint64_t launches = 0;
-  uint64_t overflow_reruns = 0;
-  uint64_t max_passes = 0;
-  uint64_t max_blocks = 0;
-  bool vectors_in_shared = true;
-};
+using EmuStats = PipelineCounters;
 
 std::unique_ptr<Backend> make_emulated_backend(const EmuOptions& options = {}, EmuStats* stats = nullptr);
 

@@ -27,13 +27,6 @@
 #define BLOOMSEQ_KERNEL_BODY inline
 #endif
 
-// Loops over the hash registers are unrolled on the device so the hashes stay in registers.
-#if defined(__CUDA_ARCH__)
-#define BLOOMSEQ_UNROLL _Pragma("unroll")
-#else
-#define BLOOMSEQ_UNROLL
-#endif
-
 namespace bloomseq::cuda {
 
 constexpr uint32_t kWarpSize = 32;

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 
+#include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/hd.hpp"
 
 namespace bloomseq {
@@ -36,11 +37,16 @@ struct ConstBlockedBloomView {
 
   BLOOMSEQ_HD const uint32_t* block(uint32_t h0) const { return words + blocked_block_word(h0, m_bits); }
   // True if all k bits picked by hashes[1..k] are set in the block of hashes[0].
-  BLOOMSEQ_HD bool contains(const uint32_t* hashes, int k) const {
+  BLOOMSEQ_HD bool contains(const uint32_t* hashes, int k) const { return contains_upto<33>(hashes, k); }
+  // The same for k + 1 <= KMax hashes, the loop unrolled to KMax on the device.
+  template <int KMax, class Load = PlainLoad>
+  BLOOMSEQ_HD bool contains_upto(const uint32_t* hashes, int k, Load load = {}) const {
     const uint32_t* b = block(hashes[0]);
-    for (int i = 1; i <= k; ++i) {
+    BLOOMSEQ_UNROLL
+    for (int i = 1; i < KMax; ++i) {
+      if (i > k) break;
       const uint32_t bit = blocked_bit(hashes[i]);
-      if (!((b[bit >> 5] >> (bit & 31)) & 1u)) return false;
+      if (!((load(b + (bit >> 5)) >> (bit & 31)) & 1u)) return false;
     }
     return true;
   }

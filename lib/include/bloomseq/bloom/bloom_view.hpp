@@ -19,14 +19,36 @@ BLOOMSEQ_HD void set_bit(uint32_t* words, uint64_t bit) { words[bit >> 5] |= 1u 
 // Words needed for m bits.
 BLOOMSEQ_HD uint64_t bloom_words(uint64_t m_bits) { return (m_bits + 31) / 32; }
 
+// How a probe loads a word: plainly (host memory, GPU shared memory) or, for bits in GPU global memory that no
+// kernel writes, through the read-only data cache.
+struct PlainLoad {
+  BLOOMSEQ_HD uint32_t operator()(const uint32_t* p) const { return *p; }
+};
+struct ReadOnlyLoad {
+  BLOOMSEQ_HD uint32_t operator()(const uint32_t* p) const {
+#if defined(__CUDA_ARCH__)
+    return __ldg(p);
+#else
+    return *p;
+#endif
+  }
+};
+
 struct ConstBloomView {
   const uint32_t* words = nullptr;
   uint64_t m_bits = 0;
 
   // True if all k probed bits are set (early exit on the first zero).
-  BLOOMSEQ_HD bool contains(const uint32_t* hashes, int k) const {
-    for (int i = 0; i < k; ++i)
-      if (!test_bit(words, bloom_slot(hashes[i], m_bits))) return false;
+  BLOOMSEQ_HD bool contains(const uint32_t* hashes, int k) const { return contains_upto<32>(hashes, k); }
+  // The same for k <= KMax, the loop unrolled to KMax on the device (the hashes stay in registers).
+  template <int KMax, class Load = PlainLoad>
+  BLOOMSEQ_HD bool contains_upto(const uint32_t* hashes, int k, Load load = {}) const {
+    BLOOMSEQ_UNROLL
+    for (int i = 0; i < KMax; ++i) {
+      if (i >= k) break;
+      const uint64_t bit = bloom_slot(hashes[i], m_bits);
+      if (!((load(words + (bit >> 5)) >> (bit & 31)) & 1u)) return false;
+    }
     return true;
   }
 };

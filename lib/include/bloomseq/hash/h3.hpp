@@ -61,11 +61,19 @@ struct H3NibbleView {
   int k = 0;
   int key_nibbles = 0;  // ceil(2w / 4)
 
-  BLOOMSEQ_HD void hash_all(uint64_t key, uint32_t* out) const {
-    for (int i = 0; i < k; ++i) out[i] = 0;
+  BLOOMSEQ_HD void hash_all(uint64_t key, uint32_t* out) const { hash_all_upto<kMaxHashes>(key, out); }
+  // The same for k <= KMax, the loops over functions unrolled to KMax on the device, so that `out` can live in
+  // registers instead of local memory.
+  template <int KMax>
+  BLOOMSEQ_HD void hash_all_upto(uint64_t key, uint32_t* out) const {
+    BLOOMSEQ_UNROLL
+    for (int i = 0; i < KMax; ++i)
+      if (i < k) out[i] = 0;
     for (int b = 0; b < key_nibbles; ++b) {
       const uint32_t* row = tables + (size_t(b) * 16 + ((key >> (4 * b)) & 0xF)) * size_t(k);
-      for (int i = 0; i < k; ++i) out[i] ^= row[i];
+      BLOOMSEQ_UNROLL
+      for (int i = 0; i < KMax; ++i)
+        if (i < k) out[i] ^= row[i];
     }
   }
 };

@@ -47,33 +47,12 @@ BLOOMSEQ_HD uint64_t classify_shared_words(int key_nibbles, int k_max, uint32_t 
   return uint64_t(key_nibbles) * 16 * uint64_t(k_max) + n_filters;
 }
 
+// One filter's answer for one frame's hashes, the bits read through the read-only cache (global memory).
 template <int KMax>
-BLOOMSEQ_HD bool probe_global(const uint32_t* words, uint64_t m_bits, const uint32_t* h, int k, uint32_t layout) {
-  if (layout == uint32_t(BloomLayout::blocked512)) {  // hash 0 picks a 512-bit block, hashes 1..k a bit in it
-    const uint32_t* block = words + blocked_block_word(h[0], m_bits);
-    BLOOMSEQ_UNROLL
-    for (int i = 1; i < KMax; ++i) {
-      if (i > k) break;
-      const uint32_t bit = blocked_bit(h[i]);
-#if defined(__CUDA_ARCH__)
-      if (!((__ldg(block + (bit >> 5)) >> (bit & 31)) & 1u)) return false;
-#else
-      if (!((block[bit >> 5] >> (bit & 31)) & 1u)) return false;
-#endif
-    }
-    return true;
-  }
-  BLOOMSEQ_UNROLL
-  for (int i = 0; i < KMax; ++i) {
-    if (i >= k) break;
-#if defined(__CUDA_ARCH__)
-    const uint64_t bit = bloom_slot(h[i], m_bits);
-    if (!((__ldg(words + (bit >> 5)) >> (bit & 31)) & 1u)) return false;  // read-only data path
-#else
-    if (!test_bit(words, bloom_slot(h[i], m_bits))) return false;
-#endif
-  }
-  return true;
+BLOOMSEQ_HD bool filter_contains(const uint32_t* words, uint64_t m_bits, const uint32_t* h, int k, uint32_t layout) {
+  if (layout == uint32_t(BloomLayout::blocked512))
+    return ConstBlockedBloomView{words, m_bits}.contains_upto<KMax>(h, k, ReadOnlyLoad{});
+  return ConstBloomView{words, m_bits}.contains_upto<KMax>(h, k, ReadOnlyLoad{});
 }
 
 template <int KMax, class Ctx>
@@ -107,12 +86,12 @@ BLOOMSEQ_KERNEL_BODY void classify_body(Ctx& ctx, const ClassifyKernelParams& p)
         const uint32_t frame = tile + t;
         uint64_t fwd = 0, rc = 0;
         valid(t) = frame < frames && packed_window(p.packed, p.invalid, start + frame, p.w, fwd, rc);
-        if (valid(t)) hash_unrolled<KMax>(hash, canonical_wmer(fwd, rc), regs(t).h);
+        if (valid(t)) hash.hash_all_upto<KMax>(canonical_wmer(fwd, rc), regs(t).h);
       });
       for (uint32_t f = 0; f < p.n_filters; ++f) {
         const FilterDesc d = p.filters[f];
         const uint32_t* bits = p.filter_words + d.word_offset;
-        ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && probe_global<KMax>(bits, d.m_bits, regs(t).h, int(d.k), d.layout); });
+        ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && filter_contains<KMax>(bits, d.m_bits, regs(t).h, int(d.k), d.layout); });
         ctx.warp_ballot(hit, [&](uint32_t first_thread, uint32_t mask) {
           const uint32_t word = (tile + first_thread) / 32;
           if (word < words) read_bitmaps[uint64_t(f) * words + word] = mask;

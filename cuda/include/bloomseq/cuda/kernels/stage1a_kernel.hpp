@@ -56,29 +56,6 @@ BLOOMSEQ_HD uint64_t stage1a_shared_words(int key_nibbles, int k, uint32_t vecto
          (vectors_in_shared ? uint64_t(vectors_per_group) * words_per_vector : 0);
 }
 
-// H3NibbleView::hash_all with the loop over functions unrolled to KMax (k <= KMax), so that `out` can live in
-// registers instead of local memory.
-template <int KMax>
-BLOOMSEQ_HD void hash_unrolled(const H3NibbleView& v, uint64_t key, uint32_t* out) {
-  BLOOMSEQ_UNROLL
-  for (int i = 0; i < KMax; ++i) out[i] = 0;
-  for (int b = 0; b < v.key_nibbles; ++b) {
-    const uint32_t* row = v.tables + (uint32_t(b) * 16u + uint32_t((key >> (4 * b)) & 0xF)) * uint32_t(v.k);
-    BLOOMSEQ_UNROLL
-    for (int i = 0; i < KMax; ++i)
-      if (i < v.k) out[i] ^= row[i];
-  }
-}
-
-template <int KMax>
-BLOOMSEQ_HD bool probe_unrolled(const uint32_t* words, uint64_t m_bits, const uint32_t* h, int k) {
-  bool all = true;
-  BLOOMSEQ_UNROLL
-  for (int i = 0; i < KMax; ++i)
-    if (i < k) all = all && test_bit(words, bloom_slot(h[i], m_bits));
-  return all;
-}
-
 template <int KMax, class Ctx>
 BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
   uint32_t* shared = ctx.shared_words();
@@ -124,11 +101,12 @@ BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
         const uint64_t pos = tile + t;
         uint64_t fwd = 0, rc = 0;
         valid(t) = pos < end && packed_window(p.packed, p.invalid, pos, p.w, fwd, rc);
-        if (valid(t)) hash_unrolled<KMax>(hash, canonical_wmer(fwd, rc), regs(t).h);
+        if (valid(t)) hash.hash_all_upto<KMax>(canonical_wmer(fwd, rc), regs(t).h);
       });
       for (uint32_t j = 0; j < nv; ++j) {
         const uint32_t* bits = vectors + uint64_t(j) * p.words_per_vector;
-        ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && probe_unrolled<KMax>(bits, p.m_bits, regs(t).h, p.k); });
+        const ConstBloomView vector{bits, p.m_bits};
+        ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && vector.contains_upto<KMax>(regs(t).h, p.k); });
         ctx.warp_append(p.hit_count, hit, [&](uint32_t t, HitCounter slot) {
           if (slot < p.capacity) {
             p.hit_pos[slot] = uint32_t(tile + t);
