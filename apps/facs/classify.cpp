@@ -290,7 +290,8 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
     j.value("paired", paired);
     j.value("pair_mode", pair_mode_name(cp.pair_mode));
     j.value("score", score_kind_name(cp.score));
-    j.value("threshold", cp.threshold);
+    j.value("threshold", cp.threshold);  // 0: the error model's, per read length
+    if (cp.score == ScoreKind::facs) j.value("error_rate", cp.error_rate);
     j.value("threads", cp.threads);
     j.value("batch_bases", cp.batch_bases);
     j.value("kmer_size", set.w);

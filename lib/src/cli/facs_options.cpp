@@ -192,8 +192,11 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
       ("summary", "summary TSV (- = stdout)", cxxopts::value<std::string>()->default_value("-"))
       ("json", "JSON file with the run's parameters and totals", cxxopts::value<std::string>())
       ("score", "scoring: facs or biobloom", cxxopts::value<std::string>()->default_value("facs"))
-      ("s,threshold", "minimum score to match (default 0.55 for facs: fraction of bases covered; 0.15 for biobloom)",
-       cxxopts::value<double>())
+      ("s,threshold", "minimum score to match: a fixed fraction of the read's bases covered (facs; default: from "
+                      "--error-rate and the read length), or BioBloom's s (default 0.15)", cxxopts::value<double>())
+      ("error-rate", "expected sequencing errors per base: sets the facs threshold and quick-pass frames for each "
+                     "read length (with -s: the quick-pass frames only; 0 = FACS's fixed frames)",
+       cxxopts::value<double>()->default_value("0.01"))
       ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
       ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
       ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
@@ -244,8 +247,15 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (score == "facs") cp.score = ScoreKind::facs;
   else if (score == "biobloom") cp.score = ScoreKind::biobloom;
   else throw UsageError("classify: --score must be facs or biobloom, got '" + score + "'");
+  // FACS: 0 = the error model's threshold for each read length.
   cp.threshold = r.count("threshold") ? r["threshold"].as<double>()
-                                      : (cp.score == ScoreKind::facs ? kFacsDefaultThreshold : kBioBloomDefaultThreshold);
+                                      : (cp.score == ScoreKind::facs ? 0.0 : kBioBloomDefaultThreshold);
+  if (r.count("threshold") && !(cp.threshold > 0.0 && cp.threshold <= 1.0))
+    throw UsageError("classify: -s must be in (0, 1]");
+  cp.error_rate = r["error-rate"].as<double>();
+  if (!(cp.error_rate >= 0.0 && cp.error_rate < 0.5)) throw UsageError("classify: --error-rate must be in [0, 0.5)");
+  if (r.count("error-rate") && cp.score != ScoreKind::facs)
+    throw UsageError("classify: --error-rate applies to the facs score, not to --score biobloom");
   const std::string pm = r["pair-mode"].as<std::string>();
   if (pm == "both") cp.pair_mode = PairMode::both;
   else if (pm == "either") cp.pair_mode = PairMode::either;
