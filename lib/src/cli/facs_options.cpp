@@ -203,9 +203,11 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
        cxxopts::value<std::string>()->default_value("cpu"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
-                      "multiMatch.fq; a PREFIX ending in .gz writes gzip", cxxopts::value<std::string>())
-      ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz)",
-       cxxopts::value<std::string>())
+                      "multiMatch.fq; a PREFIX ending in .gz writes gzip; missing folders are created; pairs: "
+                      "PREFIX<filter>_1.fq and _2.fq", cxxopts::value<std::string>())
+      ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz); pairs: a '#' in "
+                        "FILE becomes _1 / _2, else _1 / _2 goes before the extension", cxxopts::value<std::string>())
+      ("interleaved", "pairs: write both mates into one split file (mate 1, then mate 2) instead of two")
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
@@ -225,6 +227,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
               "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv --json run.json -t 2\n"
               "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
               "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
+              "  facs classify r1.fq --mate r2.fq refs.bf --matched-out sorted/ --unmatched-out novel#.fq\n"
+              "      # sorted/<filter>_1.fq + sorted/<filter>_2.fq, novel_1.fq + novel_2.fq\n"
               "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
               "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
               "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
@@ -285,6 +289,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (c.matched_out) c.matched_prefix = r["matched-out"].as<std::string>();
   c.unmatched_out = r.count("unmatched-out") > 0;
   if (c.unmatched_out) c.unmatched_path = r["unmatched-out"].as<std::string>();
+  c.interleaved = r.count("interleaved") > 0;
+  if (c.interleaved && !c.paired) throw UsageError("classify: --interleaved applies to pairs (--mate)");
   return c;
 }
 

@@ -51,6 +51,7 @@ struct FacsClassifyOptions {
   std::string matched_prefix;
   bool unmatched_out = false;
   std::string unmatched_path;
+  bool interleaved = false;          // pairs: both mates in one split file instead of _1 / _2 files
   int requested_w = 0;               // -w: refuse filters with another k-mer size (0 = any)
   bool threads_given = false;        // -t given (--auto-tune keeps it fixed)
   bool progress = false, no_progress = false;
