@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> hit(size_t(std::max(F, 0)), 0), valid(hit.size(), 0);
       std::vector<uint64_t> keys(hit.size());
       WmerRoller roller(w);
+      FacsErrorModel::Uncoverable uncoverable(w);
+      for (int i = 0; i < L; ++i) uncoverable.push(base_code(rec.seq[size_t(i)]) < 4);
+      const int32_t need = model.min_covered(L, uncoverable.finish());
       for (int i = 0; i < L; ++i)
         if (roller.push(base_code(rec.seq[size_t(i)]))) {
           keys[size_t(i + 1 - w)] = canonical_wmer(roller.fwd, roller.rc);
@@ -63,10 +66,10 @@ int main(int argc, char** argv) {
         state.assign(hit.size() + 1, kFrameUnknown);
         for (size_t f = 0; f < hit.size(); ++f) if (!valid[f]) state[f] = kFrameMiss;
         FacsScorer s;
-        s.start(L, w, model.quick_step(L));
+        s.start(L, w, model.quick_density(L));
         for (int f; (f = s.next(state.data())) >= 0;)
           s.feed(state.data(), f, std::binary_search(sets[j].begin(), sets[j].end(), keys[size_t(f)]));
-        if (s.covered > 0 && s.covered >= model.min_covered(L)) {
+        if (s.covered > 0 && s.covered >= need) {
           any = true;
           if (s.covered > best_points) best_points = s.covered, best = int(j);
         }

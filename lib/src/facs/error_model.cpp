@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bloomseq/error.hpp"
+#include "bloomseq/facs/read_scorer.hpp"
 
 namespace bloomseq {
 namespace {
@@ -54,12 +55,11 @@ std::vector<double> FacsErrorModel::covered_distribution(int L, int w, double e)
   return out;
 }
 
-double FacsErrorModel::quick_pass_miss(int L, int w, double e, int s) {
+double FacsErrorModel::quick_pass_miss(int L, int w, double e, int d) {
   const int F = L - w + 1;
   if (F <= 0) return 1.0;
   std::vector<int> q;
-  for (int f = 0; f < F - 1; f += s) q.push_back(f);
-  q.push_back(F - 1);
+  for (int f = 0; f < F; f = FacsScorer::next_quick_frame(f, F, w, d)) q.push_back(f);
   const size_t nq = q.size();
   // State j: quick frames before j hold an error, j and later none yet. A frame that ends error-free hits (the
   // read survives the quick pass): its probability leaves the recurrence. State nq: every quick frame is hit.
@@ -91,24 +91,24 @@ FacsErrorModel::FacsErrorModel(int w, double error_rate, double fixed_fraction)
   if (!(fixed_fraction >= 0.0 && fixed_fraction <= 1.0))
     throw UsageError("score threshold must be in (0, 1], got " + std::to_string(fixed_fraction));
   const int32_t L_max = kMaxTabulated;
-  step_.assign(size_t(L_max) + 1, w);
+  density_.assign(size_t(L_max) + 1, 1);
   for (int32_t L = w; L <= L_max; ++L) {
-    int s = w;
-    while (s > 1 && quick_pass_miss(L, w, e_, s) > kQuickMiss) --s;
-    step_[size_t(L)] = s;
+    int d = 1;
+    while (d < w && quick_pass_miss(L, w, e_, d) > kMiss) ++d;
+    density_[size_t(L)] = d;
   }
   if (fixed_ > 0) return;
   need_.assign(size_t(L_max) + 1, 1);
   covered_distributions(L_max, w, e_, [&](int L, const std::vector<double>& dist) {
-    // The smallest c with P(C <= c) > kThresholdMiss: P(C < c) <= kThresholdMiss.
+    // The smallest c with P(C <= c) > kMiss: P(C < c) <= kMiss.
     double below = 0.0;
     int32_t c = 0;
-    while (c < L && below + dist[size_t(c)] <= kThresholdMiss) below += dist[size_t(c++)];
-    need_[size_t(L)] = std::max<int32_t>(1, std::min<int32_t>(L, std::max<int32_t>(c, w + 1)));
+    while (c < L && below + dist[size_t(c)] <= kMiss) below += dist[size_t(c++)];
+    need_[size_t(L)] = c;
   });
 }
 
-int32_t FacsErrorModel::min_covered(int32_t L) const {
+int32_t FacsErrorModel::min_covered(int32_t L, int32_t uncoverable) const {
   if (L <= 0) return 1;
   if (fixed_ > 0) {  // covered >= fixed * L, as an integer (the same double comparison the scorers made)
     const double need = fixed_ * double(L);
@@ -117,10 +117,14 @@ int32_t FacsErrorModel::min_covered(int32_t L) const {
     while (p <= L && double(p) < need) ++p;
     return std::max<int32_t>(p, 1);
   }
-  if (L < int32_t(need_.size())) return need_[size_t(L)];
-  const int32_t L_max = int32_t(need_.size()) - 1;
-  const double fraction = double(need_[size_t(L_max)]) / double(L_max);
-  return std::max<int32_t>(w_ + 1, int32_t(std::floor(fraction * double(L))));
+  int32_t quantile = 0;
+  if (L < int32_t(need_.size())) {
+    quantile = need_[size_t(L)];
+  } else {
+    const int32_t L_max = int32_t(need_.size()) - 1;
+    quantile = int32_t(std::floor(double(need_[size_t(L_max)]) / double(L_max) * double(L)));
+  }
+  return std::max<int32_t>(1, std::min<int32_t>(L, std::max<int32_t>(quantile - uncoverable, w_ + 1)));
 }
 
 }  // namespace bloomseq

@@ -188,8 +188,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   for (size_t r = 0; r < n; ++r) {
     ws.quick_first[r] = uint32_t(ws.quick_slots.size());
     const int F = ws.frames[r];
-    const int step = model_.quick_step(F + w - 1);
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, step))
+    const int density = model_.quick_density(F + w - 1);
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w, density))
       if (hash_frame(ws, r, q, true))  // a k-mer with N is a miss everywhere, not a lookup
         ws.quick_slots.push_back(ws.lean_index[ws.frame_offset[r] + size_t(q)]);
   }
@@ -245,8 +245,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     denom[r] = len;
     const uint32_t q0 = ws.quick_first[r], q1 = ws.quick_first[r + 1];
     const int F = ws.frames[r];
-    const int quick_frames = FacsScorer::quick_frame_count(F, model_.quick_step(len));
-    const int32_t need = model_.min_covered(len);
+    const int quick_frames = FacsScorer::quick_frame_count(F, w, model_.quick_density(len));
+    const int32_t need = model_.min_covered(len, ws.uncoverable[r]);
     for (size_t j = 0; j < nf; ++j) {
       const uint32_t* const words = views_[j].words;
       const uint64_t blocks = views_[j].m_bits / kBloomBlockBits;
@@ -292,14 +292,14 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     uint8_t* st = ws.states.data() + sc.state;
     std::memset(st, kFrameUnknown, size_t(F));
     uint32_t qi = ws.quick_first[r];
-    const int step = model_.quick_step(F + w - 1);
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, step)) {  // quick frames are known
+    const int density = model_.quick_density(F + w - 1);
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w, density)) {  // quick frames are known
       const size_t slot = ws.frame_offset[r] + size_t(q);
       if (ws.hashed[slot] == 3) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
       else st[q] = kFrameMiss;  // N
     }
     sc.length = int32_t(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
-    sc.max_uncovered = exact_failing ? INT32_MAX : sc.length - model_.min_covered(sc.length);
+    sc.max_uncovered = exact_failing ? INT32_MAX : sc.length - model_.min_covered(sc.length, ws.uncoverable[r]);
     ws.active.push_back(uint32_t(s));
   }
   // Runs a scan until it needs frames that are not known yet (then they are hashed and prefetched and it returns
@@ -379,7 +379,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   auto finish = [&](const FastScan& sc) {
     const size_t i = size_t(sc.read) * nf + sc.filter;
     points[i] = sc.covered;
-    passed[i] = sc.covered > 0 && sc.covered >= model_.min_covered(sc.length);
+    passed[i] = sc.covered > 0 && sc.covered >= model_.min_covered(sc.length, ws.uncoverable[sc.read]);
     lookups += sc.tested;
   };
   size_t live = 0;

@@ -114,6 +114,7 @@ class Classifier {
     std::vector<size_t> frame_offset;    // [read]: first frame (hash slots) of the read
     std::vector<int32_t> frames;         // [read]
     std::vector<int32_t> valid_frames;   // [read]: > 0 if the read has a complete k-mer (1 = yes; not a count)
+    std::vector<int32_t> uncoverable;    // [read of the group]: bases outside N-free runs of w (error model)
     std::vector<uint32_t> hashes;        // [frame][kmax]
     std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2/3/4 hashes 0-1/0-3/all
     std::vector<uint64_t> keys;          // [frame]: canonical key, once computed
