@@ -114,6 +114,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("json", "JSON file with the parameters, the filters built and (--auto-tune) the plan",
        cxxopts::value<std::string>())
       ("q,quiet", "do not print the table of filters built")
+      ("progress", "show progress and the memory estimate on stderr even if it is not a terminal")
+      ("no-progress", "never show progress")
       ("h,help", "this help")
       ("refs", "reference files", cxxopts::value<std::vector<std::string>>());
   add_auto_tune_options(o);
@@ -146,6 +148,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   p.seed = r["seed"].as<uint64_t>();
   b.add = r.count("add") > 0;
   b.quiet = r.count("quiet") > 0;
+  b.progress = r.count("progress") > 0;
+  b.no_progress = r.count("no-progress") > 0;
   b.json = r.count("json") > 0;
   if (b.json) b.json_path = r["json"].as<std::string>();
   const std::string layout = r["layout"].as<std::string>();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
+#include <utility>
 
 #include "bloomseq/bloom/blocked_bloom.hpp"
 #include "bloomseq/encode/dna.hpp"
@@ -17,6 +19,53 @@ void for_each_canonical(const std::vector<std::string_view>& seqs, int w, F&& f)
     WmerRoller r(w);
     for (char c : s)
       if (r.push(base_code(c))) f(canonical_wmer(r.fwd, r.rc));
+  }
+}
+
+constexpr uint64_t kReportEvery = uint64_t(1) << 22;
+
+// for_each_canonical with progress in bases.
+template <class F>
+void for_each_canonical_reporting(const std::vector<std::string_view>& seqs, int w, const BuildProgress& progress,
+                                  const char* phase, F&& f) {
+  if (!progress) return for_each_canonical(seqs, w, f);
+  uint64_t total = 0, done = 0;
+  for (std::string_view s : seqs) total += s.size();
+  for (std::string_view s : seqs)
+    for (size_t from = 0; from < s.size(); from += kReportEvery) {
+      // A slice's w-mers are those ending in it: the roller starts w - 1 bases early and first yields at `from`.
+      const size_t start = from >= size_t(w - 1) ? from - size_t(w - 1) : 0;
+      const size_t to = std::min(s.size(), from + kReportEvery);
+      WmerRoller r(w);
+      for (size_t i = start; i < to; ++i)
+        if (r.push(base_code(s[i]))) f(canonical_wmer(r.fwd, r.rc));
+      done += to - from;
+      progress(phase, done, total);
+    }
+}
+
+// The distinct keys of blocks that are each sorted and deduplicated, in ascending order: a k-way merge.
+template <class F>
+void for_each_merged_distinct(const std::vector<uint64_t>& keys, const std::vector<std::pair<size_t, size_t>>& blocks,
+                              const BuildProgress& progress, const char* phase, uint64_t total, F&& f) {
+  using Head = std::pair<uint64_t, size_t>;  // key, block
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap;
+  std::vector<size_t> at(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    at[b] = blocks[b].first;
+    if (at[b] < blocks[b].second) heap.push({keys[at[b]], b});
+  }
+  uint64_t done = 0;
+  bool any = false;
+  uint64_t last = 0;
+  while (!heap.empty()) {
+    const auto [key, b] = heap.top();
+    heap.pop();
+    if (!any || key != last) f(key);
+    any = true;
+    last = key;
+    if (++at[b] < blocks[b].second) heap.push({keys[at[b]], b});
+    if (progress && ++done % kReportEvery == 0) progress(phase, done, total);
   }
 }
 
@@ -38,12 +87,12 @@ std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_vie
   return keys;
 }
 
-uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w) {
+uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w, const BuildProgress& progress) {
   check_word_size(w);
   constexpr int p = 14;
   constexpr uint32_t registers = 1u << p;
   std::vector<uint8_t> reg(registers, 0);
-  for_each_canonical(seqs, w, [&](uint64_t key) {
+  for_each_canonical_reporting(seqs, w, progress, "estimating k-mers of", [&](uint64_t key) {
     const uint64_t h = SplitMix64(key).next();  // a strong 64-bit mix of the key
     const uint32_t idx = uint32_t(h >> (64 - p));
     const uint64_t rest = (h << p) | (uint64_t(1) << (p - 1));  // guard bit keeps the rank bounded
@@ -85,19 +134,37 @@ void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k) {
 }
 
 FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
-                         const std::string& source) {
+                         const std::string& source, const BuildProgress& progress) {
   check_word_size(p.w);
   FilterEntry f;
   f.name = name;
   f.source = source;
   for (std::string_view s : seqs) f.source_length += s.size();
 
+  // Exact count: all keys, sorted and deduplicated block by block (each a fraction of a second), then merged
+  // twice, to count and to insert.
   std::vector<uint64_t> keys;
+  std::vector<std::pair<size_t, size_t>> blocks;
+  uint64_t kept = 0;  // keys left after deduplication within blocks
   if (p.count == KmerCount::exact) {
-    keys = distinct_canonical_wmers(seqs, p.w);
-    f.elements = keys.size();
+    keys.reserve(f.source_length);
+    for_each_canonical_reporting(seqs, p.w, progress, "reading k-mers of", [&](uint64_t key) { keys.push_back(key); });
+    size_t out = 0;
+    for (size_t from = 0; from < keys.size(); from += kReportEvery) {
+      const size_t to = std::min<size_t>(keys.size(), from + kReportEvery);
+      std::sort(keys.begin() + long(from), keys.begin() + long(to));
+      const size_t n = size_t(std::unique(keys.begin() + long(from), keys.begin() + long(to)) - keys.begin()) - from;
+      std::move(keys.begin() + long(from), keys.begin() + long(from + n), keys.begin() + long(out));
+      blocks.push_back({out, out + n});
+      out += n;
+      if (progress) progress("sorting k-mers of", to, keys.size());
+    }
+    keys.resize(out);
+    kept = out;
+    f.elements = 0;
+    for_each_merged_distinct(keys, blocks, progress, "counting k-mers of", kept, [&](uint64_t) { ++f.elements; });
   } else {
-    f.elements = estimate_distinct_wmers(seqs, p.w);
+    f.elements = estimate_distinct_wmers(seqs, p.w, progress);
   }
   uint64_t m = 0;
   size_filter(f.elements, p, m, f.k);
@@ -116,9 +183,9 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
     else view.insert(h, f.k);
   };
   if (p.count == KmerCount::exact) {
-    for (uint64_t key : keys) insert(key);
+    for_each_merged_distinct(keys, blocks, progress, "inserting k-mers of", kept, insert);
   } else {
-    for_each_canonical(seqs, p.w, insert);
+    for_each_canonical_reporting(seqs, p.w, progress, "inserting k-mers of", insert);
   }
   return f;
 }

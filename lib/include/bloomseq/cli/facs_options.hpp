@@ -29,6 +29,7 @@ struct FacsBuildOptions {
   std::vector<std::string> names; // --name, empty or one per ref
   bool add = false;               // --add: append to the existing container
   bool quiet = false;
+  bool progress = false, no_progress = false;
   bool json = false;              // --json given
   std::string json_path;
   std::string layout_name;        // as given ("blocked" or "classic"), for messages
