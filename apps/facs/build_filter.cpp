@@ -80,7 +80,11 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
       // the k-mer count at most (every k-mer distinct).
       uint64_t m = 0;
       int k = 0;
-      size_filter(bases, q, m, k);
+      try {
+        size_filter(bases, q, m, k);
+      } catch (const UsageError&) {  // too large if every k-mer were distinct: the real count decides later
+        m = kMaxBloomBits;
+      }
       const double mb = (q.count == KmerCount::exact ? 8.0 * double(bases) : 0.0) / 1e6 + double(m) / 8e6 +
                         double(bases) / 1e6;
       progress.finish();

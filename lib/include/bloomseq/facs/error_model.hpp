@@ -9,11 +9,11 @@
 //    N's already leave uncoverable (an N is an error whose place is known), but never fewer than w + 1 bases: one
 //    k-mer alone (a Bloom-filter false positive, or a single k-mer shared by chance) never makes a call. One error
 //    costs a short read a larger share of its bases than a long one, so the threshold, as a fraction of L, grows
-//    with L (e = 1%: 0.49 at 75 bases, 0.71 at 150, 0.80 at 250).
+//    with L (e = 1%: 0.49 at 75 bases, 0.71 at 150, 0.79 at 250).
 //  - quick density: the quick pass looks at frames 0, w, 2w, ... and the last one; a read none of whose quick
 //    frames is error-free scores 0 (FACS). Density d adds d - 1 evenly spaced frames between FACS's (read_scorer.hpp).
 //    d = 1 (FACS's frames) unless that loses more than kMiss of the reads; then the smallest d that does not (at
-//    e = 1% only reads shorter than 72 bases: the lookups of the usual case do not change).
+//    e = 1% only reads of 60 bases or fewer: the lookups of the usual case do not change).
 // Both rules are tabulated once per classifier for lengths up to kMaxTabulated; longer reads take the threshold
 // fraction of that length (lower than their own quantile: the fraction only grows with L) and s = w.
 #pragma once
