@@ -22,7 +22,10 @@ void for_each_canonical(const std::vector<std::string_view>& seqs, int w, F&& f)
   }
 }
 
-constexpr uint64_t kReportEvery = uint64_t(1) << 22;
+// Progress every 256 K units (a few ms of work: the line moves even when the process gets a small share of a busy
+// machine); k-mers sorted in blocks of 1 M (tens of ms each).
+constexpr uint64_t kReportEvery = uint64_t(1) << 18;
+constexpr size_t kSortBlock = size_t(1) << 20;
 
 // for_each_canonical with progress in bases.
 template <class F>
@@ -141,7 +144,7 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
   f.source = source;
   for (std::string_view s : seqs) f.source_length += s.size();
 
-  // Exact count: all keys, sorted and deduplicated block by block (each a fraction of a second), then merged
+  // Exact count: all keys, sorted and deduplicated block by block, then merged
   // twice, to count and to insert.
   std::vector<uint64_t> keys;
   std::vector<std::pair<size_t, size_t>> blocks;
@@ -150,8 +153,8 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
     keys.reserve(f.source_length);
     for_each_canonical_reporting(seqs, p.w, progress, "reading k-mers of", [&](uint64_t key) { keys.push_back(key); });
     size_t out = 0;
-    for (size_t from = 0; from < keys.size(); from += kReportEvery) {
-      const size_t to = std::min<size_t>(keys.size(), from + kReportEvery);
+    for (size_t from = 0; from < keys.size(); from += kSortBlock) {
+      const size_t to = std::min<size_t>(keys.size(), from + kSortBlock);
       std::sort(keys.begin() + long(from), keys.begin() + long(to));
       const size_t n = size_t(std::unique(keys.begin() + long(from), keys.begin() + long(to)) - keys.begin()) - from;
       std::move(keys.begin() + long(from), keys.begin() + long(from + n), keys.begin() + long(out));
