@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 #include <utility>
 
 #include "bloomseq/bloom/blocked_bloom.hpp"
@@ -23,9 +22,8 @@ void for_each_canonical(const std::vector<std::string_view>& seqs, int w, F&& f)
 }
 
 // Progress every 256 K units (a few ms of work: the line moves even when the process gets a small share of a busy
-// machine); k-mers sorted in blocks of 1 M (tens of ms each).
+// machine).
 constexpr uint64_t kReportEvery = uint64_t(1) << 18;
-constexpr size_t kSortBlock = size_t(1) << 20;
 
 // for_each_canonical with progress in bases.
 template <class F>
@@ -47,29 +45,44 @@ void for_each_canonical_reporting(const std::vector<std::string_view>& seqs, int
     }
 }
 
-// The distinct keys of blocks that are each sorted and deduplicated, in ascending order: a k-way merge.
-template <class F>
-void for_each_merged_distinct(const std::vector<uint64_t>& keys, const std::vector<std::pair<size_t, size_t>>& blocks,
-                              const BuildProgress& progress, const char* phase, uint64_t total, F&& f) {
-  using Head = std::pair<uint64_t, size_t>;  // key, block
-  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap;
-  std::vector<size_t> at(blocks.size());
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    at[b] = blocks[b].first;
-    if (at[b] < blocks[b].second) heap.push({keys[at[b]], b});
-  }
+// Sorts and deduplicates k-mer keys in place with progress: partitioned by their top 8 bits (American flag sort,
+// two passes), then bucket by bucket, each a small sort (a bucket holds every copy of its keys). A single sort of
+// a large genome's keys takes minutes without a sign of life; this takes about as long with progress throughout.
+void sort_unique_reporting(std::vector<uint64_t>& keys, int w, const BuildProgress& progress, const char* phase) {
+  const int shift = std::max(0, 2 * w - 8);
+  const uint64_t n = keys.size(), work = 3 * n;  // counting, moving, sorting
   uint64_t done = 0;
-  bool any = false;
-  uint64_t last = 0;
-  while (!heap.empty()) {
-    const auto [key, b] = heap.top();
-    heap.pop();
-    if (!any || key != last) f(key);
-    any = true;
-    last = key;
-    if (++at[b] < blocks[b].second) heap.push({keys[at[b]], b});
-    if (progress && ++done % kReportEvery == 0) progress(phase, done, total);
+  auto tick = [&] {
+    if (progress && ++done % kReportEvery == 0) progress(phase, done, work);
+  };
+  std::vector<size_t> start(257, 0);
+  for (uint64_t k : keys) {
+    ++start[size_t(k >> shift) + 1];
+    tick();
   }
+  for (size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t b = 0; b < 256; ++b)
+    while (next[b] < start[b + 1]) {  // follow the cycle from the first misplaced key of bucket b
+      uint64_t v = keys[next[b]];
+      for (size_t d = size_t(v >> shift); d != b; d = size_t(v >> shift)) {
+        std::swap(v, keys[next[d]++]);
+        tick();
+      }
+      keys[next[b]++] = v;
+      tick();
+    }
+  size_t out = 0;
+  for (size_t b = 0; b < 256; ++b) {
+    const auto first = keys.begin() + long(start[b]), last = keys.begin() + long(start[b + 1]);
+    std::sort(first, last);
+    const auto end = std::unique(first, last);
+    if (out != start[b]) std::move(first, end, keys.begin() + long(out));  // down, into the room of dropped copies
+    out += size_t(end - first);
+    done += start[b + 1] - start[b];
+    if (progress) progress(phase, done, work);
+  }
+  keys.resize(out);
 }
 
 void check_word_size(int w) {
@@ -144,28 +157,13 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
   f.source = source;
   for (std::string_view s : seqs) f.source_length += s.size();
 
-  // Exact count: all keys, sorted and deduplicated block by block, then merged
-  // twice, to count and to insert.
+  // Exact count: all keys, sorted and deduplicated with progress (sort_unique_reporting).
   std::vector<uint64_t> keys;
-  std::vector<std::pair<size_t, size_t>> blocks;
-  uint64_t kept = 0;  // keys left after deduplication within blocks
   if (p.count == KmerCount::exact) {
     keys.reserve(f.source_length);
     for_each_canonical_reporting(seqs, p.w, progress, "reading k-mers of", [&](uint64_t key) { keys.push_back(key); });
-    size_t out = 0;
-    for (size_t from = 0; from < keys.size(); from += kSortBlock) {
-      const size_t to = std::min<size_t>(keys.size(), from + kSortBlock);
-      std::sort(keys.begin() + long(from), keys.begin() + long(to));
-      const size_t n = size_t(std::unique(keys.begin() + long(from), keys.begin() + long(to)) - keys.begin()) - from;
-      std::move(keys.begin() + long(from), keys.begin() + long(from + n), keys.begin() + long(out));
-      blocks.push_back({out, out + n});
-      out += n;
-      if (progress) progress("sorting k-mers of", to, keys.size());
-    }
-    keys.resize(out);
-    kept = out;
-    f.elements = 0;
-    for_each_merged_distinct(keys, blocks, progress, "counting k-mers of", kept, [&](uint64_t) { ++f.elements; });
+    sort_unique_reporting(keys, p.w, progress, "sorting k-mers of");
+    f.elements = keys.size();
   } else {
     f.elements = estimate_distinct_wmers(seqs, p.w, progress);
   }
@@ -186,7 +184,10 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
     else view.insert(h, f.k);
   };
   if (p.count == KmerCount::exact) {
-    for_each_merged_distinct(keys, blocks, progress, "inserting k-mers of", kept, insert);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      insert(keys[i]);
+      if (progress && (i + 1) % kReportEvery == 0) progress("inserting k-mers of", i + 1, keys.size());
+    }
   } else {
     for_each_canonical_reporting(seqs, p.w, progress, "inserting k-mers of", insert);
   }

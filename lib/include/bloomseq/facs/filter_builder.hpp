@@ -27,8 +27,8 @@ uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int 
 // target and k optimal for that m.
 void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k);
 
-// Builds one filter from the sequences of one reference. With --count exact the k-mers are sorted in blocks and
-// merged on the fly (no whole-array sort, no second copy), so that progress moves every few million k-mers.
+// Builds one filter from the sequences of one reference. With --count exact the k-mers are sorted by an in-place
+// radix partition and small sorts (no second copy), so that progress moves throughout.
 FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
                          const std::string& source, const BuildProgress& progress = nullptr);
 
