@@ -113,7 +113,8 @@ mash screen -p "$threads" refs_mash.msh reads/kleb.fq > mash_kleb.tsv 2>/dev/nul
 echo "== absent genome: sequence really shared with the references" >&2
 w=$(python3 -c 'import json; print(json.load(open("facs_run.json"))["parameters"]["kmer_size"])')
 thr=$(python3 -c 'import json; print(json.load(open("facs_run.json"))["parameters"]["threshold"])')
-"$bin/facs_exact" "$w" "$thr" reads/kleb.fq $(for r in $refs; do printf '%s=refs/%s.fa ' "$r" "$r"; done) > kleb_exact.tsv
+err=$(python3 -c 'import json; print(json.load(open("facs_run.json"))["parameters"]["error_rate"])')
+"$bin/facs_exact" "$w" "$thr" "$err" reads/kleb.fq $(for r in $refs; do printf '%s=refs/%s.fa ' "$r" "$r"; done) > kleb_exact.tsv
 kleb_exact=$(awk 'NR == 2 { print $3 }' kleb_exact.tsv)
 kleb_aligned=NA
 if command -v minimap2 > /dev/null; then
@@ -125,7 +126,7 @@ fi
 
 {
   echo "tool,ecoli_correct_pct,suis_correct_pct,lambda_correct_pct,bee_correct_pct,absent_called_pct,ecoli_n,suis_n,lambda_n,bee_n,absent_n"
-  python3 "$eval_py" csv "facs w=$w threshold=$thr" reads/mix.fq facs facs_calls.tsv
+  python3 "$eval_py" csv "facs w=$w error rate $err" reads/mix.fq facs facs_calls.tsv
   python3 "$eval_py" csv "facs --score biobloom" reads/mix.fq facs facs_bbt_calls.tsv
   python3 "$eval_py" csv kraken2 reads/mix.fq kraken2 kraken_calls.txt
   python3 "$eval_py" csv "bbduk (k=31)" reads/mix.fq bbduk bbduk_matched.fq $bbmap_labels
@@ -141,7 +142,7 @@ echo "Accuracy (% of each read class; absent = Klebsiella HS11286 reads called a
 column -s, -t < facs_accuracy.csv
 echo
 echo "Absent-genome reads that really share sequence with a reference:"
-echo "  exact k-mer sets, same FACS rule (w=$w, threshold $thr): $kleb_exact of $kleb_n reads" \
+echo "  exact k-mer sets, same FACS rule (w=$w, threshold $thr, error rate $err): $kleb_exact of $kleb_n reads" \
      "($(awk -v a="$kleb_exact" -v n="$kleb_n" 'BEGIN { printf "%.2f", 100 * a / n }')%)"
 echo "  minimap2 -x sr, >= half the read aligned: $kleb_aligned of $kleb_n reads"
 echo "  mash screen on the absent-genome reads alone:"

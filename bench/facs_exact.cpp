@@ -2,7 +2,8 @@
 // with exact k-mer sets instead of Bloom filters, so the calls it makes reflect sequence really shared with the
 // references (no false positives). Prints, per truth label (read name up to the first '.'), how many reads it
 // calls to some reference, as TSV.
-// Usage: facs_exact W THRESHOLD READS.fq NAME=REF.fa [NAME=REF.fa ...]
+// Usage: facs_exact W THRESHOLD ERROR_RATE READS.fq NAME=REF.fa [NAME=REF.fa ...]
+//   THRESHOLD 0: the error model's threshold per read length for ERROR_RATE (facs classify's default).
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
+#include "bloomseq/facs/error_model.hpp"
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/facs/read_scorer.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
@@ -18,16 +20,16 @@
 using namespace bloomseq;
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    std::fprintf(stderr, "usage: facs_exact W THRESHOLD READS.fq NAME=REF.fa [NAME=REF.fa ...]\n");
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: facs_exact W THRESHOLD ERROR_RATE READS.fq NAME=REF.fa [NAME=REF.fa ...]\n");
     return 64;
   }
   try {
     const int w = std::stoi(argv[1]);
-    const double t = std::stod(argv[2]);
+    const FacsErrorModel model(w, std::stod(argv[3]), std::stod(argv[2]));
     std::vector<std::string> names;
     std::vector<std::vector<uint64_t>> sets;
-    for (int i = 4; i < argc; ++i) {
+    for (int i = 5; i < argc; ++i) {
       const std::string a = argv[i];
       const size_t eq = a.find('=');
       if (eq == std::string::npos) throw UsageError("expected NAME=REF.fa, got " + a);
@@ -38,7 +40,7 @@ int main(int argc, char** argv) {
       sets.push_back(distinct_canonical_wmers(seqs, w));
     }
     std::map<std::string, std::vector<uint64_t>> counts;  // label -> [total, called, per ref...]
-    SequenceReader reader(argv[3]);
+    SequenceReader reader(argv[4]);
     SequenceRecord rec;
     std::vector<uint8_t> state;
     while (reader.next(rec)) {
@@ -50,6 +52,9 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> hit(size_t(std::max(F, 0)), 0), valid(hit.size(), 0);
       std::vector<uint64_t> keys(hit.size());
       WmerRoller roller(w);
+      FacsErrorModel::Uncoverable uncoverable(w);
+      for (int i = 0; i < L; ++i) uncoverable.push(base_code(rec.seq[size_t(i)]) < 4);
+      const int32_t need = model.min_covered(L, uncoverable.finish());
       for (int i = 0; i < L; ++i)
         if (roller.push(base_code(rec.seq[size_t(i)]))) {
           keys[size_t(i + 1 - w)] = canonical_wmer(roller.fwd, roller.rc);
@@ -61,10 +66,10 @@ int main(int argc, char** argv) {
         state.assign(hit.size() + 1, kFrameUnknown);
         for (size_t f = 0; f < hit.size(); ++f) if (!valid[f]) state[f] = kFrameMiss;
         FacsScorer s;
-        s.start(L, w);
+        s.start(L, w, model.quick_density(L));
         for (int f; (f = s.next(state.data())) >= 0;)
           s.feed(state.data(), f, std::binary_search(sets[j].begin(), sets[j].end(), keys[size_t(f)]));
-        if (s.covered > 0 && double(s.covered) >= t * L) {
+        if (s.covered > 0 && s.covered >= need) {
           any = true;
           if (s.covered > best_points) best_points = s.covered, best = int(j);
         }

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <chrono>
 #include <cstdio>
@@ -179,6 +180,35 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
   out.commit();
 }
 
+// Before a long search (progress on): memory from the largest batch (the parsed record, its 2-bit codes and the
+// input's pages: about 3 bytes per base, measured), time from the counting pass's reading rate (a database too
+// large to keep is parsed again) plus stages 1a/1b from the performance model for this configuration.
+void print_estimate(const DbTotals& db, bool parses_again, double counting_s, const BlastSearch& search,
+                    const std::string& profile, uint64_t query_bases) {
+  const BlastParams& p = search.params();
+  const uint64_t batch = std::min(db.bases, p.batch_bases + db.largest);
+  const double mem_mb = (3.0 * double(batch) + double(search.filters().count()) * double(p.m_bits) / 8 +
+                         8.0 * double(query_bases)) / 1e6;
+  model::PlanRequest req;
+  req.query_bases = query_bases;
+  req.db_bases = db.bases;
+  req.w = p.w;
+  req.n_sub = p.n_sub;
+  req.k = p.k;
+  req.m_bits = p.m_bits;
+  req.threads = p.threads;
+  req.layouts = {to_model_layout(search.layout())};
+  const model::LoadedProfile prof = model::load_profile(profile);
+  const model::Plan plan = model::plan_stage1a(req, prof.device, prof.calibration);
+  const double read_s = parses_again ? counting_s : 0.0;
+  if (!plan.feasible || plan.prediction.total_s + read_s < 2.0) return;  // not long work
+  std::fprintf(stderr,
+               "%s: %.1f Mbases in %llu record%s: about %.0f MB of memory (batches of up to %.1f Mbases) and %.0f s "
+               "(reading %.0f s, stages 1a/1b %.0f s predicted; extensions not included)\n",
+               kProgram, double(db.bases) / 1e6, (unsigned long long)db.records, db.records == 1 ? "" : "s", mem_mb,
+               double(batch) / 1e6, read_s + plan.prediction.total_s, read_s, plan.prediction.total_s);
+}
+
 int search_main(const BlastSearchOptions& o, int argc, char** argv) {
   const std::string& query_path = o.query;
   const std::string& db_path = o.db;
@@ -218,7 +248,12 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
       query_bases += rec.seq.size();
     }
   }
-  DatabaseReader db(db_path);
+  // A FASTA database is read once to count its bases (the E-values need the total): progress from here on.
+  Progress progress(progress_on, std::string(kProgram) + ": counting database bases");
+  const auto t_count = std::chrono::steady_clock::now();
+  DatabaseReader db(db_path, progress_on ? std::function<void(uint64_t)>([&](uint64_t b) { progress.update(b); })
+                                         : std::function<void(uint64_t)>());
+  const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
 
   model::Plan plan;
   std::string profile_message;
@@ -295,13 +330,33 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
     buf += tabular_header() + '\n';
   }
 
-  Progress progress(progress_on, "blast-bloom: database bases");
+  const uint64_t db_bases = db.totals().bases;
+  if (progress_on) {
+    progress.finish();  // the estimate goes on a line of its own
+    print_estimate(db.totals(), db.parses_again(), counting_s, search, o.profile, query_bases);
+  }
+  // Progress within a batch: while it is read, then chunk by chunk as stages 1a/1b finish them.
   DbBatch batch;
   uint64_t done = 0;
-  while (db.next_batch(batch, p.batch_bases)) {
+  std::atomic<uint64_t> searched{0};
+  if (progress_on)
+    search.on_chunk_done = [&](uint64_t n) { progress.update(std::min(db_bases, searched += n), db_bases); };
+  std::string phase;
+  const std::function<void(const char*, uint64_t)> reading = [&](const char* what, uint64_t b) {
+    if (phase != what) {  // reading, then encoding a long record: the same bases again
+      phase = what;
+      progress.restart(std::string(kProgram) + ": " + what + " database bases");
+    }
+    progress.update(std::min(db_bases, done + b), db_bases);
+  };
+  for (;;) {
+    phase.clear();
+    if (!db.next_batch(batch, p.batch_bases, progress_on ? reading : nullptr)) break;
+    progress.restart(std::string(kProgram) + ": database bases searched");
+    searched = done;
     search.search(batch);
     for (uint64_t l : batch.lengths) done += l;
-    progress.update(done, db.totals().bases);
+    progress.update(done, db_bases);
   }
   progress.finish();
   const std::vector<Hsp> hsps = search.finish();

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomseq/app/progress.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/io/filter_file.hpp"
@@ -41,6 +42,16 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
   } else {
     set = make_filter_set(p, command_line);
   }
+  // Progress and, before a large reference is hashed, the memory it will take.
+  Progress progress(!o.no_progress && (o.progress || stderr_is_tty()), "facs build-filter");
+  std::string phase;
+  auto show = [&](const std::string& what, uint64_t done, uint64_t total) {
+    if (what != phase) {
+      phase = what;
+      progress.restart("facs build-filter: " + what);
+    }
+    progress.update(done, total);
+  };
   std::set<std::string> taken;
   for (const FilterEntry& f : set.filters) taken.insert(f.name);
   const size_t first_new = set.filters.size();
@@ -62,13 +73,39 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
       if (!q.m_bits) q.m_bits = fp.m_bits;
       if (!q.hashes) q.hashes = fp.k;
     }
-    set.filters.push_back(build_filter(seqs, q, name, source));
+    uint64_t bases = 0;
+    for (std::string_view s : seqs) bases += s.size();
+    if (progress.enabled() && bases >= (uint64_t(64) << 20)) {
+      // k-mers: 8 bytes each with --count exact; the sequences themselves are in memory already. The filter from
+      // the k-mer count at most (every k-mer distinct).
+      uint64_t m = 0;
+      int k = 0;
+      try {
+        size_filter(bases, q, m, k);
+      } catch (const UsageError&) {  // too large if every k-mer were distinct: the real count decides later
+        m = kMaxBloomBits;
+      }
+      const double mb = (q.count == KmerCount::exact ? 8.0 * double(bases) : 0.0) / 1e6 + double(m) / 8e6 +
+                        double(bases) / 1e6;
+      progress.finish();
+      std::fprintf(stderr, "facs build-filter: %s: %.1f Mbases: about %.0f MB of memory at most (%s)\n", name.c_str(),
+                   double(bases) / 1e6, mb,
+                   q.count == KmerCount::exact ? "exact count: 8 bytes per k-mer; --count hll needs none" : "--count hll");
+    }
+    set.filters.push_back(build_filter(seqs, q, name, source, [&](const char* what, uint64_t done, uint64_t total) {
+      show(std::string(what) + " " + name, done, total);
+    }));
 
     if (set.filters.back().elements == 0)
       throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
   };
   for (size_t i = 0; i < refs.size(); ++i) {
-    const std::vector<SequenceRecord> recs = read_all_sequences(refs[i]);
+    std::vector<SequenceRecord> recs;
+    {
+      SequenceReader reader(refs[i]);
+      reader.on_bases([&](uint64_t b) { show("reading " + refs[i] + ", bases", b, 0); });
+      for (SequenceRecord rec; reader.next(rec);) recs.push_back(std::move(rec));
+    }
     if (recs.empty()) throw DataError(refs[i] + ": no sequences");
     if (p.per_record) {
       for (const SequenceRecord& rec : recs) add({rec.seq}, rec.name, refs[i] + ":" + rec.name);
@@ -78,6 +115,7 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
       add(seqs, names.empty() ? file_stem(refs[i]) : names[i], refs[i]);
     }
   }
+  progress.finish();
   // Open the JSON before writing the container so that a bad path fails before the long part is kept.
   OutputFile json_out;
   if (o.json) json_out = OutputFile(o.json_path);

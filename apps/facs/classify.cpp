@@ -19,8 +19,10 @@
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/facs/ordered_pipeline.hpp"
 #include "bloomseq/facs/report.hpp"
+#include "bloomseq/facs/split_outputs.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/io/output_file.hpp"
+#include "bloomseq/io/output_folder.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 #include "facs_autotune.hpp"
 #include "facs_commands.hpp"
@@ -93,7 +95,7 @@ struct Slot {
   BatchScores scores;
   Classifier::Workspace ws;
   std::string tsv;
-  std::vector<std::string> split;  // per split output: filters..., multiMatch, unmatched
+  std::vector<std::string> split;  // [destination * streams + mate]: filters..., multiMatch, unmatched
   uint64_t bases = 0;
 };
 
@@ -148,7 +150,7 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   SequenceReader reader1(reads_path);
   std::unique_ptr<SequenceReader> reader2;
   if (paired) reader2 = std::make_unique<SequenceReader>(o.mate);
-  OutputFile tsv_out, summary_out(o.summary), json_out, unmatched_out;
+  OutputFile tsv_out, summary_out(o.summary), json_out;
   if (o.output) {
     tsv_out = OutputFile(o.output_path);
     tsv_out.write("# " + command_line + "\n");
@@ -157,11 +159,42 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   if (o.json) json_out = OutputFile(o.json_path);
   const bool split_matched = o.matched_out;
   const bool split_unmatched = o.unmatched_out;
-  if (split_unmatched) unmatched_out = OutputFile(o.unmatched_path);
+  // Pairs: mate 1 and mate 2 in two files per destination (split_outputs.hpp), unless --interleaved.
+  const size_t streams = paired && !o.interleaved ? 2 : 1;
+  auto stream_paths = [&](const std::string& path) {
+    std::vector<std::string> p;
+    if (streams == 1) p.push_back(path);
+    else for (int m = 1; m <= 2; ++m) p.push_back(mate_path(path, m));
+    return p;
+  };
+  // Missing folders of the split outputs are created now (a bad path fails before the long part), removed again
+  // if the run fails, and reported once it succeeded.
+  std::vector<OutputFolder> folders;
+  auto make_folder = [&](const std::string& path) { folders.emplace_back(path); };
+  std::vector<OutputFile> unmatched_out;
+  if (split_unmatched)
+    for (const std::string& p : stream_paths(o.unmatched_path)) {
+      make_folder(p);
+      unmatched_out.emplace_back(p);
+    }
   std::string prefix = split_matched ? o.matched_prefix : "";
   const bool prefix_gz = ends_with(prefix, ".gz");
   if (prefix_gz) prefix.resize(prefix.size() - 3);
-  std::vector<OutputFile> matched_out;  // opened at the first batch, when FASTA or FASTQ is known
+  if (split_matched) make_folder(prefix);
+  std::vector<OutputFile> matched_out;  // [destination * streams + mate], opened at the first batch (FASTA or FASTQ)
+  auto open_matched = [&](bool fq) {
+    const std::string ext = std::string(fq ? ".fq" : ".fa") + (prefix_gz ? ".gz" : "");
+    std::vector<std::string> dests = names;
+    dests.push_back("multiMatch");
+    // The mate number goes where a '#' in PREFIX is, else before the extension (not into a filter's name).
+    const bool hash = prefix.find('#') != std::string::npos;
+    for (const std::string& d : dests) {
+      if (streams == 1) matched_out.emplace_back(prefix + d + ext);
+      else
+        for (int m = 1; m <= 2; ++m)
+          matched_out.emplace_back(hash ? mate_path(prefix, m) + d + ext : prefix + d + "_" + std::to_string(m) + ext);
+    }
+  };
   bool fastq = true;
 
   ClassifySummary summary(nf);
@@ -235,14 +268,14 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
           for (size_t i = 0; i < n; ++i) append_read_tsv(s.tsv, s.mates1[i].name, s.scores, i, names, all_scores);
         if (want_split) {
           const bool fq = !s.mates1.empty() && !s.mates1[0].qual.empty();
-          s.split.assign(nf + 2, std::string());
+          s.split.assign((nf + 2) * streams, std::string());
           for (size_t i = 0; i < n; ++i) {
             const int32_t c = s.scores.call[i];
             const size_t dest = c >= 0 ? size_t(c) : c == kCallTie ? nf : nf + 1;
             if (dest <= nf && !split_matched) continue;
             if (dest == nf + 1 && !split_unmatched) continue;
-            append_record(s.split[dest], s.mates1[i], fq);
-            if (paired) append_record(s.split[dest], s.mates2[i], fq);
+            append_record(s.split[dest * streams], s.mates1[i], fq);
+            if (paired) append_record(s.split[dest * streams + streams - 1], s.mates2[i], fq);
           }
         }
       },
@@ -253,15 +286,13 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
         if (want_tsv) tsv_out.write(s.tsv);
         if (want_split) {
           if (batches == 0) fastq = !s.mates1.empty() && !s.mates1[0].qual.empty();
-          if (split_matched && matched_out.empty()) {
-            const std::string ext = std::string(fastq ? ".fq" : ".fa") + (prefix_gz ? ".gz" : "");
-            for (const std::string& nm : names) matched_out.emplace_back(prefix + nm + ext);
-            matched_out.emplace_back(prefix + "multiMatch" + ext);
-          }
+          if (split_matched && matched_out.empty()) open_matched(fastq);
           if (split_matched)
-            for (size_t j = 0; j <= nf; ++j)
+            for (size_t j = 0; j < (nf + 1) * streams; ++j)
               if (!s.split[j].empty()) matched_out[j].write(s.split[j]);
-          if (split_unmatched && !s.split[nf + 1].empty()) unmatched_out.write(s.split[nf + 1]);
+          if (split_unmatched)
+            for (size_t m = 0; m < streams; ++m)
+              if (!s.split[(nf + 1) * streams + m].empty()) unmatched_out[m].write(s.split[(nf + 1) * streams + m]);
         }
         ++batches;
         progress.update(summary.total);
@@ -272,11 +303,7 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   const double run_s = std::chrono::duration<double>(t_end - t_loaded).count();
   const double rate = run_s > 0 ? double(summary.total) / run_s : 0.0;
 
-  if (split_matched && matched_out.empty()) {  // no reads: still create the (empty) outputs
-    const std::string ext = std::string(".fq") + (prefix_gz ? ".gz" : "");
-    for (const std::string& nm : names) matched_out.emplace_back(prefix + nm + ext);
-    matched_out.emplace_back(prefix + "multiMatch" + ext);
-  }
+  if (split_matched && matched_out.empty()) open_matched(true);  // no reads: still create the (empty) outputs
   summary_out.write(summary.tsv(names));
   if (json_out.is_open()) {
     JsonWriter j;
@@ -290,7 +317,8 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
     j.value("paired", paired);
     j.value("pair_mode", pair_mode_name(cp.pair_mode));
     j.value("score", score_kind_name(cp.score));
-    j.value("threshold", cp.threshold);
+    j.value("threshold", cp.threshold);  // 0: the error model's, per read length
+    if (cp.score == ScoreKind::facs) j.value("error_rate", cp.error_rate);
     j.value("threads", cp.threads);
     j.value("batch_bases", cp.batch_bases);
     j.value("kmer_size", set.w);
@@ -352,7 +380,11 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   // Commit last, all together, so that a failure above leaves no partial set of outputs.
   if (tsv_out.is_open()) tsv_out.commit();
   for (OutputFile& f : matched_out) f.commit();
-  if (unmatched_out.is_open()) unmatched_out.commit();
+  for (OutputFile& f : unmatched_out) f.commit();
+  for (OutputFolder& f : folders) {
+    for (const std::string& d : f.created()) std::fprintf(stderr, "facs classify: created folder %s/\n", d.c_str());
+    f.keep();
+  }
   if (json_out.is_open()) json_out.commit();
   summary_out.commit();
   std::fprintf(stderr, "facs classify: %llu %s in %.2f s (%.0f/s, %d thread%s), %llu matched, %llu no match\n",

@@ -277,7 +277,8 @@ TEST_CASE("facs classify: defaults and checks", "[cli]") {
   CHECK(c.reads == "reads.fq");
   CHECK(c.filters == std::vector<std::string>{"a.bf", "b.bf"});
   CHECK(c.params.score == ScoreKind::facs);
-  CHECK(c.params.threshold == kFacsDefaultThreshold);
+  CHECK(c.params.threshold == 0.0);  // the error model's, per read length
+  CHECK(c.params.error_rate == kFacsDefaultErrorRate);
   CHECK(c.params.pair_mode == PairMode::both);
   CHECK(c.params.threads == 1);
   CHECK(c.params.batch_bases == 2000000);
@@ -294,6 +295,13 @@ TEST_CASE("facs classify: defaults and checks", "[cli]") {
   CHECK(p.classify.params.pair_mode == PairMode::either);
   CHECK(p.classify.threads_given);
 
+  CHECK(facs({"facs", "classify", "--error-rate", "0.03", "r", "a.bf"}).classify.params.error_rate == 0.03);
+  CHECK(facs({"facs", "classify", "-s", "0.55", "r", "a.bf"}).classify.params.threshold == 0.55);
+  CHECK_THAT(usage_message({"facs", "classify", "--error-rate", "0.5", "r", "a.bf"}), Catch::Contains("--error-rate must be in [0, 0.5)"));
+  CHECK_THAT(usage_message({"facs", "classify", "--error-rate", "-0.1", "r", "a.bf"}), Catch::Contains("--error-rate must be in [0, 0.5)"));
+  CHECK_THAT(usage_message({"facs", "classify", "--score", "biobloom", "--error-rate", "0.02", "r", "a.bf"}),
+             Catch::Contains("not to --score biobloom"));
+  CHECK_THAT(usage_message({"facs", "classify", "-s", "0", "r", "a.bf"}), Catch::Contains("-s must be in (0, 1]"));
   CHECK_THAT(usage_message({"facs", "classify", "reads.fq"}), Catch::Contains("at least one .bf"));
   CHECK_THAT(usage_message({"facs", "classify", "-t", "0", "r", "a.bf"}), Catch::Contains("-t must be 1..1024"));
   CHECK_THAT(usage_message({"facs", "classify", "-t", "1025", "r", "a.bf"}), Catch::Contains("-t must be 1..1024"));

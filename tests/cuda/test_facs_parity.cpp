@@ -91,7 +91,7 @@ TEST_CASE("facs classifier on the emulated CUDA kernel equals the CPU path", "[c
 
   ClassifyParams cp;
   cp.score = kind;
-  cp.threshold = kind == ScoreKind::facs ? kFacsDefaultThreshold : kBioBloomDefaultThreshold;
+  cp.threshold = kind == ScoreKind::facs ? 0.0 : kBioBloomDefaultThreshold;
   Classifier cpu(set, cp), gpu(set, cp);
   cuda::EmuOptions o;
   o.classify_threads = 64;

@@ -103,7 +103,7 @@ TEST_CASE("lean path: same scores and calls as the generic scorers") {
     set.filters.push_back(build_filter({genomes[g]}, p, "g" + std::to_string(g), "mem"));
   }
   const std::vector<std::string> reads = awkward_reads(genomes, w, 3000, rng);
-  const double threshold = GENERATE(0.55, 0.1, 1.0);
+  const double threshold = GENERATE(0.0, 0.55, 0.1, 1.0);  // 0: the error model's, per read length
   ClassifyParams lean_p, generic_p;
   lean_p.threshold = generic_p.threshold = threshold;
   generic_p.lean_path = false;
@@ -171,7 +171,7 @@ static void require_same_calls(const BatchScores& a, const BatchScores& b, const
 }
 
 TEST_CASE("lean path: scans stopped once the threshold is out of reach keep calls and passing scores") {
-  const double threshold = GENERATE(0.55, 0.2, 0.9, 1.0);
+  const double threshold = GENERATE(0.0, 0.55, 0.2, 0.9, 1.0);
   std::mt19937_64 rng(17);
   std::vector<std::string> genomes;
   for (int g = 0; g < 3; ++g) genomes.push_back(random_dna(15000, rng));
@@ -244,7 +244,7 @@ TEST_CASE("lean path: long uncovered runs in large and small filters score as th
     }
     reads.push_back(rng() & 1 ? reverse_complement(r) : r);
   }
-  for (const double threshold : {0.55, 0.3, 1.0}) {
+  for (const double threshold : {0.0, 0.55, 0.3, 1.0}) {
     ClassifyParams exact, fast, oracle;
     exact.threshold = fast.threshold = oracle.threshold = threshold;
     fast.exact_failing_points = false;

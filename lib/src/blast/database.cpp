@@ -15,14 +15,22 @@ void DbBatch::clear() {
   codes.clear();
 }
 
-void DbBatch::add_record(const std::string& name, const std::string& seq) {
+void DbBatch::add_record(const std::string& name, const std::string& seq,
+                         const std::function<void(uint64_t)>& encoded) {
   names.push_back(name);
   lengths.push_back(seq.size());
   local_starts.push_back(codes.size());
   const size_t at = codes.size();
-  codes.resize(at + seq.size() + 1);
-  for (size_t i = 0; i < seq.size(); ++i) codes[at + i] = base_code(seq[i]);
-  codes[at + seq.size()] = kInvalidBase;  // record separator: no w-mer spans two records
+  if (codes.capacity() < at + seq.size() + 1) codes.reserve(std::max(at + seq.size() + 1, 2 * codes.capacity()));
+  // In slices, so that progress can be shown inside a long record (growing within the reserved room is cheap).
+  constexpr size_t kSlice = size_t(4) << 20;
+  for (size_t from = 0; from < seq.size(); from += kSlice) {
+    const size_t to = std::min(seq.size(), from + kSlice);
+    codes.resize(at + to);
+    for (size_t i = from; i < to; ++i) codes[at + i] = base_code(seq[i]);
+    if (encoded) encoded(to);
+  }
+  codes.push_back(kInvalidBase);  // record separator: no w-mer spans two records
 }
 
 size_t DbBatch::record_at(uint64_t local) const {

@@ -1,6 +1,8 @@
 // Kept apart from database.cpp so that code using only DbBatch does not pull in the readers.
 #include "bloomseq/blast/database.hpp"
 
+#include <algorithm>
+
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/io/twobit.hpp"
@@ -20,27 +22,37 @@ struct DatabaseReader::Impl {
   uint32_t next_record = 0;
 };
 
-DatabaseReader::DatabaseReader(const std::string& path) : impl_(new Impl) {
+DatabaseReader::DatabaseReader(const std::string& path, const std::function<void(uint64_t)>& counted)
+    : impl_(new Impl) {
   impl_->path = path;
   if (path != "-" && is_twobit_file(path)) {
     impl_->twobit = true;
     impl_->tb.reset(new TwoBitReader(path));
     totals_.records = impl_->tb->size();
-    for (size_t i = 0; i < impl_->tb->size(); ++i) totals_.bases += impl_->tb->length(i);
+    for (size_t i = 0; i < impl_->tb->size(); ++i) {
+      totals_.bases += impl_->tb->length(i);
+      totals_.largest = std::max<uint64_t>(totals_.largest, impl_->tb->length(i));
+    }
   } else if (path == "-") {
     impl_->held = read_all_sequences(path);
     impl_->use_held = true;
-    for (const auto& r : impl_->held) totals_.bases += r.seq.size();
+    for (const auto& r : impl_->held) {
+      totals_.bases += r.seq.size();
+      totals_.largest = std::max<uint64_t>(totals_.largest, r.seq.size());
+    }
     totals_.records = impl_->held.size();
   } else {
     // First pass: the totals (the E-values need them before the search starts). A database of up to
     // kHoldBases is kept from this pass instead of being parsed a second time.
     constexpr uint64_t kHoldBases = uint64_t(64) << 20;
     SequenceReader first(path);
+    if (counted) first.on_bases(counted);
     SequenceRecord rec;
     bool holding = true;
     while (first.next(rec)) {
       totals_.bases += rec.seq.size();
+      totals_.largest = std::max<uint64_t>(totals_.largest, rec.seq.size());
+      if (counted) counted(totals_.bases);
       ++totals_.records;
       if (holding && totals_.bases <= kHoldBases) {
         impl_->held.push_back(std::move(rec));
@@ -60,8 +72,17 @@ DatabaseReader::~DatabaseReader() = default;
 
 bool DatabaseReader::is_twobit() const { return impl_->twobit; }
 
-bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases) {
+bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
+
+bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
+                                const std::function<void(const char*, uint64_t)>& progress) {
   batch.clear();
+  if (impl_->reader) {  // the reader counts all bases it parsed; the batch's start from there
+    const uint64_t before = impl_->next_pos - impl_->next_record;  // bases of the earlier batches
+    if (progress) impl_->reader->on_bases([&progress, before](uint64_t b) { progress("reading", b - before); });
+    else impl_->reader->on_bases(nullptr);
+  }
+  const std::function<void(uint64_t)> encoded = [&](uint64_t b) { progress("encoding", b); };
   batch.first_pos = impl_->next_pos;
   batch.first_record = impl_->next_record;
   SequenceRecord rec;
@@ -75,8 +96,9 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases) {
     } else if (!impl_->reader->next(rec)) {
       break;
     }
-    batch.add_record(rec.name, rec.seq);
+    batch.add_record(rec.name, rec.seq, progress && rec.seq.size() > (size_t(8) << 20) ? encoded : nullptr);
   }
+  if (impl_->reader) impl_->reader->on_bases(nullptr);  // `progress` lives only as long as this call
   impl_->next_pos += batch.codes.size();
   impl_->next_record += uint32_t(batch.size());
   return batch.size() > 0;

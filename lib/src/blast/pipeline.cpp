@@ -156,7 +156,10 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     for (size_t i = 0; i < n_chunks; ++i) nhits[i] = hits[i].size();
     stats_.seconds_stage1a += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    parallel_for(n_chunks, params_.threads, [&](size_t i) { verify(i, hits[i]); });
+    parallel_for(n_chunks, params_.threads, [&](size_t i) {
+      verify(i, hits[i]);
+      if (on_chunk_done) on_chunk_done(chunks[i].n_starts);
+    });
     stats_.seconds_stage1b += seconds_since(t0);
   } else if (V > 0) {
     const SubqueryVectors vec = filters_.vectors();
@@ -173,6 +176,7 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       busy_1a[i] = seconds_since(t);
       nhits[i] = h.size();
       verify(i, h);
+      if (on_chunk_done) on_chunk_done(chunks[i].n_starts);
     });
     // The phase's wall time is shared between the stages in proportion to the time the work units spent in each.
     const double wall = seconds_since(t0);

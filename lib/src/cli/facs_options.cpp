@@ -114,6 +114,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("json", "JSON file with the parameters, the filters built and (--auto-tune) the plan",
        cxxopts::value<std::string>())
       ("q,quiet", "do not print the table of filters built")
+      ("progress", "show progress and the memory estimate on stderr even if it is not a terminal")
+      ("no-progress", "never show progress")
       ("h,help", "this help")
       ("refs", "reference files", cxxopts::value<std::vector<std::string>>());
   add_auto_tune_options(o);
@@ -146,6 +148,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   p.seed = r["seed"].as<uint64_t>();
   b.add = r.count("add") > 0;
   b.quiet = r.count("quiet") > 0;
+  b.progress = r.count("progress") > 0;
+  b.no_progress = r.count("no-progress") > 0;
   b.json = r.count("json") > 0;
   if (b.json) b.json_path = r["json"].as<std::string>();
   const std::string layout = r["layout"].as<std::string>();
@@ -192,17 +196,22 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
       ("summary", "summary TSV (- = stdout)", cxxopts::value<std::string>()->default_value("-"))
       ("json", "JSON file with the run's parameters and totals", cxxopts::value<std::string>())
       ("score", "scoring: facs or biobloom", cxxopts::value<std::string>()->default_value("facs"))
-      ("s,threshold", "minimum score to match (default 0.55 for facs: fraction of bases covered; 0.15 for biobloom)",
-       cxxopts::value<double>())
+      ("s,threshold", "minimum score to match: a fixed fraction of the read's bases covered (facs; default: from "
+                      "--error-rate and the read length), or BioBloom's s (default 0.15)", cxxopts::value<double>())
+      ("error-rate", "expected sequencing errors per base: sets the facs threshold and quick-pass frames for each "
+                     "read length (with -s: the quick-pass frames only; 0 = FACS's fixed frames)",
+       cxxopts::value<double>()->default_value("0.01"))
       ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
       ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
       ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
        cxxopts::value<std::string>()->default_value("cpu"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
-                      "multiMatch.fq; a PREFIX ending in .gz writes gzip", cxxopts::value<std::string>())
-      ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz)",
-       cxxopts::value<std::string>())
+                      "multiMatch.fq; a PREFIX ending in .gz writes gzip; missing folders are created; pairs: "
+                      "PREFIX<filter>_1.fq and _2.fq", cxxopts::value<std::string>())
+      ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz); pairs: a '#' in "
+                        "FILE becomes _1 / _2, else _1 / _2 goes before the extension", cxxopts::value<std::string>())
+      ("interleaved", "pairs: write both mates into one split file (mate 1, then mate 2) instead of two")
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
@@ -222,6 +231,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
               "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv --json run.json -t 2\n"
               "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
               "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
+              "  facs classify r1.fq --mate r2.fq refs.bf --matched-out sorted/ --unmatched-out novel#.fq\n"
+              "      # sorted/<filter>_1.fq + sorted/<filter>_2.fq, novel_1.fq + novel_2.fq\n"
               "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
               "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
               "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
@@ -244,8 +255,15 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (score == "facs") cp.score = ScoreKind::facs;
   else if (score == "biobloom") cp.score = ScoreKind::biobloom;
   else throw UsageError("classify: --score must be facs or biobloom, got '" + score + "'");
+  // FACS: 0 = the error model's threshold for each read length.
   cp.threshold = r.count("threshold") ? r["threshold"].as<double>()
-                                      : (cp.score == ScoreKind::facs ? kFacsDefaultThreshold : kBioBloomDefaultThreshold);
+                                      : (cp.score == ScoreKind::facs ? 0.0 : kBioBloomDefaultThreshold);
+  if (r.count("threshold") && !(cp.threshold > 0.0 && cp.threshold <= 1.0))
+    throw UsageError("classify: -s must be in (0, 1]");
+  cp.error_rate = r["error-rate"].as<double>();
+  if (!(cp.error_rate >= 0.0 && cp.error_rate < 0.5)) throw UsageError("classify: --error-rate must be in [0, 0.5)");
+  if (r.count("error-rate") && cp.score != ScoreKind::facs)
+    throw UsageError("classify: --error-rate applies to the facs score, not to --score biobloom");
   const std::string pm = r["pair-mode"].as<std::string>();
   if (pm == "both") cp.pair_mode = PairMode::both;
   else if (pm == "either") cp.pair_mode = PairMode::either;
@@ -275,6 +293,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (c.matched_out) c.matched_prefix = r["matched-out"].as<std::string>();
   c.unmatched_out = r.count("unmatched-out") > 0;
   if (c.unmatched_out) c.unmatched_path = r["unmatched-out"].as<std::string>();
+  c.interleaved = r.count("interleaved") > 0;
+  if (c.interleaved && !c.paired) throw UsageError("classify: --interleaved applies to pairs (--mate)");
   return c;
 }
 

@@ -128,11 +128,22 @@ double BatchScores::best_score(size_t r) const {
   return denominator[r] ? double(best) / double(denominator[r]) : 0.0;
 }
 
-Classifier::Classifier(const FilterSet& set, const ClassifyParams& params) : set_(set), params_(params) {
+namespace {
+
+// The model's threshold for FACS scores unless a fixed one is given; BioBloom's s only needs checking.
+FacsErrorModel make_error_model(const FilterSet& set, const ClassifyParams& params) {
   if (set.filters.empty()) throw UsageError("no filters to classify against");
   if (set.w < 1 || set.w > kMaxWordSize) throw DataError("filters have an invalid k-mer size " + std::to_string(set.w));
-  if (!(params.threshold > 0.0 && params.threshold <= 1.0))
+  const bool model = params.score == ScoreKind::facs && params.threshold == 0.0;
+  if (!model && !(params.threshold > 0.0 && params.threshold <= 1.0))
     throw UsageError("score threshold must be in (0, 1], got " + std::to_string(params.threshold));
+  return FacsErrorModel(set.w, params.error_rate, model ? 0.0 : params.threshold);
+}
+
+}  // namespace
+
+Classifier::Classifier(const FilterSet& set, const ClassifyParams& params)
+    : set_(set), params_(params), model_(make_error_model(set, params)) {
   if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
   for (const FilterEntry& f : set.filters) {
     if (f.k < 1 || layout_hashes(f.layout, f.k) > kMaxHashes)
@@ -316,21 +327,24 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
   for (size_t r = 0; r < n; ++r) {
     const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
     int run = 0;
-    for (uint64_t i = offsets[r]; i < offsets[r + 1] && ws.valid_frames[r] == 0; ++i) {
+    FacsErrorModel::Uncoverable u(w);
+    for (uint64_t i = offsets[r]; i < offsets[r + 1]; ++i) {
       run = codes[i] < 4 ? run + 1 : 0;
       if (run >= w) ws.valid_frames[r] = 1;
+      u.push(codes[i] < 4);
     }
+    const int32_t need = model_.min_covered(len, u.finish());
     const uint32_t frames = hits.frames[r];
     for (size_t j = 0; j < nf; ++j) {
       ws.states.assign(std::max<uint32_t>(frames, 1), kFrameMiss);
       for (uint32_t f = 0; f < frames; ++f)
         if (hits.frame_hit(uint32_t(r), uint32_t(j), f)) ws.states[f] = kFrameHit;
       ReadScorer sc;
-      sc.start(params_.score, len, w, params_.threshold);
+      sc.start(params_.score, len, w, params_.threshold, model_.quick_density(len));
       for (int f = sc.next(ws.states.data()); f >= 0; f = sc.next(ws.states.data())) sc.feed(ws.states.data(), f, false);
       const size_t i = r * nf + j;
       out.points[i] = sc.points();
-      out.passed[i] = sc.passes(params_.threshold) ? 1 : 0;
+      out.passed[i] = sc.passes(need) ? 1 : 0;
       out.denominator[r] = sc.denominator();
     }
     out.lookups += uint64_t(frames) * nf;
@@ -345,6 +359,7 @@ void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* va
   ws.base_offset.resize(n + 1);  // in packed words; the invalid mask uses the same index / 2 rounded up
   ws.frame_offset.resize(n + 1);
   ws.frames.resize(n);
+  ws.uncoverable.resize(n);
   size_t words = 0, total = 0;
   for (size_t r = 0; r < n; ++r) {
     ws.base_offset[r] = words;
@@ -381,13 +396,18 @@ void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* va
       any_invalid |= bad;
     }
     int longest = int(std::min<size_t>(s.size(), INT32_MAX));
-    if (any_invalid) {  // longest run of valid bases, only for reads with N
+    ws.uncoverable[r] = 0;
+    if (any_invalid) {  // longest run of valid bases and the bases no k-mer covers, only for reads with N
       int run = 0;
       longest = 0;
+      FacsErrorModel::Uncoverable u(w);
       for (size_t i = 0; i < s.size(); ++i) {
-        run = (inv[i >> 6] >> (i & 63)) & 1 ? 0 : run + 1;
+        const bool valid = !((inv[i >> 6] >> (i & 63)) & 1);
+        run = valid ? run + 1 : 0;
         longest = std::max(longest, run);
+        u.push(valid);
       }
+      ws.uncoverable[r] = u.finish();
     }
     valid_frames[r] = longest >= w ? 1 : 0;
   }
@@ -415,7 +435,7 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
   auto finish = [&](const Job& jb) {
     const size_t i = size_t(jb.read) * nf + jb.filter;
     points[i] = jb.scorer.points();
-    passed[i] = jb.scorer.passes(params_.threshold) ? 1 : 0;
+    passed[i] = jb.scorer.passes(model_.min_covered(jb.scorer.facs.length, ws.uncoverable[jb.read])) ? 1 : 0;
     denom[jb.read] = jb.scorer.denominator();
     lookups += uint64_t(jb.scorer.lookups());
   };
@@ -457,7 +477,7 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
       jb.read = uint32_t(r);
       jb.filter = uint32_t(j);
       jb.state = ws.states.data() + ws.frame_offset[r] * nf + j * size_t(ws.frames[r]);
-      jb.scorer.start(params_.score, len, w, params_.threshold);
+      jb.scorer.start(params_.score, len, w, params_.threshold, model_.quick_density(len));
       if (advance(jb)) ws.active.push_back(uint32_t(job));
     }
   }
@@ -502,7 +522,8 @@ void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
   ws.probes.clear();
   for (size_t r = 0; r < n; ++r) {
     const int F = ws.frames[r];
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {
+    const int density = model_.quick_density(F + w - 1);
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w, density)) {
       const size_t slot = ws.frame_offset[r] + size_t(q);
       uint8_t* st = ws.states.data() + ws.frame_offset[r] * nf + size_t(q);
       if (!hash_head(ws, r, q)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "bloomseq/bloom/blocked_bloom.hpp"
 #include "bloomseq/encode/dna.hpp"
@@ -18,6 +19,70 @@ void for_each_canonical(const std::vector<std::string_view>& seqs, int w, F&& f)
     for (char c : s)
       if (r.push(base_code(c))) f(canonical_wmer(r.fwd, r.rc));
   }
+}
+
+// Progress every 256 K units (a few ms of work: the line moves even when the process gets a small share of a busy
+// machine).
+constexpr uint64_t kReportEvery = uint64_t(1) << 18;
+
+// for_each_canonical with progress in bases.
+template <class F>
+void for_each_canonical_reporting(const std::vector<std::string_view>& seqs, int w, const BuildProgress& progress,
+                                  const char* phase, F&& f) {
+  if (!progress) return for_each_canonical(seqs, w, f);
+  uint64_t total = 0, done = 0;
+  for (std::string_view s : seqs) total += s.size();
+  for (std::string_view s : seqs)
+    for (size_t from = 0; from < s.size(); from += kReportEvery) {
+      // A slice's w-mers are those ending in it: the roller starts w - 1 bases early and first yields at `from`.
+      const size_t start = from >= size_t(w - 1) ? from - size_t(w - 1) : 0;
+      const size_t to = std::min(s.size(), from + kReportEvery);
+      WmerRoller r(w);
+      for (size_t i = start; i < to; ++i)
+        if (r.push(base_code(s[i]))) f(canonical_wmer(r.fwd, r.rc));
+      done += to - from;
+      progress(phase, done, total);
+    }
+}
+
+// Sorts and deduplicates k-mer keys in place with progress: partitioned by their top 8 bits (American flag sort,
+// two passes), then bucket by bucket, each a small sort (a bucket holds every copy of its keys). A single sort of
+// a large genome's keys takes minutes without a sign of life; this takes about as long with progress throughout.
+void sort_unique_reporting(std::vector<uint64_t>& keys, int w, const BuildProgress& progress, const char* phase) {
+  const int shift = std::max(0, 2 * w - 8);
+  const uint64_t n = keys.size(), work = 3 * n;  // counting, moving, sorting
+  uint64_t done = 0;
+  auto tick = [&] {
+    if (progress && ++done % kReportEvery == 0) progress(phase, done, work);
+  };
+  std::vector<size_t> start(257, 0);
+  for (uint64_t k : keys) {
+    ++start[size_t(k >> shift) + 1];
+    tick();
+  }
+  for (size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t b = 0; b < 256; ++b)
+    while (next[b] < start[b + 1]) {  // follow the cycle from the first misplaced key of bucket b
+      uint64_t v = keys[next[b]];
+      for (size_t d = size_t(v >> shift); d != b; d = size_t(v >> shift)) {
+        std::swap(v, keys[next[d]++]);
+        tick();
+      }
+      keys[next[b]++] = v;
+      tick();
+    }
+  size_t out = 0;
+  for (size_t b = 0; b < 256; ++b) {
+    const auto first = keys.begin() + long(start[b]), last = keys.begin() + long(start[b + 1]);
+    std::sort(first, last);
+    const auto end = std::unique(first, last);
+    if (out != start[b]) std::move(first, end, keys.begin() + long(out));  // down, into the room of dropped copies
+    out += size_t(end - first);
+    done += start[b + 1] - start[b];
+    if (progress) progress(phase, done, work);
+  }
+  keys.resize(out);
 }
 
 void check_word_size(int w) {
@@ -38,12 +103,12 @@ std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_vie
   return keys;
 }
 
-uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w) {
+uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w, const BuildProgress& progress) {
   check_word_size(w);
   constexpr int p = 14;
   constexpr uint32_t registers = 1u << p;
   std::vector<uint8_t> reg(registers, 0);
-  for_each_canonical(seqs, w, [&](uint64_t key) {
+  for_each_canonical_reporting(seqs, w, progress, "estimating k-mers of", [&](uint64_t key) {
     const uint64_t h = SplitMix64(key).next();  // a strong 64-bit mix of the key
     const uint32_t idx = uint32_t(h >> (64 - p));
     const uint64_t rest = (h << p) | (uint64_t(1) << (p - 1));  // guard bit keeps the rank bounded
@@ -85,19 +150,22 @@ void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k) {
 }
 
 FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
-                         const std::string& source) {
+                         const std::string& source, const BuildProgress& progress) {
   check_word_size(p.w);
   FilterEntry f;
   f.name = name;
   f.source = source;
   for (std::string_view s : seqs) f.source_length += s.size();
 
+  // Exact count: all keys, sorted and deduplicated with progress (sort_unique_reporting).
   std::vector<uint64_t> keys;
   if (p.count == KmerCount::exact) {
-    keys = distinct_canonical_wmers(seqs, p.w);
+    keys.reserve(f.source_length);
+    for_each_canonical_reporting(seqs, p.w, progress, "reading k-mers of", [&](uint64_t key) { keys.push_back(key); });
+    sort_unique_reporting(keys, p.w, progress, "sorting k-mers of");
     f.elements = keys.size();
   } else {
-    f.elements = estimate_distinct_wmers(seqs, p.w);
+    f.elements = estimate_distinct_wmers(seqs, p.w, progress);
   }
   uint64_t m = 0;
   size_filter(f.elements, p, m, f.k);
@@ -116,9 +184,12 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
     else view.insert(h, f.k);
   };
   if (p.count == KmerCount::exact) {
-    for (uint64_t key : keys) insert(key);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      insert(keys[i]);
+      if (progress && (i + 1) % kReportEvery == 0) progress("inserting k-mers of", i + 1, keys.size());
+    }
   } else {
-    for_each_canonical(seqs, p.w, insert);
+    for_each_canonical_reporting(seqs, p.w, progress, "inserting k-mers of", insert);
   }
   return f;
 }

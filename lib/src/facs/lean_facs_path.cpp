@@ -101,15 +101,6 @@ inline uint64_t pack_lean_head(const uint16_t* lanes) {
 
 }  // namespace
 
-// The fewest covered bases that pass the threshold for a read of length L (the test in finish(), as an integer).
-int32_t Classifier::points_to_pass(int32_t L) const {
-  const double need = params_.threshold * double(L);
-  int32_t p = int32_t(std::min<double>(std::ceil(need), double(L) + 1));
-  while (p > 0 && double(p - 1) >= need) --p;
-  while (p <= L && double(p) < need) ++p;
-  return std::max<int32_t>(p, 1);  // 0 covered bases never pass
-}
-
 bool Classifier::hash_frame(Workspace& ws, size_t read, int frame, bool full) const {
   const size_t slot = ws.frame_offset[read] + size_t(frame);
   const uint8_t done = ws.hashed[slot];
@@ -197,7 +188,8 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   for (size_t r = 0; r < n; ++r) {
     ws.quick_first[r] = uint32_t(ws.quick_slots.size());
     const int F = ws.frames[r];
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w))
+    const int density = model_.quick_density(F + w - 1);
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w, density))
       if (hash_frame(ws, r, q, true))  // a k-mer with N is a miss everywhere, not a lookup
         ws.quick_slots.push_back(ws.lean_index[ws.frame_offset[r] + size_t(q)]);
   }
@@ -247,14 +239,14 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   const uint64_t* const heads = ws.lean_head.data();
   const uint32_t* const masks = ws.quick_masks.data();
   const size_t mask_stride = nk * kMaskWords;
-  const double threshold = params_.threshold;
   for (size_t r = 0; r < n; ++r) {
     const size_t prefetch_to = ws.prefetch_end[std::min(n - 1, r + kPrefetchAhead)];
     const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
     denom[r] = len;
     const uint32_t q0 = ws.quick_first[r], q1 = ws.quick_first[r + 1];
     const int F = ws.frames[r];
-    const int quick_frames = F > 0 ? (F - 1 + w - 1) / w + 1 : 0;  // 0, w, 2w, ... < F - 1, and F - 1
+    const int quick_frames = FacsScorer::quick_frame_count(F, w, model_.quick_density(len));
+    const int32_t need = model_.min_covered(len, ws.uncoverable[r]);
     for (size_t j = 0; j < nf; ++j) {
       const uint32_t* const words = views_[j].words;
       const uint64_t blocks = views_[j].m_bits / kBloomBlockBits;
@@ -273,7 +265,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
         passed[i] = 0;
       } else if (int(hits) == quick_frames) {
         points[i] = len;
-        passed[i] = double(len) >= threshold * double(len) ? 1 : 0;
+        passed[i] = len >= need ? 1 : 0;
       } else {
         ws.scans.push_back(FastScan{uint32_t(r), uint32_t(j), state_bytes});
         state_bytes += size_t(F);
@@ -300,13 +292,14 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
     uint8_t* st = ws.states.data() + sc.state;
     std::memset(st, kFrameUnknown, size_t(F));
     uint32_t qi = ws.quick_first[r];
-    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w)) {  // quick frames are known
+    const int density = model_.quick_density(F + w - 1);
+    for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w, density)) {  // quick frames are known
       const size_t slot = ws.frame_offset[r] + size_t(q);
       if (ws.hashed[slot] == 3) st[q] = ws.quick_hits[size_t(qi++) * nf + j] ? kFrameHit : kFrameMiss;
       else st[q] = kFrameMiss;  // N
     }
     sc.length = int32_t(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
-    sc.max_uncovered = exact_failing ? INT32_MAX : sc.length - points_to_pass(sc.length);
+    sc.max_uncovered = exact_failing ? INT32_MAX : sc.length - model_.min_covered(sc.length, ws.uncoverable[r]);
     ws.active.push_back(uint32_t(s));
   }
   // Runs a scan until it needs frames that are not known yet (then they are hashed and prefetched and it returns
@@ -386,7 +379,7 @@ void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32
   auto finish = [&](const FastScan& sc) {
     const size_t i = size_t(sc.read) * nf + sc.filter;
     points[i] = sc.covered;
-    passed[i] = sc.covered > 0 && double(sc.covered) >= params_.threshold * double(sc.length);
+    passed[i] = sc.covered > 0 && sc.covered >= model_.min_covered(sc.length, ws.uncoverable[sc.read]);
     lookups += sc.tested;
   };
   size_t live = 0;

@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <deque>
 #include <string_view>
 #include <mutex>
@@ -213,6 +214,8 @@ struct SequenceReader::Impl {
   std::unique_ptr<Prefetcher> prefetch;
   std::unique_ptr<TwoBitReader> twobit;  // a .2bit file is served record by record
   size_t twobit_next = 0;
+  std::function<void(uint64_t)> on_bases;  // progress inside long FASTA records (SequenceReader::on_bases)
+  uint64_t bases_done = 0;                 // bases of the records before the current one
 
   ~Impl() {
     prefetch.reset();  // joins the thread before the stream goes away
@@ -466,11 +469,23 @@ struct SequenceReader::Impl {
     rec.seq.clear();
     rec.qual.clear();
     if (format == '>') {
+      constexpr size_t kReportBases = size_t(1) << 20;
+      size_t report_at = kReportBases;
       for (;;) {
         c = peek();
         if (c < 0 || c == '>') break;
         read_line(rec.seq, kClasses.seq, "sequence");
+        // A long record in a mapped file: room for the rest of the file at once, instead of doubling copies of
+        // hundreds of MB (each a pause of a second, and twice the memory while it lasts). Untouched capacity
+        // costs no memory.
+        if (mapped && rec.seq.size() >= kReportBases * 16 && rec.seq.capacity() < rec.seq.size() + (end - pos))
+          rec.seq.reserve(rec.seq.size() + (end - pos));
+        if (on_bases && rec.seq.size() >= report_at) {
+          on_bases(bases_done + rec.seq.size());
+          report_at = rec.seq.size() + kReportBases;
+        }
       }
+      bases_done += rec.seq.size();
       return true;
     }
     // FASTQ: sequence lines up to '+', then quality of the same length.
@@ -539,6 +554,8 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
 }
 
 SequenceReader::~SequenceReader() = default;
+
+void SequenceReader::on_bases(std::function<void(uint64_t)> f) { impl_->on_bases = std::move(f); }
 
 bool SequenceReader::next(SequenceRecord& rec) {
   if (!impl_->next(rec)) return false;

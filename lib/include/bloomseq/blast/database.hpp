@@ -3,6 +3,7 @@
 // `chunk_bases` w-mer starts that carry w-1 extra bases of overlap.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ struct DbBatch {
 
   void clear();
   // Appends one record given as text (any case; N/IUPAC become kInvalidBase).
-  void add_record(const std::string& name, const std::string& seq);
+  // `encoded`, if given, is called with the bases encoded so far every few Mbases (a chromosome takes a while).
+  void add_record(const std::string& name, const std::string& seq,
+                  const std::function<void(uint64_t)>& encoded = nullptr);
   size_t size() const { return names.size(); }
   // Index (within the batch) of the record holding local code offset `local`.
   size_t record_at(uint64_t local) const;
@@ -36,22 +39,30 @@ std::vector<DbChunk> chunk_batch(const DbBatch& batch, uint64_t chunk_bases, int
 struct DbTotals {
   uint64_t bases = 0;
   uint64_t records = 0;
+  uint64_t largest = 0;  // bases of the longest record (a batch holds whole records)
 };
 
 // Reads a database in batches: FASTA/FASTQ (plain or gzip) or UCSC .2bit. "-" (stdin) is read whole into memory,
 // as the totals must be known before the first E-value.
 class DatabaseReader {
  public:
-  explicit DatabaseReader(const std::string& path);
+  // `counted`, if given, is called with the bases counted so far during the first pass over a FASTA database
+  // (every ~1 Mbase, inside long records too).
+  explicit DatabaseReader(const std::string& path, const std::function<void(uint64_t)>& counted = nullptr);
   ~DatabaseReader();
   DatabaseReader(const DatabaseReader&) = delete;
   DatabaseReader& operator=(const DatabaseReader&) = delete;
 
   // Totals over the whole database (a cheap first pass for FASTA; the index for .2bit).
   const DbTotals& totals() const { return totals_; }
-  // Fills `batch` with whole records until it holds at least max_bases bases; false at the end.
-  bool next_batch(DbBatch& batch, uint64_t max_bases);
+  // Fills `batch` with whole records until it holds at least max_bases bases; false at the end. `progress`, if
+  // given, is called with "reading" and the bases of the batch parsed so far (FASTA, inside long records too), then
+  // "encoding" and the bases of the record being encoded, every Mbase or so.
+  bool next_batch(DbBatch& batch, uint64_t max_bases,
+                  const std::function<void(const char*, uint64_t)>& progress = nullptr);
   bool is_twobit() const;
+  // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
+  bool parses_again() const;
 
  private:
   struct Impl;

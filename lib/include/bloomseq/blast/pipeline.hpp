@@ -59,6 +59,9 @@ class BlastSearch {
 
   // Optional observers of the intermediate stages (called once per batch, hits/seeds in stream order).
   std::function<void(const DbBatch&, const std::vector<Stage1aHit>&)> on_stage1a;
+  // Called with the database positions (w-mer starts) each chunk covers once stages 1a and 1b are done with it,
+  // from the worker threads (it must be thread-safe): progress inside a batch.
+  std::function<void(uint64_t)> on_chunk_done;
   std::function<void(const DbBatch&, const std::vector<Seed>&)> on_seeds;
   bool run_stage2 = true;
   // When set, stage 1a runs here instead of the CPU layouts (a GPU backend); it gets the vector layout and all

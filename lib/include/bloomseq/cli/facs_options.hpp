@@ -29,6 +29,7 @@ struct FacsBuildOptions {
   std::vector<std::string> names; // --name, empty or one per ref
   bool add = false;               // --add: append to the existing container
   bool quiet = false;
+  bool progress = false, no_progress = false;
   bool json = false;              // --json given
   std::string json_path;
   std::string layout_name;        // as given ("blocked" or "classic"), for messages
@@ -51,6 +52,7 @@ struct FacsClassifyOptions {
   std::string matched_prefix;
   bool unmatched_out = false;
   std::string unmatched_path;
+  bool interleaved = false;          // pairs: both mates in one split file instead of _1 / _2 files
   int requested_w = 0;               // -w: refuse filters with another k-mer size (0 = any)
   bool threads_given = false;        // -t given (--auto-tune keeps it fixed)
   bool progress = false, no_progress = false;

@@ -19,6 +19,7 @@
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/encode/dna.hpp"
+#include "bloomseq/facs/error_model.hpp"
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/facs/read_scorer.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -57,8 +58,8 @@ struct BatchScores {
 
 class Classifier {
  public:
-  // Keeps a reference to `set`, which must outlive the classifier. Throws UsageError on an empty set or
-  // (for the BioBloom score) a threshold outside (0, 1].
+  // Keeps a reference to `set`, which must outlive the classifier. Throws UsageError on an empty set, a threshold
+  // outside (0, 1] (0 allowed for the FACS score: the error model's) or an error rate outside [0, 0.5).
   Classifier(const FilterSet& set, const ClassifyParams& params);
 
   // One scorer of one read against one filter, with where its lookup stands.
@@ -113,6 +114,7 @@ class Classifier {
     std::vector<size_t> frame_offset;    // [read]: first frame (hash slots) of the read
     std::vector<int32_t> frames;         // [read]
     std::vector<int32_t> valid_frames;   // [read]: > 0 if the read has a complete k-mer (1 = yes; not a count)
+    std::vector<int32_t> uncoverable;    // [read of the group]: bases outside N-free runs of w (error model)
     std::vector<uint32_t> hashes;        // [frame][kmax]
     std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2/3/4 hashes 0-1/0-3/all
     std::vector<uint64_t> keys;          // [frame]: canonical key, once computed
@@ -154,6 +156,8 @@ class Classifier {
   const FilterSet& filters() const { return set_; }
   const ClassifyParams& params() const { return params_; }
   int max_hashes() const { return kmax_; }
+  // The per-read-length threshold and quick step of the FACS score.
+  const FacsErrorModel& error_model() const { return model_; }
   // Whether classify() takes the lean path for FACS scores on blocked filters (same scores as the generic
   // scorers; ClassifyParams::lean_path = false forces the generic path).
   bool uses_lean_path() const { return lean_ && !backend_; }
@@ -177,7 +181,6 @@ class Classifier {
   // Hashes a frame once for all filters (false if it holds an N): the head (hash 0 and the first bits, from a
   // small table), and all lanes if `full` (quick frames: every filter tests all their bits).
   bool hash_frame(Workspace& ws, size_t read, int frame, bool full) const;
-  int32_t points_to_pass(int32_t length) const;
   void hash_lanes(Workspace& ws, uint32_t entry) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
   bool hash_head(Workspace& ws, size_t read, int frame) const;
@@ -190,6 +193,7 @@ class Classifier {
 
   const FilterSet& set_;
   ClassifyParams params_;
+  FacsErrorModel model_;
   Backend* backend_ = nullptr;
   std::unique_ptr<std::mutex> backend_mutex_ = std::make_unique<std::mutex>();
   int kmax_ = 0;

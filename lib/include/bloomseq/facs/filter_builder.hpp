@@ -2,6 +2,7 @@
 // number of distinct w-mers for a target false-positive rate.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,16 +15,22 @@ namespace bloomseq {
 // Distinct canonical w-mers of the sequences (w-mers with N are skipped), sorted ascending.
 std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_view>& seqs, int w);
 
+// What build_filter reports while it works on a large reference: a phase ("sorting k-mers of", ...), the units
+// done and their total, every few million units.
+using BuildProgress = std::function<void(const char* phase, uint64_t done, uint64_t total)>;
+
 // HyperLogLog estimate of the number of distinct canonical w-mers (2^14 registers, standard error ~0.8%).
-uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w);
+uint64_t estimate_distinct_wmers(const std::vector<std::string_view>& seqs, int w,
+                                 const BuildProgress& progress = nullptr);
 
 // Size (m bits, k hashes) for n elements under the parameters: explicit m and k win, otherwise m from the FPR
 // target and k optimal for that m.
 void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k);
 
-// Builds one filter from the sequences of one reference.
+// Builds one filter from the sequences of one reference. With --count exact the k-mers are sorted by an in-place
+// radix partition and small sorts (no second copy), so that progress moves throughout.
 FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
-                         const std::string& source);
+                         const std::string& source, const BuildProgress& progress = nullptr);
 
 // An empty container with the build parameters (w, seed, canonical).
 FilterSet make_filter_set(const BuildParams& p, const std::string& command_line);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
+#include "bloomseq/facs/error_model.hpp"
 #include "bloomseq/facs/read_scorer.hpp"
 #include "bloomseq/hash/h3.hpp"
 
@@ -13,7 +14,6 @@ namespace bloomseq {
 // Defaults chosen by measurement (docs/benchmarks.md, "facs" section).
 constexpr int kFacsDefaultWordSize = 21;
 constexpr double kFacsDefaultFpr = 5e-4;
-constexpr double kFacsDefaultThreshold = 0.55;    // FACS score: covered bases / read length
 constexpr double kBioBloomDefaultThreshold = 0.15;  // BioBloom Tools' default s
 
 enum class KmerCount : uint8_t {
@@ -40,7 +40,10 @@ enum class PairMode : uint8_t {
 
 struct ClassifyParams {
   ScoreKind score = ScoreKind::facs;
-  double threshold = kFacsDefaultThreshold;  // FACS: fraction of bases; BioBloom: s
+  // FACS: 0 = the error model's threshold for each read length (facs/error_model.hpp), or a fixed fraction of
+  // the read's bases (-s); BioBloom: s.
+  double threshold = 0;
+  double error_rate = kFacsDefaultErrorRate;  // expected sequencing errors per base (FACS score)
   PairMode pair_mode = PairMode::both;
   int threads = 1;
   uint64_t batch_bases = uint64_t(1) << 21;  // bases per batch handed to a worker

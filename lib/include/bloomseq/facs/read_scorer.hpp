@@ -23,13 +23,16 @@ enum class ScoreKind : uint8_t {
 
 // FACS score, exact: S = number of bases covered by at least one hit frame, provided that at least one of the
 // quick-pass frames hits; otherwise 0. FACS's quick pass looks at the non-overlapping frames 0, w, 2w, ...; here
-// the last frame is added so that the quick frames touch every base (the tail of a read counts too). The full scan is lazy but exact:
+// the last frame is added so that the quick frames touch every base (the tail of a read counts too), and short
+// reads may add d - 1 evenly spaced frames between these (density d, facs/error_model.hpp) so that a few errors do
+// not miss every quick frame; FACS's frames stay among them, so a denser quick pass never lowers a score. The full scan is lazy but exact:
 // for the first undecided base b it looks for the highest hit frame among those covering b (frames
 // min(b, F-1) down to b - w + 1), so an error-free read needs only the ~L/w non-overlapping frames, and each
 // sequencing error costs about w/2 more lookups, instead of all F frames. The result equals a scan of every frame.
 struct FacsScorer {
   int length = 0;  // L
   int w = 0;
+  int density = 1; // quick frames per w frames: j w + floor(i w / density), i < density, and F - 1 (1..w)
   int frames = 0;  // F (<= 0: read shorter than w)
   int phase = 0;   // 0 quick pass, 1 full scan, 2 done
   int quick = 0;   // next quick-pass frame
@@ -38,9 +41,10 @@ struct FacsScorer {
   int covered = 0; // the score: bases covered by hit frames
   int lookups = 0; // frames looked up (for statistics)
 
-  BLOOMSEQ_HD void start(int read_length, int word_size) {
+  BLOOMSEQ_HD void start(int read_length, int word_size, int quick_density = 1) {
     length = read_length;
     w = word_size;
+    density = quick_density < 1 ? 1 : quick_density > word_size ? word_size : quick_density;
     frames = read_length - word_size + 1;
     phase = frames > 0 ? 0 : 2;
     quick = 0;
@@ -53,7 +57,8 @@ struct FacsScorer {
   // The next frame to look up, or -1 when the score is final.
   BLOOMSEQ_HD int next(const uint8_t* state) {
     if (phase == 0) {
-      // Quick frames: 0, w, 2w, ... and the last frame, so that together they touch every base.
+      // Quick frames: 0, w, 2w, ... (and with density d > 1 the frames between them), and the last frame, so
+      // that together they touch every base.
       for (; quick < frames; quick = next_quick(quick)) {
         const uint8_t s = state[quick];
         if (s == kFrameUnknown) return quick;
@@ -97,12 +102,22 @@ struct FacsScorer {
     ++lookups;
   }
 
-  // Quick frames of a read with F frames: 0, w, 2w, ... and F - 1.
-  BLOOMSEQ_HD static int next_quick_frame(int f, int frames, int w) {
-    if (f == frames - 1) return frames;
-    return f + w < frames ? f + w : frames - 1;
+  // Quick frames of a read with F frames, after frame f: j w + floor(i w / d) for i < d (d = 1: 0, w, 2w, ...),
+  // below F - 1, then F - 1.
+  BLOOMSEQ_HD static int next_quick_frame(int f, int frames, int w, int d = 1) {
+    if (f >= frames - 1) return frames;
+    const int base = f - f % w;
+    const int i = ((f % w + 1) * d + w - 1) / w;  // the smallest i with floor(i w / d) > f % w
+    const int next = i < d ? base + i * w / d : base + w;
+    return next < frames - 1 ? next : frames - 1;
   }
-  BLOOMSEQ_HD int next_quick(int f) const { return next_quick_frame(f, frames, w); }
+  // How many there are.
+  BLOOMSEQ_HD static int quick_frame_count(int frames, int w, int d = 1) {
+    if (frames <= 0) return 0;
+    const int full = (frames - 1) / w, rest = (frames - 1) % w;
+    return full * d + (rest * d + w - 1) / w + 1;
+  }
+  BLOOMSEQ_HD int next_quick(int f) const { return next_quick_frame(f, frames, w, density); }
 
   BLOOMSEQ_HD int points() const { return covered; }
   BLOOMSEQ_HD int denominator() const { return length; }
@@ -191,9 +206,9 @@ struct ReadScorer {
   FacsScorer facs;
   BioBloomScorer bbt;
 
-  BLOOMSEQ_HD void start(ScoreKind k, int read_length, int w, double biobloom_s) {
+  BLOOMSEQ_HD void start(ScoreKind k, int read_length, int w, double biobloom_s, int quick_density = 1) {
     kind = k;
-    if (k == ScoreKind::facs) facs.start(read_length, w);
+    if (k == ScoreKind::facs) facs.start(read_length, w, quick_density);
     else bbt.start(read_length, w, biobloom_s);
   }
   BLOOMSEQ_HD int next(const uint8_t* state) { return kind == ScoreKind::facs ? facs.next(state) : bbt.next(state); }
@@ -204,10 +219,11 @@ struct ReadScorer {
   BLOOMSEQ_HD int points() const { return kind == ScoreKind::facs ? facs.points() : bbt.points(); }
   BLOOMSEQ_HD int denominator() const { return kind == ScoreKind::facs ? facs.denominator() : bbt.denominator(); }
   BLOOMSEQ_HD int lookups() const { return kind == ScoreKind::facs ? facs.lookups : bbt.lookups; }
-  // Whether the read matches the filter: FACS compares S / L with the threshold; BioBloom accepted early.
-  BLOOMSEQ_HD bool passes(double threshold) const {
+  // Whether the read matches the filter: FACS covers at least `min_covered` bases (FacsErrorModel::min_covered
+  // of the read's length); BioBloom accepted early.
+  BLOOMSEQ_HD bool passes(int min_covered) const {
     if (kind == ScoreKind::biobloom) return bbt.accepted;
-    return facs.covered > 0 && double(facs.covered) >= threshold * double(facs.length);
+    return facs.covered > 0 && facs.covered >= min_covered;
   }
 };
 

@@ -4,6 +4,7 @@
 // Every error names the file and the record number (1-based) and, where known, the line.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ class SequenceReader {
   // malformed FASTQ, blank lines, other inputs) are parsed here as next() parses them. Either way the chunk yields
   // the records, checks and error messages (file, record and line) of next(). Throws as next() does.
   bool next_chunk(SequenceChunk& chunk, uint64_t max_bases);
+
+  // Calls `f` with the bases read so far (earlier records and the current one) every ~1 Mbase of FASTA
+  // sequence, so that progress can move inside a long record such as a chromosome.
+  void on_bases(std::function<void(uint64_t)> f);
 
   const std::string& path() const { return path_; }
   uint64_t records_read() const { return records_; }

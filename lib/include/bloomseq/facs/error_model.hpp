@@ -1,0 +1,77 @@
+// What sequencing errors do to a read's k-mers, and the two per-read-length rules of the FACS score that follow.
+//
+// Model: each base of a read from a present reference is wrong (a substitution, or an N) independently with
+// probability e (--error-rate). A wrong base destroys the w frames (k-mers) that contain it, so a base stays
+// covered exactly when it lies in an error-free run of at least w bases: the covered bases C of a read of length L
+// are the bases of its maximal error-free runs of length >= w. From the distribution of C, with kMiss = 1% (the
+// share of such reads each rule may lose):
+//  - threshold: a read is called to a filter when it covers at least the kMiss quantile of C, less the bases its
+//    N's already leave uncoverable (an N is an error whose place is known), but never fewer than w + 1 bases: one
+//    k-mer alone (a Bloom-filter false positive, or a single k-mer shared by chance) never makes a call. One error
+//    costs a short read a larger share of its bases than a long one, so the threshold, as a fraction of L, grows
+//    with L (e = 1%: 0.49 at 75 bases, 0.71 at 150, 0.79 at 250).
+//  - quick density: the quick pass looks at frames 0, w, 2w, ... and the last one; a read none of whose quick
+//    frames is error-free scores 0 (FACS). Density d adds d - 1 evenly spaced frames between FACS's (read_scorer.hpp).
+//    d = 1 (FACS's frames) unless that loses more than kMiss of the reads; then the smallest d that does not (at
+//    e = 1% only reads of 60 bases or fewer: the lookups of the usual case do not change).
+// Both rules are tabulated once per classifier for lengths up to kMaxTabulated; longer reads take the threshold
+// fraction of that length (lower than their own quantile: the fraction only grows with L) and s = w.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bloomseq {
+
+constexpr double kFacsDefaultErrorRate = 0.01;  // Illumina: 0.1-1% per base on average, more toward the 3' end
+
+class FacsErrorModel {
+ public:
+  static constexpr double kMiss = 0.01;
+  static constexpr int32_t kMaxTabulated = 1000;
+
+  // `fixed_fraction` > 0: a read passes with covered >= fixed_fraction * L instead (-s); the quick density still
+  // follows the error model.
+  FacsErrorModel(int w, double error_rate, double fixed_fraction = 0);
+
+  // The fewest covered bases that pass, for a read of length L of which `uncoverable` bases lie outside N-free
+  // runs of w bases (>= 1: nothing covered never passes). A fixed fraction ignores the N's, as FACS does.
+  int32_t min_covered(int32_t L, int32_t uncoverable = 0) const;
+  // Quick frames per w frames for a read of length L (1..w).
+  int32_t quick_density(int32_t L) const {
+    return L >= 0 && L < int32_t(density_.size()) ? density_[std::size_t(L)] : 1;
+  }
+  int w() const { return w_; }
+  double error_rate() const { return e_; }
+  double fixed_fraction() const { return fixed_; }
+
+  // Counts a read's uncoverable bases, base by base: those outside runs of >= w bases without N.
+  struct Uncoverable {
+    int w = 0;
+    int32_t run = 0, total = 0;
+    explicit Uncoverable(int word_size) : w(word_size) {}
+    void push(bool valid) {
+      if (valid) {
+        ++run;
+        return;
+      }
+      total += (run < w ? run : 0) + 1;
+      run = 0;
+    }
+    int32_t finish() const { return total + (run < w ? run : 0); }
+  };
+
+  // P(C = c) for c = 0..L under the model.
+  static std::vector<double> covered_distribution(int L, int w, double e);
+  // P(no quick frame of a read of length L, density d, is error-free).
+  static double quick_pass_miss(int L, int w, double e, int d);
+
+ private:
+  int w_;
+  double e_;
+  double fixed_;
+  std::vector<int32_t> need_;  // [L]: min_covered by the model
+  std::vector<int32_t> density_;  // [L]
+};
+
+}  // namespace bloomseq
