@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
 
@@ -22,6 +23,17 @@ struct DbBatch {
   void clear();
   // Appends one record given as text (any case; N/IUPAC become kInvalidBase).
   void add_record(const std::string& name, const std::string& seq);
+  // Appends a record of `length` bases whose codes fill(out) writes into out[0, length).
+  template <class Fill>
+  void add_record_codes(const std::string& name, uint64_t length, Fill&& fill) {
+    names.push_back(name);
+    lengths.push_back(length);
+    local_starts.push_back(codes.size());
+    const size_t at = codes.size();
+    codes.resize(at + length + 1);
+    fill(codes.data() + at);
+    codes[at + length] = kInvalidBase;  // no w-mer spans two records
+  }
   size_t size() const { return names.size(); }
   // Index (within the batch) of the record holding local code offset `local`.
   size_t record_at(uint64_t local) const;
