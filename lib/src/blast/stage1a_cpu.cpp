@@ -82,6 +82,41 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   return keys.size();
 }
 
+uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector<Stage1aHit>& hits,
+                       uint64_t stride) {
+  const int w = c.w;
+  const uint64_t mask = wmer_mask(w);
+  const int shift = 2 * (w - 1);
+  const uint64_t end = std::min<uint64_t>(c.n, c.n_starts + uint64_t(w) - 1);
+  const uint64_t s = std::max<uint64_t>(stride, 1);
+  uint64_t next = (c.first_pos + s - 1) / s * s - c.first_pos;  // the next wanted start (chunk offset)
+  uint64_t fwd = 0, rc = 0, tested = 0;
+  uint64_t valid_from = 0;  // the first base after the last invalid one
+  const uint32_t V = vec.count;
+  for (uint64_t i = 0; i < end; ++i) {
+    const uint8_t code = c.codes[i];
+    if (code >= 4) {
+      valid_from = i + 1;
+      continue;
+    }
+    fwd = ((fwd << 2) | code) & mask;
+    rc = (rc >> 2) | (uint64_t(3 - code) << shift);
+    if (i + 1 < valid_from + uint64_t(w)) continue;
+    const uint64_t start = i + 1 - uint64_t(w);
+    if (start < next) continue;
+    if (start > next) {  // the window restarted after an invalid base: the first wanted start at or after it
+      next += (start - next + s - 1) / s * s;
+      if (start != next) continue;
+    }
+    next += s;
+    ++tested;
+    const uint64_t key = fwd < rc ? fwd : rc;
+    for (uint32_t v = 0; v < V; ++v)
+      if (test_bit(vec.words + size_t(v) * vec.words_per_vector, key)) hits.push_back({c.first_pos + start, v});
+  }
+  return tested;
+}
+
 uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
   std::vector<uint64_t> pos, keys;
@@ -148,6 +183,9 @@ void row_pointers_k(const BitslicedMatrix& M, const std::vector<uint64_t>& keys,
 void row_pointers(const BitslicedMatrix& M, const std::vector<uint64_t>& keys, std::vector<const uint64_t*>& rows) {
   rows.resize(keys.size() * size_t(M.k));
   switch (M.k) {
+    case 1: return row_pointers_k<1>(M, keys, rows.data());
+    case 2: return row_pointers_k<2>(M, keys, rows.data());
+    case 3: return row_pointers_k<3>(M, keys, rows.data());
     case 4: return row_pointers_k<4>(M, keys, rows.data());
     case 5: return row_pointers_k<5>(M, keys, rows.data());
     case 6: return row_pointers_k<6>(M, keys, rows.data());
@@ -254,6 +292,9 @@ template <uint64_t W>
 void bitsliced_narrow_k(const BitslicedMatrix& M, const std::vector<uint64_t>& pos, const std::vector<uint64_t>& keys,
                         std::vector<Stage1aHit>& hits) {
   switch (M.k) {
+    case 1: return bitsliced_narrow<1, W>(M, pos, keys, hits);
+    case 2: return bitsliced_narrow<2, W>(M, pos, keys, hits);
+    case 3: return bitsliced_narrow<3, W>(M, pos, keys, hits);
     case 4: return bitsliced_narrow<4, W>(M, pos, keys, hits);
     case 5: return bitsliced_narrow<5, W>(M, pos, keys, hits);
     case 6: return bitsliced_narrow<6, W>(M, pos, keys, hits);

@@ -20,6 +20,8 @@ struct BlastSearchOptions {
   // --every-wmer: stage 1a tests every database w-mer for --stage hsp too (no probe word; see
   // BlastParams::probe_word).
   bool every_wmer = false;
+  // --scan-word: the word stage 1a tests for --stage hsp (0 = chosen by short_word_plan.hpp or the defaults).
+  int scan_word = 0;
   // --auto-tune: the objective and targets (sizes are filled in once the inputs are known).
   bool auto_tune = false;
   model::PlanRequest request;
