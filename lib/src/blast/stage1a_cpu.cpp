@@ -82,37 +82,53 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   return keys.size();
 }
 
+namespace {
+// The 2-bit codes in the 8 bytes of x (byte j = base j, each 0..3) packed as sum b_j 4^j: three shift-or steps.
+inline uint64_t pack_code_bytes(uint64_t x) {
+  x = (x | (x >> 6)) & 0x000F000F000F000FULL;
+  x = (x | (x >> 12)) & 0x000000FF000000FFULL;
+  return (x | (x >> 24)) & 0xFFFFULL;
+}
+inline uint64_t byte_mask(uint64_t bytes) { return bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1; }
+}  // namespace
+
 uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
-  const int w = c.w;
-  const uint64_t mask = wmer_mask(w);
-  const int shift = 2 * (w - 1);
-  const uint64_t end = std::min<uint64_t>(c.n, c.n_starts + uint64_t(w) - 1);
+  // Each tested word is read on its own from two 8-byte loads instead of rolling a window over every base: the
+  // words at a stride do not depend on each other, so their loads and bit reads overlap. Packed as sum b_j 4^j,
+  // the codes' complement is the reverse complement's key directly (its base j is 3 - b_j at 4^j); the forward
+  // key is that reversed.
+  const int p = c.w;  // 3..16 (BlastParams::exact_filter)
+  const uint64_t mask = wmer_mask(p);
+  const uint64_t lo_mask = byte_mask(uint64_t(p)), hi_mask = p > 8 ? byte_mask(uint64_t(p - 8)) : 0;
   const uint64_t s = std::max<uint64_t>(stride, 1);
-  uint64_t next = (c.first_pos + s - 1) / s * s - c.first_pos;  // the next wanted start (chunk offset)
-  uint64_t fwd = 0, rc = 0, tested = 0;
-  uint64_t valid_from = 0;  // the first base after the last invalid one
   const uint32_t V = vec.count;
-  for (uint64_t i = 0; i < end; ++i) {
-    const uint8_t code = c.codes[i];
-    if (code >= 4) {
-      valid_from = i + 1;
-      continue;
+  uint64_t tested = 0;
+  // Words starting at [0, n_starts) that end inside the chunk; the loads read 16 bytes from the start, so the last
+  // ones come from a padded copy.
+  const uint64_t last = std::min<uint64_t>(c.n_starts, c.n >= uint64_t(p) ? c.n - uint64_t(p) + 1 : 0);
+  const uint64_t direct = c.n >= 16 ? std::min<uint64_t>(last, c.n - 16 + 1) : 0;
+  alignas(16) uint8_t tail[32];
+  for (uint64_t t = (c.first_pos + s - 1) / s * s - c.first_pos; t < last; t += s) {
+    uint64_t lo, hi;
+    if (t < direct) {
+      std::memcpy(&lo, c.codes + t, 8);
+      std::memcpy(&hi, c.codes + t + 8, 8);
+    } else {
+      std::memset(tail, kInvalidBase, sizeof tail);
+      std::memcpy(tail, c.codes + t, size_t(c.n - t));
+      std::memcpy(&lo, tail, 8);
+      std::memcpy(&hi, tail + 8, 8);
     }
-    fwd = ((fwd << 2) | code) & mask;
-    rc = (rc >> 2) | (uint64_t(3 - code) << shift);
-    if (i + 1 < valid_from + uint64_t(w)) continue;
-    const uint64_t start = i + 1 - uint64_t(w);
-    if (start < next) continue;
-    if (start > next) {  // the window restarted after an invalid base: the first wanted start at or after it
-      next += (start - next + s - 1) / s * s;
-      if (start != next) continue;
-    }
-    next += s;
+    lo &= lo_mask;
+    hi &= hi_mask;
+    if ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) continue;  // an invalid code (4) in the word
     ++tested;
+    const uint64_t rc = ~(pack_code_bytes(lo) | pack_code_bytes(hi) << 16) & mask;
+    const uint64_t fwd = revcomp_wmer(rc, p);
     const uint64_t key = fwd < rc ? fwd : rc;
     for (uint32_t v = 0; v < V; ++v)
-      if (test_bit(vec.words + size_t(v) * vec.words_per_vector, key)) hits.push_back({c.first_pos + start, v});
+      if (test_bit(vec.words + size_t(v) * vec.words_per_vector, key)) hits.push_back({c.first_pos + t, v});
   }
   return tested;
 }
