@@ -4,7 +4,9 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
@@ -12,11 +14,33 @@
 
 namespace bloomseq {
 
+// An allocator whose resize leaves new bytes uninitialised: a batch's codes are written in full right after (a zero
+// fill of every batch cost as much as decoding a .2bit database).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct DbBatch {
   std::vector<std::string> names;       // record names (first word of the header)
   std::vector<uint64_t> lengths;        // bases per record
   std::vector<uint64_t> local_starts;   // where each record starts in `codes`
-  std::vector<uint8_t> codes;           // records, each followed by kInvalidBase
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> codes;  // records, each followed by kInvalidBase
   uint64_t first_pos = 0;               // stream coordinate of codes[0]
   uint32_t first_record = 0;            // global index of record 0 of this batch
 
