@@ -265,7 +265,7 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
     if (o.scan_word > 0) scan = forced_short_word_plan(p.w, o.scan_word, lengths);
   }
   if (scan.use) {
-    apply_short_word_plan(scan, p);
+    apply_short_word_plan(scan, p, o.given_batch);
   } else {
     if (scan_choice) p.probe_word = o.scan_word > 0 ? (o.scan_word < p.w ? o.scan_word : 0) : default_probe_word(p.w);
     if (!gpu && !auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);

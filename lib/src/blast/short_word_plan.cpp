@@ -73,8 +73,9 @@ ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_le
   return plan_short_word_scan(w, record_lengths, caches);
 }
 
-void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p) {
+void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p, bool keep_batch) {
   if (!plan.use) return;
+  if (!keep_batch) p.batch_bases = plan.batch_bases;
   p.probe_word = plan.word < p.w ? plan.word : 0;
   p.exact_filter = true;
   p.k = 1;

@@ -194,6 +194,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.given_k = r.count("hashes") > 0;
   o.given_m_bits = r.count("bloom-bits") > 0;
   o.given_threads = r.count("threads") > 0;
+  o.given_batch = r.count("batch") > 0;
 
   o.backend = r["backend"].as<std::string>();
   if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")

@@ -24,6 +24,9 @@ struct ShortWordPlan {
   int word = 0;           // p
   uint64_t stride = 1;    // s = w - p + 1
   uint64_t n_sub = 0;     // the longest query record: one sub-query per record
+  // Database bases per batch: small, so that a batch's codes stay in cache from decoding to stage 1a and their pages
+  // are faulted in once (64-Mbase batches cost more than the whole scan of a 1-kb query on a 200-Mbase database).
+  uint64_t batch_bases = uint64_t(2) << 20;
   double hits_per_probe = 0;
   double ns_per_base = 0;  // the predicted stage 1a + 1b cost per database base
 };
@@ -39,7 +42,8 @@ ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_le
 // The plan for a given word p (--scan-word): exact filters when 3 <= p <= 12, else none (use = false).
 ShortWordPlan forced_short_word_plan(int w, int word, const std::vector<uint64_t>& record_lengths);
 
-// Sets `p` to scan as `plan` says: probe word (none when p = w), exact filter, its m and k, one sub-query per record.
-void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p);
+// Sets `p` to scan as `plan` says: probe word (none when p = w), exact filter, its m and k, one sub-query per record,
+// and the batch size unless `keep_batch`.
+void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p, bool keep_batch = false);
 
 }  // namespace bloomseq

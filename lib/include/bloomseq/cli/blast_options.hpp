@@ -27,7 +27,7 @@ struct BlastSearchOptions {
   model::PlanRequest request;
   std::string profile;  // --profile ("" = the default profile)
   // Given explicitly, so --auto-tune keeps them fixed.
-  bool given_n_sub = false, given_k = false, given_m_bits = false, given_threads = false;
+  bool given_n_sub = false, given_k = false, given_m_bits = false, given_threads = false, given_batch = false;
   std::string backend = "auto";  // auto, cpu or cuda
   int device = 0;
   std::string output = "-";
