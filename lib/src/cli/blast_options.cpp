@@ -106,7 +106,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
-      ("batch", "database bases held in memory at once (whole records)", cxxopts::value<std::string>()->default_value("64M"));
+      ("batch", "database bases held in memory at once (whole records; 2M with the short-word scan)",
+       cxxopts::value<std::string>()->default_value("64M"));
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
