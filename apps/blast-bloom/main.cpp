@@ -20,6 +20,7 @@
 #include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/kernel_probe.hpp"
 #include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/short_word_plan.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/error.hpp"
@@ -79,6 +80,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("word_size", p.w)
       .value("probe_word", p.probe_word)
       .value("probe_stride", p.probe_word > 0 ? p.w - p.probe_word + 1 : 1)
+      .value("exact_filter", p.exact_filter)
       .value("sub_query", p.n_sub)
       .value("bloom_bits", p.m_bits)
       .value("hashes", p.k)
@@ -287,8 +289,23 @@ int search_main(const BlastSearchOptions& o, int argc, char** argv) {
   }
   // HSPs only, on the CPU: stage 1a may probe a shorter word at a stride (the same seeds, fewer tests). Not under
   // --auto-tune, whose plan and measured figures are about the w-mers themselves.
-  if (stage == "hsp" && !gpu && !auto_tune && !o.every_wmer) p.probe_word = default_probe_word(p.w);
-  if (!gpu && !auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);
+  // A short query: exact filters of a short word at a stride (short_word_plan.hpp), unless Bloom filter
+  // parameters were given.
+  const bool scan_choice = stage == "hsp" && !gpu && !auto_tune && !o.every_wmer;
+  ShortWordPlan scan;
+  if (scan_choice && !o.given_n_sub && !o.given_k && !o.given_m_bits) {
+    std::vector<uint64_t> lengths;
+    for (const auto& q : queries.codes) lengths.push_back(q.size());
+    scan = plan_short_word_scan(p.w, lengths);
+    if (o.scan_word > 0) scan = forced_short_word_plan(p.w, o.scan_word, lengths);
+  }
+  if (scan.use) {
+    apply_short_word_plan(scan, p, o.given_batch);
+  } else {
+    if (scan_choice) p.probe_word = o.scan_word > 0 ? (o.scan_word < p.w ? o.scan_word : 0) : default_probe_word(p.w);
+    if (!gpu && !auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);
+  }
+  p.validate();
   OutputFile out(o.output);
   const bool header = o.header;
 

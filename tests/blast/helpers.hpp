@@ -121,4 +121,35 @@ inline std::vector<bloomseq::DbBatch> make_batches(const Records& db, uint64_t b
   return out;
 }
 
+// A whole search with observers on stages 1a and 1b: its hits, seeds, HSPs and statistics.
+struct Observed {
+  std::vector<bloomseq::Stage1aHit> hits;
+  std::vector<bloomseq::Seed> seeds;
+  std::vector<bloomseq::Hsp> hsps;
+  bloomseq::BlastStats stats;
+};
+
+inline Observed run(const Records& q, const Records& db, const bloomseq::BlastParams& p, uint64_t batch_bases) {
+  bloomseq::BlastSearch s(make_queries(q), p, totals_of(db));
+  Observed o;
+  s.on_stage1a = [&](const bloomseq::DbBatch&, const std::vector<bloomseq::Stage1aHit>& h) {
+    o.hits.insert(o.hits.end(), h.begin(), h.end());
+  };
+  s.on_seeds = [&](const bloomseq::DbBatch&, const std::vector<bloomseq::Seed>& x) {
+    o.seeds.insert(o.seeds.end(), x.begin(), x.end());
+  };
+  for (const auto& b : make_batches(db, batch_bases)) s.search(b);
+  o.hsps = s.finish();
+  o.stats = s.stats();
+  return o;
+}
+
+// Without observers: the search then runs the stages on a few chunks at a time (stage 2 group by group).
+inline std::vector<bloomseq::Hsp> hsps_only(const Records& q, const Records& db, const bloomseq::BlastParams& p,
+                                            uint64_t batch_bases) {
+  bloomseq::BlastSearch s(make_queries(q), p, totals_of(db));
+  for (const auto& b : make_batches(db, batch_bases)) s.search(b);
+  return s.finish();
+}
+
 }  // namespace blast_test

@@ -11,31 +11,6 @@ using namespace blast_test;
 
 namespace {
 
-struct Observed {
-  std::vector<Stage1aHit> hits;
-  std::vector<Seed> seeds;
-  std::vector<Hsp> hsps;
-  BlastStats stats;
-};
-
-Observed run(const Records& q, const Records& db, BlastParams p, uint64_t batch_bases) {
-  BlastSearch s(make_queries(q), p, totals_of(db));
-  Observed o;
-  s.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { o.hits.insert(o.hits.end(), h.begin(), h.end()); };
-  s.on_seeds = [&](const DbBatch&, const std::vector<Seed>& x) { o.seeds.insert(o.seeds.end(), x.begin(), x.end()); };
-  for (const auto& b : make_batches(db, batch_bases)) s.search(b);
-  o.hsps = s.finish();
-  o.stats = s.stats();
-  return o;
-}
-
-// Without observers: the search then runs the stages on a few chunks at a time (stage 2 group by group).
-std::vector<Hsp> hsps_only(const Records& q, const Records& db, BlastParams p, uint64_t batch_bases) {
-  BlastSearch s(make_queries(q), p, totals_of(db));
-  for (const auto& b : make_batches(db, batch_bases)) s.search(b);
-  return s.finish();
-}
-
 void check_same_hsps(const std::vector<Hsp>& got, const std::vector<Hsp>& want) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {

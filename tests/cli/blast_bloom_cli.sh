@@ -26,19 +26,28 @@ check "stage 1a" 0 "$bb" --stage 1a -w 16 "$q" "$db" -o "$tmp/1a.tsv"
 head -n1 "$tmp/1a.tsv" | grep -q '^#subject' || { echo "FAIL 1a header"; fail=1; }
 check "stage 1b" 0 "$bb" --stage 1b -w 16 "$q" "$db" -o "$tmp/1b.tsv"
 head -n1 "$tmp/1b.tsv" | grep -q '^#query' || { echo "FAIL 1b header"; fail=1; }
-# w >= 20: HSPs from 16-mer probes at a stride by default, from every w-mer with --every-wmer: the same output.
+# A short query: HSPs from exact filters of a short word at a stride by default, from 16-mer Bloom probes with
+# --scan-word 16, from every w-mer with --every-wmer: the same output.
 { echo ">slice"; awk 'NR>1' "$db" | tr -d '\n' | cut -c 50001-53000 | sed "s/GATC/GANC/g" | fold -w 70; echo;
   echo ">slice_rc"; awk 'NR>1' "$db" | tr -d '\n' | cut -c 90001-92000 | rev | tr ACGTacgt TGCAtgca | fold -w 70; } \
   > "$tmp/slices.fa"  # the first slice with N in every GATC
-check "w 28, probes" 0 "$bb" -w 28 "$tmp/slices.fa" "$db" -o "$tmp/p28.tsv" --stats "$tmp/p28.json"
+check "w 28, short word" 0 "$bb" -w 28 "$tmp/slices.fa" "$db" -o "$tmp/s28.tsv" --stats "$tmp/s28.json"
+check "w 28, probes" 0 "$bb" -w 28 --scan-word 16 "$tmp/slices.fa" "$db" -o "$tmp/p28.tsv" --stats "$tmp/p28.json"
 check "w 28, --every-wmer" 0 "$bb" -w 28 --every-wmer "$tmp/slices.fa" "$db" -o "$tmp/e28.tsv" --stats "$tmp/e28.json"
 cmp -s "$tmp/p28.tsv" "$tmp/e28.tsv" || { echo "FAIL probes and --every-wmer give different HSPs"; fail=1; }
+cmp -s "$tmp/s28.tsv" "$tmp/e28.tsv" || { echo "FAIL the short word and --every-wmer give different HSPs"; fail=1; }
 [[ $(grep -vc '^#' "$tmp/p28.tsv") -gt 0 ]] || { echo "FAIL no HSPs at w 28"; fail=1; }
 grep -q '"probe_word": 16' "$tmp/p28.json" && grep -q '"probe_stride": 13' "$tmp/p28.json" \
   && grep -q '"probe_word": 0' "$tmp/e28.json" || { echo "FAIL probe word in the stats"; fail=1; }
-# The CPU's default sub-query length depends on how stage 1b checks a hit; the HSPs do not depend on it.
+sw=$(sed -n 's/.*"probe_word": \([0-9]*\).*/\1/p' "$tmp/s28.json"); ss=$(sed -n 's/.*"probe_stride": \([0-9]*\).*/\1/p' "$tmp/s28.json")
+[[ "$sw" -ge 3 && "$sw" -le 12 && $((sw + ss)) -eq 29 ]] && grep -q '"exact_filter": true' "$tmp/s28.json" \
+  && grep -q '"false_positives": 0' "$tmp/s28.json" || { echo "FAIL short word in the stats ($sw, $ss)"; fail=1; }
+# The CPU's default sub-query length depends on how stage 1b checks a hit; the HSPs do not depend on it. Exact
+# filters take one sub-query per record (the longest is 3,000 bases).
 grep -q '"sub_query": 2000' "$tmp/p28.json" && grep -q '"sub_query": 8000' "$tmp/e28.json" \
-  || { echo "FAIL default sub-query lengths"; fail=1; }
+  && grep -q '"sub_query": 3000' "$tmp/s28.json" || { echo "FAIL default sub-query lengths"; fail=1; }
+check "--scan-word and --every-wmer" 64 "$bb" -w 28 --scan-word 12 --every-wmer "$tmp/slices.fa" "$db"
+check "--scan-word above w" 64 "$bb" -w 11 --scan-word 12 "$tmp/slices.fa" "$db"
 check "w 28, --sub-query 1000" 0 "$bb" -w 28 --sub-query 1000 "$tmp/slices.fa" "$db" -o "$tmp/s28.tsv" --stats "$tmp/s28.json"
 grep -q '"sub_query": 1000' "$tmp/s28.json" && cmp -s "$tmp/p28.tsv" "$tmp/s28.tsv" \
   || { echo "FAIL --sub-query 1000 not taken or different HSPs"; fail=1; }

@@ -1,7 +1,9 @@
 // .2bit: exact round trip (case and N runs), the documented byte layout, byte-swapped files, and rejections.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <vector>
 
+#include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/twobit.hpp"
 #include "io_test_util.hpp"
@@ -79,6 +81,16 @@ TEST_CASE("2bit: FASTA -> .2bit -> FASTA is exact, case and N runs included", "[
     CHECK(r.length(i) == recs[i].seq.size());
     CHECK(r.sequence(i) == recs[i].seq);
   }
+  // The codes read straight from the mapping are those of the text (N runs invalid, case ignored), in any
+  // order, and nothing is written past a record's length.
+  for (size_t i = recs.size(); i-- > 0;) {
+    INFO(recs[i].name);
+    const std::string& t = recs[i].seq;
+    std::vector<uint8_t> got(t.size() + 8, 0xEE), want(t.size() + 8, 0xEE);
+    for (size_t j = 0; j < t.size(); ++j) want[j] = base_code(t[j]);
+    r.codes(i, got.data());
+    CHECK(got == want);
+  }
   // Random access in any order.
   CHECK(r.record(recs.size() - 1).seq == "NNacgtNNNNACGTnnnnAC");
   CHECK(r.record(3).name == "one");
@@ -127,6 +139,9 @@ TEST_CASE("2bit: big-endian files are read too", "[io][2bit]") {
   REQUIRE(r.size() == 1);
   CHECK(r.name(0) == "ab");
   CHECK(r.sequence(0) == "acGTA");
+  uint8_t codes[5];
+  r.codes(0, codes);
+  CHECK(std::vector<uint8_t>(codes, codes + 5) == std::vector<uint8_t>{0, 1, 2, 3, 0});
 }
 
 TEST_CASE("2bit: IUPAC codes are refused unless lossy storage is allowed", "[io][2bit]") {

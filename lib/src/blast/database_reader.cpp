@@ -86,10 +86,19 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
   batch.first_pos = impl_->next_pos;
   batch.first_record = impl_->next_record;
   SequenceRecord rec;
+  if (impl_->twobit) {
+    // The batch's size is known from the index: one allocation, no copies as the code stream grows.
+    uint64_t bases = 0;
+    for (size_t i = impl_->tb_next; i < impl_->tb->size() && bases < max_bases; ++i) bases += impl_->tb->length(i) + 1;
+    batch.codes.reserve(bases);
+  }
   while (batch.codes.size() < max_bases) {
     if (impl_->twobit) {
       if (impl_->tb_next >= impl_->tb->size()) break;
-      rec = impl_->tb->record(impl_->tb_next++);
+      const size_t i = impl_->tb_next++;
+      batch.add_record_codes(impl_->tb->name(i), impl_->tb->length(i),
+                             [&](uint8_t* out) { impl_->tb->codes(i, out); });
+      continue;
     } else if (impl_->use_held) {
       if (impl_->held_next >= impl_->held.size()) break;
       rec = std::move(impl_->held[impl_->held_next++]);

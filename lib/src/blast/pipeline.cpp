@@ -68,9 +68,18 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
   if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
-  layout_ = resolve_layout(params_.layout);
+  uint64_t query_bases = 0;
+  for (const auto& q : queries_.codes) query_bases += q.size();
+  // Exact filters are read without hashing, vector by vector (stage1a_exact): few sub-queries of 4^w bits each.
+  layout_ = params_.exact_filter && params_.layout == Stage1aLayout::automatic
+                ? Stage1aLayout::vector
+                : resolve_layout(params_.layout,
+                                 LayoutShape{query_bases, params_.n_sub, params_.m_bits, params_.k, filter_params.w});
+  // Probe words of a Bloom filter are rare hits (16-mers): stage 1b then scans the named sub-query instead of
+  // building an index of every query word; an exact filter of a short word hits often and needs the index.
+  const bool by_position = params_.probe_word > 0 && !params_.exact_filter;
   filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
-                             layout_ == Stage1aLayout::bitsliced, params_.probe_word > 0);
+                             layout_ == Stage1aLayout::bitsliced, by_position);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
@@ -171,7 +180,10 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       switch (layout_) {
         case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], h, stride); break;
         case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], h, stride); break;
-        default: wmers[i] = stage1a_vector_layout(vec, chunks[i], h, stride); break;
+        default:
+          wmers[i] = params_.exact_filter ? stage1a_exact(vec, chunks[i], h, stride)
+                                          : stage1a_vector_layout(vec, chunks[i], h, stride);
+          break;
       }
       busy_1a[i] = seconds_since(t);
       nhits[i] = h.size();

@@ -85,6 +85,57 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   return keys.size();
 }
 
+namespace {
+// The 2-bit codes in the 8 bytes of x (byte j = base j, each 0..3) packed as sum b_j 4^j: three shift-or steps.
+inline uint64_t pack_code_bytes(uint64_t x) {
+  x = (x | (x >> 6)) & 0x000F000F000F000FULL;
+  x = (x | (x >> 12)) & 0x000000FF000000FFULL;
+  return (x | (x >> 24)) & 0xFFFFULL;
+}
+inline uint64_t byte_mask(uint64_t bytes) { return bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1; }
+}  // namespace
+
+uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector<Stage1aHit>& hits,
+                       uint64_t stride) {
+  // Each tested word is read on its own from two 8-byte loads instead of rolling a window over every base: the
+  // words at a stride do not depend on each other, so their loads and bit reads overlap. Packed as sum b_j 4^j,
+  // the codes' complement is the reverse complement's key directly (its base j is 3 - b_j at 4^j); the forward
+  // key is that reversed.
+  const int p = c.w;  // 3..16 (BlastParams::exact_filter)
+  const uint64_t mask = wmer_mask(p);
+  const uint64_t lo_mask = byte_mask(uint64_t(p)), hi_mask = p > 8 ? byte_mask(uint64_t(p - 8)) : 0;
+  const uint64_t s = std::max<uint64_t>(stride, 1);
+  const uint32_t V = vec.count;
+  uint64_t tested = 0;
+  // Words starting at [0, n_starts) that end inside the chunk; the loads read 16 bytes from the start, so the last
+  // ones come from a padded copy.
+  const uint64_t last = std::min<uint64_t>(c.n_starts, c.n >= uint64_t(p) ? c.n - uint64_t(p) + 1 : 0);
+  const uint64_t direct = c.n >= 16 ? std::min<uint64_t>(last, c.n - 16 + 1) : 0;
+  alignas(16) uint8_t tail[32];
+  for (uint64_t t = (c.first_pos + s - 1) / s * s - c.first_pos; t < last; t += s) {
+    uint64_t lo, hi;
+    if (t < direct) {
+      std::memcpy(&lo, c.codes + t, 8);
+      std::memcpy(&hi, c.codes + t + 8, 8);
+    } else {
+      std::memset(tail, kInvalidBase, sizeof tail);
+      std::memcpy(tail, c.codes + t, size_t(c.n - t));
+      std::memcpy(&lo, tail, 8);
+      std::memcpy(&hi, tail + 8, 8);
+    }
+    lo &= lo_mask;
+    hi &= hi_mask;
+    if ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) continue;  // an invalid code (4) in the word
+    ++tested;
+    const uint64_t rc = ~(pack_code_bytes(lo) | pack_code_bytes(hi) << 16) & mask;
+    const uint64_t fwd = revcomp_wmer(rc, p);
+    const uint64_t key = fwd < rc ? fwd : rc;
+    for (uint32_t v = 0; v < V; ++v)
+      if (test_bit(vec.words + size_t(v) * vec.words_per_vector, key)) hits.push_back({c.first_pos + t, v});
+  }
+  return tested;
+}
+
 uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
   std::vector<uint64_t> pos, keys;
@@ -151,6 +202,9 @@ void row_pointers_k(const BitslicedMatrix& M, const std::vector<uint64_t>& keys,
 void row_pointers(const BitslicedMatrix& M, const std::vector<uint64_t>& keys, std::vector<const uint64_t*>& rows) {
   rows.resize(keys.size() * size_t(M.k));
   switch (M.k) {
+    case 1: return row_pointers_k<1>(M, keys, rows.data());
+    case 2: return row_pointers_k<2>(M, keys, rows.data());
+    case 3: return row_pointers_k<3>(M, keys, rows.data());
     case 4: return row_pointers_k<4>(M, keys, rows.data());
     case 5: return row_pointers_k<5>(M, keys, rows.data());
     case 6: return row_pointers_k<6>(M, keys, rows.data());
@@ -257,6 +311,9 @@ template <uint64_t W>
 void bitsliced_narrow_k(const BitslicedMatrix& M, const std::vector<uint64_t>& pos, const std::vector<uint64_t>& keys,
                         std::vector<Stage1aHit>& hits) {
   switch (M.k) {
+    case 1: return bitsliced_narrow<1, W>(M, pos, keys, hits);
+    case 2: return bitsliced_narrow<2, W>(M, pos, keys, hits);
+    case 3: return bitsliced_narrow<3, W>(M, pos, keys, hits);
     case 4: return bitsliced_narrow<4, W>(M, pos, keys, hits);
     case 5: return bitsliced_narrow<5, W>(M, pos, keys, hits);
     case 6: return bitsliced_narrow<6, W>(M, pos, keys, hits);

@@ -18,17 +18,49 @@ void seeds_from_probes(const std::vector<Stage1aHit>& hits, const DbBatch& batch
   std::vector<Seed> at_t;  // the seeds found from one probe position, put in order before they are appended
   const bool by_position = probe_filters.by_position();
   std::vector<SubqueryFilters::Occurrence> in_v;
-  for (size_t i = 0; i < hits.size();) {
+  // With the index (probes of a short word hit often), the words and index slots of all the chunk's probe positions
+  // are read first in one tight loop, so that their cache misses overlap, and the entries a slot points to are
+  // prefetched a few positions ahead (as verify_hits does).
+  using Occurrence = SubqueryFilters::Occurrence;
+  const bool direct = probe_filters.direct_index();
+  std::vector<uint64_t> fwds;
+  std::vector<Occurrence> slots;
+  if (!by_position) {
+    for (size_t i = 0; i < hits.size(); ++i) {
+      if (i > 0 && hits[i].db_pos == hits[i - 1].db_pos) continue;
+      const uint64_t t = hits[i].db_pos - batch.first_pos;
+      uint64_t fwd = 0;
+      for (int j = 0; j < p; ++j) fwd = (fwd << 2) | db[t + uint64_t(j)];
+      fwds.push_back(fwd);
+    }
+    slots.resize(fwds.size());
+    for (size_t j = 0; j < fwds.size(); ++j) {
+      const uint64_t key = canonical_wmer(fwds[j], revcomp_wmer(fwds[j], p));
+      slots[j] = direct ? probe_filters.direct_slot(key) : probe_filters.group_slot(key);
+    }
+  }
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0, at = 0; i < hits.size(); ++at) {
     const uint64_t db_pos = hits[i].db_pos;
     size_t last = i;
     while (last < hits.size() && hits[last].db_pos == db_pos) ++last;
     const uint64_t t = db_pos - batch.first_pos;  // local offset of the probe
     uint64_t fwd = 0;
-    for (int j = 0; j < p; ++j) fwd = (fwd << 2) | db[t + uint64_t(j)];
+    if (by_position)
+      for (int j = 0; j < p; ++j) fwd = (fwd << 2) | db[t + uint64_t(j)];
+    else
+      fwd = fwds[at];
     const uint64_t rc = revcomp_wmer(fwd, p);
     const uint64_t key = canonical_wmer(fwd, rc);
-    const SubqueryFilters::Occurrence *o = nullptr, *o_end = nullptr;
-    if (!by_position) probe_filters.occurrences(key, o, o_end);
+    const Occurrence *o = nullptr, *o_end = nullptr;
+    if (!by_position) {
+      if (at + kAhead < slots.size()) {
+        if (direct) probe_filters.prefetch_direct_entries(slots[at + kAhead]);
+        else probe_filters.prefetch_group_entries(slots[at + kAhead]);
+      }
+      if (direct) probe_filters.direct_occurrences(slots[at], o, o_end);
+      else probe_filters.group_occurrences(slots[at], key, o, o_end);
+    }
     at_t.clear();
     size_t record = SIZE_MAX;
     for (; i < last; ++i) {

@@ -20,7 +20,8 @@ namespace bloomseq {
 
 SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params,
                                  bool with_vectors, bool with_bitsliced, bool by_position)
-    : family_(params.k, params.w, params.seed), m_bits_(params.m_bits) {
+    : family_(params.exact_filter ? H3Family::injective(params.w) : H3Family(params.k, params.w, params.seed)),
+      m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
   std::vector<uint64_t> lengths;

@@ -84,7 +84,10 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
       ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"))
       ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
-                     "at every (w-15)-th position, which find the same seeds)");
+                     "at every (w-15)-th position, which find the same seeds)")
+      ("scan-word", "for --stage hsp, test words of this many bases (<= w) at every (w-P+1)-th position; exact "
+                    "filters up to 12 (default: chosen from the query's size; docs/blast-bloom.md)",
+       cxxopts::value<int>());
   opts.add_options("Bloom filters")
       ("sub-query", "sub-query length n_sub in bases (default: 8000 on the CPU, 2000 with 16-mer probes, 1000 "
                     "on a GPU)", cxxopts::value<std::string>())
@@ -103,7 +106,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
-      ("batch", "database bases held in memory at once (whole records)", cxxopts::value<std::string>()->default_value("64M"));
+      ("batch", "database bases held in memory at once (whole records; 2M with the short-word scan)",
+       cxxopts::value<std::string>()->default_value("64M"));
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
@@ -158,6 +162,12 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   if (o.stage != "1a" && o.stage != "1b" && o.stage != "hsp")
     throw UsageError("--stage must be 1a, 1b or hsp, got '" + o.stage + "'");
   o.every_wmer = r.count("every-wmer") > 0;
+  if (r.count("scan-word")) {
+    o.scan_word = r["scan-word"].as<int>();
+    if (o.scan_word < 1 || o.scan_word > p.w)
+      throw UsageError("--scan-word must be 1..w (" + std::to_string(p.w) + "), got " + std::to_string(o.scan_word));
+    if (o.every_wmer) throw UsageError("give --scan-word or --every-wmer, not both");
+  }
   o.progress = r.count("progress") > 0;
   o.no_progress = r.count("no-progress") > 0;
 
@@ -185,6 +195,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.given_k = r.count("hashes") > 0;
   o.given_m_bits = r.count("bloom-bits") > 0;
   o.given_threads = r.count("threads") > 0;
+  o.given_batch = r.count("batch") > 0;
 
   o.backend = r["backend"].as<std::string>();
   if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")

@@ -21,7 +21,24 @@ H3Family::H3Family(int k, int w, uint64_t seed) : k_(k), w_(w), seed_(seed) {
     for (int j = 0; j < 64; ++j) rows_[size_t(i) * 64 + j] = uint32_t(rng.next() >> 32);
     constants_[size_t(i)] = uint32_t(rng.next() >> 32);
   }
+  build_tables();
+}
 
+H3Family H3Family::injective(int w) {
+  if (w < 1 || w > 16) throw UsageError("an injective hash needs a word of 1..16 bases, got " + std::to_string(w));
+  H3Family f;
+  f.k_ = 1;
+  f.w_ = w;
+  f.injective_ = true;
+  f.rows_.assign(64, 0);
+  f.constants_.assign(1, 0);
+  for (int j = 0; j < 2 * w; ++j) f.rows_[size_t(j)] = uint32_t(1) << (32 - 2 * w + j);
+  f.build_tables();
+  return f;
+}
+
+void H3Family::build_tables() {
+  const int k = k_, w = w_;
   const int nbytes = (2 * w + 7) / 8;
   byte_tables_.assign(size_t(nbytes) * 256 * k, 0);
   for (int b = 0; b < nbytes; ++b)

@@ -6,16 +6,21 @@
 // Every count, offset and size is checked against the file size before anything is allocated.
 #include "bloomseq/io/twobit.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <unordered_set>
 
+#include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/output_file.hpp"
 #include "io_common.hpp"
+#include "mapped_input_guard.hpp"
 
 namespace bloomseq {
 
@@ -51,6 +56,20 @@ struct DecodeTable {
 };
 const DecodeTable kDecode;
 
+// 4 base codes (encode/dna.hpp) for each packed byte, as the 4 bytes of a word in memory order.
+struct CodeTable {
+  uint32_t quad[256];
+  CodeTable() {
+    constexpr uint8_t kCode[4] = {3, 1, 0, 2};  // T C A G -> A=0 C=1 G=2 T=3
+    for (int b = 0; b < 256; ++b) {
+      uint8_t q[4];
+      for (int j = 0; j < 4; ++j) q[j] = kCode[(b >> (6 - 2 * j)) & 3];
+      std::memcpy(&quad[b], q, 4);
+    }
+  }
+};
+const CodeTable kCodes;
+
 struct Block {
   uint32_t start, size;
 };
@@ -72,8 +91,53 @@ struct TwoBitReader::Impl {
   };
   std::vector<Entry> entries;
 
+  // The whole file mapped read-only (null when mapping failed: records are then read with fread).
+  const unsigned char* mapped = nullptr;
+  int mapped_slot = -1;
+
   ~Impl() {
     if (f) std::fclose(f);
+    if (mapped) {
+      io_detail::unregister_mapping(mapped_slot);
+      ::munmap(const_cast<unsigned char*>(mapped), size_t(file_size));
+    }
+  }
+
+  void map_file() {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    // Populated up front: one pass of page-table set-up instead of a fault per page while decoding.
+    void* m = ::mmap(nullptr, size_t(file_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ::close(fd);
+    if (m == MAP_FAILED) return;
+    mapped_slot = io_detail::register_mapping(m, size_t(file_size), path);
+    if (mapped_slot < 0) {
+      ::munmap(m, size_t(file_size));
+      return;
+    }
+    ::madvise(m, size_t(file_size), MADV_SEQUENTIAL);
+    mapped = static_cast<const unsigned char*>(m);
+  }
+
+  void codes(size_t i, uint8_t* out) {
+    Entry& e = load(i);
+    const uint64_t packed = (uint64_t(e.dna_size) + 3) / 4;
+    std::string buffer;
+    const unsigned char* src = mapped ? mapped + e.dna_offset : nullptr;
+    if (!src) {
+      buffer.resize(packed);
+      seek(e.dna_offset);
+      read(buffer.data(), packed, "packed bases");
+      src = reinterpret_cast<const unsigned char*>(buffer.data());
+    }
+    const uint64_t whole = e.dna_size / 4;
+    for (uint64_t b = 0; b < whole; ++b) std::memcpy(out + b * 4, &kCodes.quad[src[b]], 4);
+    if (whole < packed) {
+      uint8_t q[4];
+      std::memcpy(q, &kCodes.quad[src[whole]], 4);
+      std::memcpy(out + whole * 4, q, e.dna_size - whole * 4);
+    }
+    for (auto& b : e.n_blocks) std::memset(out + b.start, kInvalidBase, b.size);
   }
 
   [[noreturn]] void fail(const std::string& what) const { throw DataError(path + ": " + what); }
@@ -112,6 +176,7 @@ struct TwoBitReader::Impl {
     file_size = uint64_t(ftello(f));
     std::rewind(f);
     if (file_size < kHeaderBytes) fail("not a .2bit file (" + std::to_string(file_size) + " bytes)");
+    map_file();
     uint32_t sig;
     read(&sig, 4, "the signature");
     if (sig == kSignatureSwapped) swapped = true;
@@ -198,6 +263,7 @@ size_t TwoBitReader::size() const { return impl_->entries.size(); }
 const std::string& TwoBitReader::name(size_t i) const { return impl_->entries.at(i).name; }
 uint64_t TwoBitReader::length(size_t i) const { return impl_->load(i).dna_size; }
 std::string TwoBitReader::sequence(size_t i) { return impl_->sequence(i); }
+void TwoBitReader::codes(size_t i, uint8_t* out) { impl_->codes(i, out); }
 SequenceRecord TwoBitReader::record(size_t i) {
   SequenceRecord r;
   r.seq = sequence(i);

@@ -100,7 +100,7 @@ std::vector<double> kernel_values(Layout l, const KernelCoefficients& c) {
           c.row_miss_ns, c.row_miss_single_ns, c.mispredict_ns, c.hit_ns,          c.a0};
 }
 
-bool bitsliced_fixed_k_hash(int k) { return k >= 4 && k <= 8; }
+bool bitsliced_fixed_k_hash(int k) { return k >= 1 && k <= 8; }
 
 KernelCoefficients layout_coefficients(const Calibration& cal, Layout l) {
   if (l == Layout::Vector && cal.kernel_vector.fitted) return cal.kernel_vector;

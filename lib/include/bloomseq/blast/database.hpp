@@ -5,18 +5,43 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
+
+// An allocator whose resize leaves new bytes uninitialised: a batch's codes are written in full right after (a zero
+// fill of every batch cost as much as decoding a .2bit database).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 struct DbBatch {
   std::vector<std::string> names;       // record names (first word of the header)
   std::vector<uint64_t> lengths;        // bases per record
   std::vector<uint64_t> local_starts;   // where each record starts in `codes`
-  std::vector<uint8_t> codes;           // records, each followed by kInvalidBase
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> codes;  // records, each followed by kInvalidBase
   uint64_t first_pos = 0;               // stream coordinate of codes[0]
   uint32_t first_record = 0;            // global index of record 0 of this batch
 
@@ -25,6 +50,17 @@ struct DbBatch {
   // `encoded`, if given, is called with the bases encoded so far every few Mbases (a chromosome takes a while).
   void add_record(const std::string& name, const std::string& seq,
                   const std::function<void(uint64_t)>& encoded = nullptr);
+  // Appends a record of `length` bases whose codes fill(out) writes into out[0, length).
+  template <class Fill>
+  void add_record_codes(const std::string& name, uint64_t length, Fill&& fill) {
+    names.push_back(name);
+    lengths.push_back(length);
+    local_starts.push_back(codes.size());
+    const size_t at = codes.size();
+    codes.resize(at + length + 1);
+    fill(codes.data() + at);
+    codes[at + length] = kInvalidBase;  // no w-mer spans two records
+  }
   size_t size() const { return names.size(); }
   // Index (within the batch) of the record holding local code offset `local`.
   size_t record_at(uint64_t local) const;

@@ -39,6 +39,13 @@ struct BlastParams {
   // then recovers exactly the same seeds by extending each probe match along its diagonal (strided_seeds.hpp).
   // 0 = off. The Bloom vectors, sub-queries and stage-1a/1b statistics are then those of the probe word.
   int probe_word = 0;
+  // The filters hold their word (probe_word, or w without one) exactly: m_bits = 4^word, k = 1 and the injective
+  // H3 function (H3Family::injective), one bit per key, so stage 1a has no false positives. For short words only
+  // (3 <= word <= 16; short_word_plan.hpp decides when it pays).
+  bool exact_filter = false;
+
+  // The word the filters and the stage-1b index hold: the probe word, or w.
+  int filter_word() const { return probe_word > 0 ? probe_word : w; }
 
   // Throws UsageError naming the offending value.
   void validate() const;
@@ -54,7 +61,19 @@ int default_probe_word(int w);
 // the named sub-query, so there the hits' cost grows with n_sub. Measured: docs/benchmarks.md.
 uint64_t default_cpu_sub_query(int probe_word);
 
-// The CPU layout actually used when `requested` may be automatic.
-Stage1aLayout resolve_layout(Stage1aLayout requested);
+// What the automatic layout choice looks at: the real filters of a search.
+struct LayoutShape {
+  uint64_t query_bases = 0;  // all query records
+  uint64_t n_sub = 0;        // sub-query length (bases)
+  uint64_t m_bits = 0;
+  int k = 0;
+  int w = 0;                 // the filters' word (BlastParams::filter_word)
+};
+
+// The CPU layout actually used when `requested` may be automatic, from the real bit-sliced matrix size and this
+// machine's cache sizes (the cost model's CPU profile): bit-sliced unless its matrix outgrows the last-level cache
+// while the V vectors (m / 8 bytes each) fit in L2. With few sub-queries a bit-sliced row is a whole word for a few
+// bits, so the matrix is 8 bytes x m while V vectors take V x m / 8.
+Stage1aLayout resolve_layout(Stage1aLayout requested, const LayoutShape& shape);
 
 }  // namespace bloomseq

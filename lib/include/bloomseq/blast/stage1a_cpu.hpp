@@ -16,6 +16,12 @@ namespace bloomseq {
 uint64_t stage1a_vector_layout(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                            uint64_t stride = 1);
 
+// Vectors that are exact sets (BlastParams::exact_filter: k = 1, m = 4^w, the injective H3 function, so a key's
+// bit is the key itself): no hashing, one bit read per vector and tested w-mer, straight from the rolling scan.
+// Returns what stage1a_vector_layout returns for those vectors.
+uint64_t stage1a_exact(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                       uint64_t stride = 1);
+
 // The paper's Algorithm 1 literally: for each vector, for each w-mer, each hash function evaluated when probed.
 uint64_t stage1a_naive(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                            uint64_t stride = 1);

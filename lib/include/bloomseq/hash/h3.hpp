@@ -84,6 +84,11 @@ class H3Family {
   H3Family() = default;
   // k functions (1..kMaxHashes) over keys of 2w bits (w = 1..32), generated from `seed`.
   H3Family(int k, int w, uint64_t seed);
+  // The one function of the family that maps every key of 2w <= 32 bits to its own slot of a 4^w-bit vector:
+  // row j = bit (32 - 2w + j), constant 0, so h(x) = x << (32 - 2w) and bloom_slot(h, 4^w) = x. A Bloom vector
+  // with this single function is an exact set (no false positives) where 4^w bits are affordable (short words).
+  static H3Family injective(int w);
+  bool is_injective() const { return injective_; }
 
   int k() const { return k_; }
   int w() const { return w_; }
@@ -103,9 +108,12 @@ class H3Family {
   const std::vector<uint32_t>& nibble_tables() const { return nibble_tables_; }
 
  private:
+  void build_tables();
+
   int k_ = 0;
   int w_ = 0;
   uint64_t seed_ = 0;
+  bool injective_ = false;
   std::vector<uint32_t> rows_;       // k * 64
   std::vector<uint32_t> constants_;  // k
   std::vector<uint32_t> byte_tables_;

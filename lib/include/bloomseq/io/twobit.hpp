@@ -28,6 +28,10 @@ class TwoBitReader {
   // The record as text: ACGT, N in N blocks, lower case in mask blocks.
   std::string sequence(size_t i);
   SequenceRecord record(size_t i);
+  // The record's bases as 2-bit codes (encode/dna.hpp: A=0 C=1 G=2 T=3, kInvalidBase in N blocks) into
+  // out[0, length(i)): decoded straight from the file's memory mapping (no read into a buffer, no text), a table
+  // look-up per packed byte.
+  void codes(size_t i, uint8_t* out);
 
  private:
   struct Impl;

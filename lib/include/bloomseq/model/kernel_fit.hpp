@@ -66,7 +66,7 @@ std::vector<CacheLevel> caches_with_llc(const std::vector<CacheLevel>& caches, u
 // the narrow rows' per-w-mer cost row_fixed_ns).
 KernelCoefficients layout_coefficients(const Calibration& cal, Layout layout);
 // Whether blast-bloom's bit-sliced kernels hash this k with a fixed-k path (lib/src/blast/stage1a_cpu.cpp:
-// row_pointers_k and bitsliced_narrow for 4 <= k <= 8); otherwise they call the generic H3Family::hash_all.
+// row_pointers_k and bitsliced_narrow for 1 <= k <= 8); otherwise they call the generic H3Family::hash_all.
 bool bitsliced_fixed_k_hash(int k);
 
 }  // namespace bloomseq::model

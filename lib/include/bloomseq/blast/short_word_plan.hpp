@@ -1,0 +1,49 @@
+// The scan blast-bloom uses for HSP searches whose filters can hold a short word exactly (short_word_plan): stage 1a
+// tests a word of p <= w bases at every s-th database position, s = w - p + 1, against an exact filter of the
+// query's p-mers (4^p bits per sub-query, one bit per key: BlastParams::exact_filter), one sub-query per query
+// record; stage 1b extends each probe match to the w-mer seeds that contain it (strided_seeds.hpp), so the seeds are
+// those of testing every w-mer. This is how blastn is fast on a short query against a large database: a lookup word
+// shorter than w, scanned at a stride, exact matches extended to w.
+//
+// The choice of p trades the stride against the filter's selectivity and size. Per database base:
+//   cost(p) = scan_ns + (V x probe_ns(V x 4^p / 8 bytes) + hits(p) x hit_ns) / s,
+// hits(p) = sum over sub-queries of 1 - exp(-w-mers / (4^p / 2)) (the chance that a random canonical p-mer is in the
+// sub-query; 4^p / 2 canonical keys), probe_ns by the cache level that holds the V filters. Measured on this
+// project's benchmark machine (docs/benchmarks.md, "short query"): scan ~2 ns per base, a probe 1.5 ns from L1/L2,
+// 4 ns from L3, 15 ns from DRAM, a hit (stage 1b look-up, extension to w) ~120 ns.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bloomseq/blast/params.hpp"
+
+namespace bloomseq {
+
+struct ShortWordPlan {
+  bool use = false;       // false: the filters cannot hold a short word selectively; keep the Bloom filters
+  int word = 0;           // p
+  uint64_t stride = 1;    // s = w - p + 1
+  uint64_t n_sub = 0;     // the longest query record: one sub-query per record
+  // Database bases per batch: small, so that a batch's codes stay in cache from decoding to stage 1a and their pages
+  // are faulted in once (64-Mbase batches cost more than the whole scan of a 1-kb query on a 200-Mbase database).
+  uint64_t batch_bases = uint64_t(2) << 20;
+  double hits_per_probe = 0;
+  double ns_per_base = 0;  // the predicted stage 1a + 1b cost per database base
+};
+
+// The plan for word size w and these query records (lengths in bases). `cache_bytes`: the capacities of the cache
+// levels, ascending (the last one shared).
+ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_lengths,
+                                   const std::vector<uint64_t>& cache_bytes);
+
+// The same on this machine's caches (the cost model's CPU profile).
+ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_lengths);
+
+// The plan for a given word p (--scan-word): exact filters when 3 <= p <= 12, else none (use = false).
+ShortWordPlan forced_short_word_plan(int w, int word, const std::vector<uint64_t>& record_lengths);
+
+// Sets `p` to scan as `plan` says: probe word (none when p = w), exact filter, its m and k, one sub-query per record,
+// and the batch size unless `keep_batch`.
+void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p, bool keep_batch = false);
+
+}  // namespace bloomseq

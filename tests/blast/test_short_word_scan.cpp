@@ -1,0 +1,215 @@
+// The short-word scan (short_word_plan.hpp): exact filters of a word p <= w tested at every (w - p + 1)-th database
+// position give exactly the seeds of testing every w-mer — checked against the brute-force oracle and the full scan
+// (same seeds in the same order, same HSPs) with awkward word sizes, strides, N runs, records shorter than w and
+// record and batch boundaries; the exact stage 1a answers exactly the probes whose p-mer the sub-query holds.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+
+#include "bloomseq/blast/short_word_plan.hpp"
+#include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/error.hpp"
+#include "helpers.hpp"
+
+using namespace bloomseq;
+using namespace blast_test;
+
+namespace {
+
+// Query and database sharing long stretches on both strands, mutated copies, N runs (also right at record ends),
+// a record shorter than w and one of exactly w bases.
+std::pair<Records, Records> data(std::mt19937_64& rng, int w) {
+  Records q, db;
+  const std::string base = random_dna(rng, 3000, 0.002);
+  q.names = {"q1", "q2", "short", "exact_w"};
+  q.seqs = {base.substr(0, 1700) + "NNN", mutate(rng, base.substr(1200), 0.04), std::string(size_t(w - 1), 'C'),
+            base.substr(500, size_t(w))};
+  db.names = {"d1", "d2", "d3", "tiny", "copies"};
+  db.seqs = {"N" + mutate(rng, base.substr(300, 1500), 0.06) + random_dna(rng, 300),
+             revcomp(mutate(rng, base.substr(0, 2000), 0.02)), random_dna(rng, 1800, 0.01), "ACGTA",
+             base.substr(500, size_t(w)) + "NN" + revcomp(base.substr(17, 411)) + base.substr(2000, 333) + "N"};
+  return {q, db};
+}
+
+BlastParams exact_scan(int w, int p, const Records& q) {
+  BlastParams b;
+  b.w = w;
+  std::vector<uint64_t> lengths;
+  for (const auto& s : q.seqs) lengths.push_back(s.size());
+  apply_short_word_plan(forced_short_word_plan(w, p, lengths), b);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("an injective H3 function puts every key in its own slot of a 4^w-bit vector", "[blast][short-word]") {
+  for (int w = 1; w <= 8; ++w) {
+    const H3Family f = H3Family::injective(w);
+    const H3ByteView h = f.byte_view();
+    const uint64_t m = uint64_t(1) << (2 * w);
+    for (uint64_t x = 0; x < m; ++x) {
+      uint32_t out[1];
+      h.hash_all(x, out);
+      REQUIRE(bloom_slot(out[0], m) == x);
+      REQUIRE(f.hash_bitloop(0, x) == out[0]);
+    }
+  }
+  std::mt19937_64 rng(5);
+  const H3Family f16 = H3Family::injective(16);
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t x = rng() & 0xFFFFFFFFu;
+    uint32_t out[1];
+    f16.byte_view().hash_all(x, out);
+    CHECK(bloom_slot(out[0], uint64_t(1) << 32) == x);
+  }
+  CHECK_THROWS_AS(H3Family::injective(17), UsageError);
+  BlastParams p;
+  p.exact_filter = true;
+  p.w = 11;
+  CHECK_THROWS_AS(p.validate(), UsageError);  // k and m are not those of an exact filter of 11-mers
+  p.k = 1;
+  p.m_bits = uint64_t(1) << 22;
+  CHECK_NOTHROW(p.validate());
+}
+
+TEST_CASE("the exact stage 1a hits exactly the probes whose word the sub-query holds", "[blast][short-word]") {
+  std::mt19937_64 rng(77);
+  for (int p : {3, 4, 7, 10}) {
+    for (uint64_t stride : {1, 2, 3, 5}) {
+      INFO("p=" << p << " stride=" << stride);
+      Records q;
+      q.names = {"a", "b"};
+      q.seqs = {random_dna(rng, 700, 0.01), random_dna(rng, 90)};
+      const std::string db = random_dna(rng, 5000, 0.003) + "N" + q.seqs[1].substr(3, 50);
+      BlastParams b;
+      b.w = p;
+      b.exact_filter = true;
+      b.k = 1;
+      b.m_bits = uint64_t(1) << (2 * p);
+      b.n_sub = 700;
+      const QuerySet qs = make_queries(q);
+      const SubqueryFilters f(qs.codes, b, true, false);
+      // Brute force: the canonical p-mers of every sub-query, as strings.
+      std::vector<std::set<std::string>> held(f.count());
+      for (uint32_t v = 0; v < f.count(); ++v) {
+        const SubQuery& sq = f.subqueries()[v];
+        const std::string s = q.seqs[sq.query_id].substr(sq.offset, sq.length);
+        for (size_t i = 0; i + size_t(p) <= s.size(); ++i)
+          if (valid_word(s, i, p)) {
+            const std::string x = s.substr(i, size_t(p)), r = revcomp(x);
+            held[v].insert(std::min(x, r));
+          }
+      }
+      const uint64_t first_pos = 1000 + 7;  // a stream offset that is not a multiple of the stride
+      std::vector<Stage1aHit> want;
+      for (size_t t = 0; t + size_t(p) <= db.size(); ++t) {
+        if ((first_pos + t) % stride != 0 || !valid_word(db, t, p)) continue;
+        const std::string x = db.substr(t, size_t(p)), r = revcomp(x);
+        for (uint32_t v = 0; v < f.count(); ++v)
+          if (held[v].count(std::min(x, r))) want.push_back({first_pos + t, v});
+      }
+      DbBatch batch;
+      batch.add_record("d", db);
+      batch.first_pos = first_pos;
+      std::vector<Stage1aHit> exact, vec;
+      for (const DbChunk& c : chunk_batch(batch, 1031, p)) {
+        stage1a_exact(f.vectors(), c, exact, stride);
+        stage1a_vector_layout(f.vectors(), c, vec, stride);
+      }
+      CHECK(exact == want);
+      CHECK(vec == want);
+    }
+  }
+}
+
+TEST_CASE("short words at a stride give the seeds and HSPs of testing every w-mer", "[blast][short-word]") {
+  std::mt19937_64 rng(2026);
+  struct Variant {
+    int w, p, threads;
+    uint64_t chunk, batch;
+  };
+  for (const Variant& v : {Variant{11, 8, 1, 1024, uint64_t(1) << 30}, Variant{11, 9, 2, 1031, 1},
+                           Variant{11, 10, 3, 1024, 2500}, Variant{11, 11, 1, 2048, 3000},
+                           Variant{7, 4, 2, 1024, 1}, Variant{19, 12, 1, 1031, 2000},
+                           Variant{28, 12, 2, 4096, 1}, Variant{13, 3, 1, 1024, uint64_t(1) << 30},
+                           Variant{20, 6, 1, 1024, 4000}}) {
+    INFO("w=" << v.w << " p=" << v.p << " threads=" << v.threads << " chunk=" << v.chunk << " batch=" << v.batch);
+    const auto qd = data(rng, v.w);
+    BlastParams every;
+    every.w = v.w;
+    every.n_sub = 307;
+    every.k = 3;
+    every.m_bits = 1024;
+    every.chunk_bases = v.chunk;
+    every.threads = v.threads;
+    const Observed full = run(qd.first, qd.second, every, v.batch);
+    BlastParams scan = exact_scan(v.w, v.p, qd.first);
+    scan.chunk_bases = v.chunk;
+    scan.threads = v.threads;
+    REQUIRE(scan.exact_filter);
+    CHECK(scan.probe_word == (v.p < v.w ? v.p : 0));
+    const Observed got = run(qd.first, qd.second, scan, v.batch);
+    REQUIRE(!full.seeds.empty());
+    CHECK(got.seeds == full.seeds);
+    std::set<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, int>> seen;
+    for (const Seed& s : got.seeds) seen.insert({s.query, s.subject, s.q_pos, s.s_pos, s.strand});
+    CHECK(seen.size() == got.seeds.size());
+    CHECK(seen == oracle_seeds(qd.first, qd.second, v.w));
+    // No false positives: every stage-1a hit is a probe the sub-query holds.
+    CHECK(got.stats.false_positives == 0);
+    CHECK(got.stats.true_positives == got.hits.size());
+    uint64_t stream = 0;
+    for (const auto& x : qd.second.seqs) stream += x.size() + 1;
+    CHECK(got.stats.db_wmers <= stream / uint64_t(v.w - v.p + 1) + 1);
+    const std::vector<Hsp> hsps = hsps_only(qd.first, qd.second, scan, v.batch);
+    REQUIRE(hsps.size() == full.hsps.size());
+    for (size_t i = 0; i < hsps.size(); ++i) {
+      CHECK(hsps[i].query == full.hsps[i].query);
+      CHECK(hsps[i].subject == full.hsps[i].subject);
+      CHECK(hsps[i].strand == full.hsps[i].strand);
+      CHECK(hsps[i].q_start == full.hsps[i].q_start);
+      CHECK(hsps[i].q_end == full.hsps[i].q_end);
+      CHECK(hsps[i].s_start == full.hsps[i].s_start);
+      CHECK(hsps[i].score == full.hsps[i].score);
+      CHECK(hsps[i].evalue == full.hsps[i].evalue);
+    }
+  }
+}
+
+TEST_CASE("the short-word plan keeps its filters selective and falls back for large queries", "[blast][short-word]") {
+  const std::vector<uint64_t> caches = {32 << 10, 512 << 10, 32 << 20};
+  const ShortWordPlan lambda = plan_short_word_scan(11, {48502}, caches);
+  REQUIRE(lambda.use);
+  CHECK(lambda.word <= 11);
+  CHECK(lambda.stride == uint64_t(11 - lambda.word + 1));
+  CHECK(lambda.hits_per_probe <= 0.25);
+  CHECK(lambda.n_sub == 48502);
+  // A shorter query affords a shorter word (a longer stride).
+  const ShortWordPlan small = plan_short_word_scan(11, {1000}, caches);
+  REQUIRE(small.use);
+  CHECK(small.word < lambda.word);
+  // w = 28: a word of at most 12 bases, stride >= 17.
+  const ShortWordPlan long_w = plan_short_word_scan(28, {48502}, caches);
+  REQUIRE(long_w.use);
+  CHECK(long_w.stride >= 17);
+  // A genome-sized query fills any affordable exact filter: the Bloom filters stay.
+  CHECK_FALSE(plan_short_word_scan(11, {5000000}, caches).use);
+  CHECK_FALSE(forced_short_word_plan(28, 16, {1000}).use);
+  // No record of w bases: nothing to scan for.
+  CHECK_FALSE(plan_short_word_scan(11, {5, 10}, caches).use);
+}
+
+TEST_CASE("the automatic layout keeps an explicit choice and bit-slices what only bit-slicing holds", "[blast][layout]") {
+  const LayoutShape many{5000000, 8000, uint64_t(1) << 18, 6, 11};  // 625 sub-queries: 20 MB of vectors
+  CHECK(resolve_layout(Stage1aLayout::automatic, many) == Stage1aLayout::bitsliced);
+  CHECK(resolve_layout(Stage1aLayout::vector, many) == Stage1aLayout::vector);
+  CHECK(resolve_layout(Stage1aLayout::naive, many) == Stage1aLayout::naive);
+  // One sub-query of 64 Mbit: its vector (8 MB) outgrows L2 as the matrix (512 MB) outgrows every cache.
+  const LayoutShape huge{48502, 50000, uint64_t(1) << 26, 6, 11};
+  CHECK(resolve_layout(Stage1aLayout::automatic, huge) == Stage1aLayout::bitsliced);
+  // Few sub-queries at the default m: the 2-MB matrix stays in the last-level cache of any current CPU.
+  const LayoutShape lambda{48502, 8000, uint64_t(1) << 18, 6, 11};
+  CHECK(resolve_layout(Stage1aLayout::automatic, lambda) == Stage1aLayout::bitsliced);
+}
