@@ -119,7 +119,8 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
   // Open the JSON before writing the container so that a bad path fails before the long part is kept.
   OutputFile json_out;
   if (o.json) json_out = OutputFile(o.json_path);
-  write_filter_file(out, set);
+  write_filter_file(out, set, [&](uint64_t done, uint64_t total) { show("writing " + out + ", bytes", done, total); });
+  progress.finish();
 
   std::vector<const FilterEntry*> built;
   for (size_t j = first_new; j < set.filters.size(); ++j) built.push_back(&set.filters[j]);

@@ -36,9 +36,10 @@ check "facs build-filter: nothing on stderr but its table when it is not a termi
   "! grep -q 'reading\\|k-mers of' bf_quiet.txt && ! grep -q \$'\\r' bf_quiet.txt"
 "$bin/facs" build-filter --progress -o p.bf db.fa 2> bf_forced.txt
 tr '\r' '\n' < bf_forced.txt > bf_lines.txt
-check "facs build-filter --progress: reading the file, then its k-mers, sorting and inserting shown" \
+check "facs build-filter --progress: reading the file, then its k-mers, sorting, inserting and writing shown" \
   "grep -q 'reading db.fa, bases: ' bf_lines.txt && grep -q 'reading k-mers of db: ' bf_lines.txt &&
-   grep -q 'sorting k-mers of db: ' bf_lines.txt && grep -q 'inserting k-mers of db: ' bf_lines.txt"
+   grep -q 'sorting k-mers of db: ' bf_lines.txt && grep -q 'inserting k-mers of db: ' bf_lines.txt &&
+   grep -q 'writing p.bf, bytes: ' bf_lines.txt"
 info() { "$bin/facs" info "$1" | grep -v '^# \(file\|command\)'; }
 check "facs build-filter: the same filter with and without progress (k-mers, bits, fill)" "cmp -s <(info q.bf) <(info p.bf)"
 

@@ -267,7 +267,8 @@ FilterSet read_filter_file(const std::string& path) {
   return std::move(h.set);
 }
 
-void write_filter_file(const std::string& path, const FilterSet& set) {
+void write_filter_file(const std::string& path, const FilterSet& set,
+                       const std::function<void(uint64_t, uint64_t)>& written) {
   if (set.w < 1 || set.w > 32) throw UsageError("filter file: w = " + std::to_string(set.w) + " (must be 1..32)");
   if (set.filters.empty()) throw UsageError("filter file " + path + ": no filters to write");
   if (set.command_line.size() > kMaxStringBytes) throw UsageError("filter file: command line too long");
@@ -333,8 +334,13 @@ void write_filter_file(const std::string& path, const FilterSet& set) {
   for (size_t i = 0; i < set.filters.size(); ++i) {
     const auto& words = set.filters[i].bits.words();
     std::string_view payload(reinterpret_cast<const char*>(words.data()), words.size() * 4);
-    out.write(payload);
-    crc = crc_of(crc, payload.data(), payload.size());
+    constexpr size_t kSlice = size_t(32) << 20;  // written in slices so that progress can be shown
+    for (size_t from = 0; from < payload.size(); from += kSlice) {
+      const std::string_view slice = payload.substr(from, kSlice);
+      out.write(slice);
+      crc = crc_of(crc, slice.data(), slice.size());
+      if (written) written(at + from + slice.size(), file_bytes);
+    }
     at += payload.size();
     uint64_t pad = align_up(at) - at;
     out.write(std::string_view(zeros.data(), pad));

@@ -9,6 +9,7 @@
 // truncation, a bad checksum and absurd sizes with one clear line before allocating anything large.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,10 @@ FilterSet read_filter_header(const std::string& path);
 // the filter.
 FilterSet read_filter_file(const std::string& path);
 // Writes through OutputFile (temporary + rename). Throws UsageError for an inconsistent set (w, k, m out of
-// range, empty filter list) and IoError for write failures.
-void write_filter_file(const std::string& path, const FilterSet& set);
+// range, empty filter list) and IoError for write failures. `written`, if given, is called with the bytes written
+// so far and the file's size every few tens of MB (a genome's filter takes seconds to write).
+void write_filter_file(const std::string& path, const FilterSet& set,
+                       const std::function<void(uint64_t, uint64_t)>& written = nullptr);
 // True if the file starts with the .bf magic.
 bool is_filter_file(const std::string& path);
 
