@@ -64,6 +64,7 @@ void BlastParams::validate() const {
   if (m_bits < 64 || m_bits > kMaxBloomBits) bad("Bloom vector bits must be 64..2^32, got " + std::to_string(m_bits));
   if (threads < 1 || threads > 1024) bad("threads must be 1..1024, got " + std::to_string(threads));
   if (chunk_bases < 1024) bad("chunk size must be at least 1024 bases, got " + std::to_string(chunk_bases));
+  if (batch_bases < 1) bad("batch size must be at least 1 base, got 0");
   if (reward <= 0) bad("reward must be positive, got " + std::to_string(reward));
   if (penalty >= 0) bad("penalty must be negative, got " + std::to_string(penalty));
   if (!(xdrop_bits > 0) || !std::isfinite(xdrop_bits)) bad("X-drop must be a positive number of bits");
