@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libcxxopts-dev catch2)
 case "${1:-}" in
-  --test) pkgs+=(ncbi-blast+) ;;
+  --test) pkgs+=(ncbi-blast+ dpkg-dev file lintian) ;;  # dpkg-dev, file, lintian: the .deb check
   --bench) pkgs+=(ncbi-blast+ art-nextgen-simulation-tools kraken2 bbmap mash minimap2 python3 time xz-utils linux-perf) ;;
 esac
 

@@ -16,6 +16,7 @@
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/app/run_app.hpp"
+#include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cli/blast_options.hpp"
 #include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/kernel_probe.hpp"
@@ -411,7 +412,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (o.version) {
-      std::cout << kProgram << " " << BLOOMSEQ_VERSION << "\n";
+      std::cout << kProgram << " " << BLOOMSEQ_VERSION << "\nbackends: " << backends_available() << "\n";
       return 0;
     }
     if (o.command == BlastCommand::encode) return encode_main(o.encode);

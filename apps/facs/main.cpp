@@ -7,6 +7,7 @@
 
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/app/run_app.hpp"
+#include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cli/facs_options.hpp"
 #include "bloomseq/error.hpp"
 #include "facs_commands.hpp"
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
         std::fputs(o.help.c_str(), stdout);
         return 0;
       case FacsCommand::version:
-        std::puts("facs " BLOOMSEQ_VERSION);
+        std::printf("facs %s\nbackends: %s\n", BLOOMSEQ_VERSION, backends_available().c_str());
         return 0;
       case FacsCommand::model:
         return run_model_command(o.model);

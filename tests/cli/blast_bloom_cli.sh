@@ -62,8 +62,21 @@ grep -q "none.fa" "$tmp/stderr" || { echo "FAIL error does not name the file"; f
 check "bad word size" 64 "$bb" -w 40 "$q" "$db"
 check "bad scoring" 64 "$bb" --reward 3 --penalty=-7 "$q" "$db"
 check "unknown option" 64 "$bb" --frobnicate "$q" "$db"
-check "cuda backend" 64 "$bb" --backend cuda "$q" "$db"
-grep -q "CUDA backend not available in this build" "$tmp/stderr" || grep -q "CUDA" "$tmp/stderr" || { echo "FAIL cuda message"; fail=1; }
+# --backend cuda runs where this binary has CUDA and a device answers (its HSPs equal the CPU's), else it is a
+# usage error that says why; --version says which case this is.
+if "$bb" --version | grep -q '^backends: cpu, cuda ('; then
+  check "cuda backend" 0 "$bb" --backend cuda --no-header "$q" "$db" -o "$tmp/hsp_cuda.tsv"
+  check "cpu backend" 0 "$bb" --backend cpu --no-header "$q" "$db" -o "$tmp/hsp_cpu.tsv"
+  cmp -s "$tmp/hsp_cuda.tsv" "$tmp/hsp_cpu.tsv" || { echo "FAIL cuda and cpu backends differ"; fail=1; }
+else
+  "$bb" --version | grep -q '^backends: cpu (CUDA' || { echo "FAIL --version does not name the backends"; fail=1; }
+  check "cuda backend" 64 "$bb" --backend cuda "$q" "$db"
+  grep -q "CUDA" "$tmp/stderr" || { echo "FAIL cuda message"; fail=1; }
+fi
+# Everywhere: the CUDA backend's host side on the fake device (kernels run by the host emulator) gives the CPU's HSPs.
+BLOOMSEQ_FAKE_CUDA_DEVICE=1 check "cuda backend, fake device" 0 "$bb" --backend cuda --no-header "$q" "$db" -o "$tmp/hsp_fake.tsv"
+check "cpu backend" 0 "$bb" --backend cpu --no-header "$q" "$db" -o "$tmp/hsp_cpu.tsv"
+cmp -s "$tmp/hsp_fake.tsv" "$tmp/hsp_cpu.tsv" || { echo "FAIL the fake CUDA device and the cpu backend differ"; fail=1; }
 printf ">empty\n" > "$tmp/empty.fa"
 printf ">bad\nACGT\n@@@\n" > "$tmp/bad.fa"
 check "malformed database" 65 "$bb" "$q" "$tmp/bad.fa" -o "$tmp/never.tsv"

@@ -14,6 +14,7 @@ using namespace bloomseq;
 using namespace bloomseq::cuda;
 
 TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes", "[cuda][model]") {
+  int compared = 0;
   for (const GpuProfile& g : {gtx480_profile(), h100_profile()}) {
     for (uint64_t m_bits : {uint64_t(1) << 14, uint64_t(1) << 16, uint64_t(1) << 18}) {
       for (uint32_t threads : {128u, 256u, 512u}) {
@@ -28,7 +29,8 @@ TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes
         with_tables.static_shared = tables;
         const model::LaunchConfig mc = model::blast_launch_config(to_model_profile(g), m_bits, V,
                                                                   to_model_resources(with_tables), int(threads), 1);
-        if (!mc.valid) continue;
+        REQUIRE(mc.valid);  // every shape here fits both GPUs' shared memory
+        ++compared;
         const Stage1aPlan p = plan_stage1a(g, attr, Stage1aShape{V, wpv, 6, 6, 1000}, threads, 1);
         INFO(g.name << " m=" << m_bits << " T=" << threads);
         CHECK(int(p.launch.blocks_per_sm) == mc.active_blocks);
@@ -37,6 +39,7 @@ TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes
       }
     }
   }
+  CHECK(compared == 18);
 }
 
 TEST_CASE("auto-tune plans for the GPU the work runs on, not the CPU profile", "[cuda][model]") {

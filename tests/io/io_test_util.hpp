@@ -1,11 +1,15 @@
 // Helpers for the I/O tests: a temporary directory removed at the end, and small file writers.
 #pragma once
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +42,48 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Runs `check` where file permissions apply and returns what it returns ("" = passed, else what went wrong).
+// As root (CI), permissions are not enforced, so the check runs in a forked child that has dropped to the
+// unprivileged user "nobody" (uid/gid 65534); paths it touches must be reachable by that user.
+inline std::string run_unprivileged(const std::function<std::string()>& check) {
+  if (geteuid() != 0) return check();
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    close(fds[0]);
+    std::string msg;
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) {
+      msg = "cannot drop to the unprivileged user";
+    } else {
+      try {
+        msg = check();
+      } catch (const std::exception& e) {
+        msg = std::string("unexpected exception: ") + e.what();
+      }
+    }
+    if (!msg.empty() && write(fds[1], msg.data(), msg.size()) < 0) msg.clear();
+    _exit(msg.empty() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (msg.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) msg = "the unprivileged check died";
+  return msg;
+}
+
+// Lets every user into the directory (for run_unprivileged checks inside a TempDir, created 0700).
+inline void open_to_all(const std::string& dir) {
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                        std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                        std::filesystem::perms::others_exec);
+}
 
 inline void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);

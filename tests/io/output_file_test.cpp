@@ -13,6 +13,8 @@
 
 using namespace bloomseq;
 using bloomseq_test::read_bytes;
+using bloomseq_test::open_to_all;
+using bloomseq_test::run_unprivileged;
 using bloomseq_test::TempDir;
 
 TEST_CASE("output: commit renames the temporary into place", "[io][output]") {
@@ -108,15 +110,28 @@ TEST_CASE("output: unwritable targets throw IoError naming the path", "[io][outp
   } catch (const IoError& e) {
     CHECK(std::string(e.what()).find("directory") != std::string::npos);
   }
-  if (geteuid() != 0) {  // root ignores directory permissions
-    auto ro = dir.file("ro");
-    mkdir(ro.c_str(), 0555);
-    CHECK_THROWS_AS(OutputFile(ro + "/out.txt"), IoError);
-  }
+  // A directory the user may not write to (checked as an unprivileged user: root ignores permissions).
+  open_to_all(dir.path());
+  auto ro = dir.file("ro");
+  REQUIRE(mkdir(ro.c_str(), 0555) == 0);
+  const std::string target = ro + "/out.txt";
+  const std::string problem = run_unprivileged([&]() -> std::string {
+    try {
+      OutputFile out(target);
+      return "no error writing into a read-only directory";
+    } catch (const IoError& e) {
+      const std::string msg = e.what();
+      if (msg.find(target) == std::string::npos) return "the error does not name the path: " + msg;
+      if (msg.find("Permission denied") == std::string::npos) return "the error does not say why: " + msg;
+      return "";
+    }
+  });
+  CHECK(problem == "");
+  CHECK(access(target.c_str(), F_OK) != 0);
 }
 
 TEST_CASE("output: a full disk is an IoError naming the path (/dev/full)", "[io][output]") {
-  if (access("/dev/full", W_OK) != 0) return;
+  REQUIRE(access("/dev/full", W_OK) == 0);  // every Linux system has it; without it this test proves nothing
   for (const char* path : {"/dev/full"}) {
     try {
       OutputFile out(path);

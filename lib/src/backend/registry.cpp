@@ -10,7 +10,7 @@
 
 namespace bloomseq {
 
-// Defined in cuda/src/cuda_backend.cu (declared for users in bloomseq/cuda/cuda_backend.hpp).
+// Defined in cuda/src/runtime_device.cpp (declared for users in bloomseq/cuda/cuda_backend.hpp).
 std::unique_ptr<Backend> make_cuda_backend(int device) __attribute__((weak));
 int cuda_device_count() __attribute__((weak));
 
@@ -41,6 +41,13 @@ bool cuda_compiled_in() {
 }
 
 int cuda_devices() { return fake_cuda() ? 1 : cuda_compiled_in() ? cuda_device_count() : 0; }
+
+std::string backends_available() {
+  if (!cuda_compiled_in()) return "cpu (CUDA not built)";
+  const int devices = cuda_devices();
+  if (devices == 0) return "cpu (CUDA built, no usable device)";
+  return "cpu, cuda (" + std::to_string(devices) + (devices == 1 ? " device)" : " devices)");
+}
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int device, int threads, std::ostream* log) {
   if (name != "auto" && name != "cpu" && name != "cuda")

@@ -59,6 +59,9 @@ std::unique_ptr<Backend> make_cpu_backend(int threads = 1);
 bool cuda_compiled_in();
 // CUDA devices that answer (0 when CUDA is not compiled in, or no driver/device). Never throws.
 int cuda_devices();
+// What this binary can run on, for --version: "cpu, cuda (2 devices)", "cpu (CUDA built, no usable device)" or
+// "cpu (CUDA not built)".
+std::string backends_available();
 
 // name: "auto", "cpu" or "cuda"; device: CUDA device ordinal. `log` receives the one informative line when
 // "auto" falls back to the CPU (nullptr: silent). Throws UsageError for an unknown name, a bad device number,
