@@ -21,7 +21,6 @@
 #include "bloomseq/hash/h3.hpp"
 #if defined(BLOOMSEQ_WITH_CUDA_BACKEND)
 #include "bloomseq/cuda/cuda_backend.hpp"
-#include "bloomseq/cuda/model_bridge.hpp"
 #endif
 #include "bloomseq/model/cost_model.hpp"
 #include "bloomseq/model/launch_config.hpp"

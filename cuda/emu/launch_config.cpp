@@ -6,62 +6,26 @@
 
 #include "bloomseq/cuda/kernels/classify_kernel.hpp"
 #include "bloomseq/cuda/kernels/stage1a_kernel.hpp"
-#include "bloomseq/cuda/model_bridge.hpp"
 #include "bloomseq/model/equations.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq::cuda {
 
-GpuProfile gtx480_profile() {
-  GpuProfile g;
-  g.name = "GeForce GTX 480";
-  g.sm_count = 15;
-  g.max_threads_per_sm = 1536;
-  g.max_blocks_per_sm = 8;
-  g.regs_per_sm = 32768;
-  g.shared_per_sm = 48 * 1024;
-  g.shared_per_block = 48 * 1024;
-  g.shared_per_block_optin = 48 * 1024;
-  g.shared_reserved_per_block = 0;
-  g.clock_ghz = 1.401;
-  g.mem_bandwidth_gbs = 177.4;
-  g.global_mem = uint64_t(1536) << 20;
-  g.cc_major = 2;
-  g.cc_minor = 0;
-  return g;
-}
-
-GpuProfile h100_profile() {
-  GpuProfile g;
-  g.name = "H100 SXM5";
-  g.sm_count = 132;
-  g.max_threads_per_sm = 2048;
-  g.max_blocks_per_sm = 32;
-  g.regs_per_sm = 65536;
-  g.shared_per_sm = 228 * 1024;
-  g.shared_per_block = 48 * 1024;
-  g.shared_per_block_optin = 227 * 1024;
-  g.clock_ghz = 1.98;
-  g.mem_bandwidth_gbs = 3350;
-  g.global_mem = uint64_t(80) << 30;
-  return g;
-}
-
-uint32_t blocks_per_sm(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t threads, uint64_t shared_bytes) {
+uint32_t blocks_per_sm(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t threads, uint64_t shared_bytes) {
   if (threads == 0 || int(threads) > std::min(gpu.max_threads_per_block, attr.max_threads_per_block)) return 0;
   // B_a of the performance model (Ma & Chamberlain 2012, eq. 1): the tightest of the shared-memory, register,
   // block and thread limits.
-  const model::ActiveBlocks ab = model::active_blocks(to_model_profile(gpu), shared_bytes + attr.static_shared,
+  const model::ActiveBlocks ab = model::active_blocks(gpu, shared_bytes + attr.static_shared,
                                                       std::max(attr.regs_per_thread, 1), int(threads));
   return uint32_t(std::max(ab.blocks, 0));
 }
 
-Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
+Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
                          uint32_t threads, uint32_t vectors_per_group, uint32_t known_blocks_per_sm) {
   if (threads == 0 || threads % 32 != 0) throw UsageError("threads per block must be a positive multiple of 32");
   if (shape.vectors == 0) throw UsageError("stage 1a needs at least one sub-query vector");
   Stage1aPlan plan;
-  const uint64_t budget = gpu.shared_per_block_optin - std::min(gpu.shared_per_block_optin, attr.static_shared);
+  const uint64_t budget = gpu.shared_per_block_max - std::min(gpu.shared_per_block_max, attr.static_shared);
   const uint64_t table_bytes = stage1a_shared_words(shape.key_nibbles, shape.k, 0, 0, false) * 4;
   const uint64_t vector_bytes = uint64_t(shape.words_per_vector) * 4;
   if (table_bytes > budget) throw UsageError("hash tables do not fit in GPU shared memory");
@@ -75,7 +39,7 @@ Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, co
   plan.launch.blocks_per_sm =
       known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, plan.launch.shared_bytes);
   if (plan.launch.blocks_per_sm == 0) throw UsageError("stage-1a kernel: one block does not fit on a multiprocessor");
-  const uint64_t resident = uint64_t(plan.launch.blocks_per_sm) * uint64_t(gpu.sm_count);
+  const uint64_t resident = uint64_t(plan.launch.blocks_per_sm) * uint64_t(gpu.mp);
   const uint64_t groups = (shape.vectors + plan.vectors_per_group - 1) / plan.vectors_per_group;
   // Slices only when the vectors alone leave the device idle; each slice keeps >= 4 tiles of work.
   const uint64_t max_slices = std::max<uint64_t>(1, shape.n_starts / (4 * uint64_t(threads)));
@@ -87,21 +51,21 @@ Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, co
   return plan;
 }
 
-LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
+LaunchConfig plan_classify_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
                            int k_max, int key_nibbles, uint32_t threads, uint32_t known_blocks_per_sm) {
   if (threads == 0 || threads % 32 != 0) throw UsageError("threads per block must be a positive multiple of 32");
   LaunchConfig c;
   c.threads = threads;
   c.shared_bytes = 4 * classify_shared_words(key_nibbles, k_max, n_filters);
   // Bounded here, before any opt-in: the device would refuse it as an internal error otherwise.
-  const uint64_t budget = gpu.shared_per_block_optin - std::min(gpu.shared_per_block_optin, attr.static_shared);
+  const uint64_t budget = gpu.shared_per_block_max - std::min(gpu.shared_per_block_max, attr.static_shared);
   if (c.shared_bytes > budget)
     throw UsageError("classify: " + std::to_string(n_filters) + " filters need " + std::to_string(c.shared_bytes) +
                      " bytes of GPU shared memory per block (hash tables and one counter per filter), the device "
                      "allows " + std::to_string(budget) + ": classify against fewer filters per run");
   c.blocks_per_sm = known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, c.shared_bytes);
   if (c.blocks_per_sm == 0) throw UsageError("classify kernel: one block does not fit on a multiprocessor");
-  const uint64_t resident = uint64_t(c.blocks_per_sm) * uint64_t(gpu.sm_count);
+  const uint64_t resident = uint64_t(c.blocks_per_sm) * uint64_t(gpu.mp);
   c.blocks = uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(n_reads, resident)));
   c.passes = uint32_t((std::max<uint64_t>(n_reads, 1) + resident - 1) / resident);
   return c;
@@ -117,10 +81,10 @@ int hash_registers_for(int k) {
   return k <= 8 ? 8 : k <= 16 ? 16 : 32;
 }
 
-std::string describe(const GpuProfile& gpu) {
+std::string describe_gpu(const model::DeviceProfile& gpu) {
   std::ostringstream os;
-  os << gpu.name << " (sm_" << gpu.cc_major << gpu.cc_minor << ", " << gpu.sm_count << " SMs, "
-     << (gpu.global_mem >> 20) << " MiB, " << gpu.shared_per_block_optin / 1024 << " KiB shared/block)";
+  os << gpu.name << " (sm_" << gpu.cc_major << gpu.cc_minor << ", " << gpu.mp << " SMs, "
+     << (gpu.global_mem_bytes >> 20) << " MiB, " << gpu.shared_per_block_max / 1024 << " KiB shared/block)";
   return os.str();
 }
 

@@ -22,7 +22,6 @@
 #include "bloomseq/cuda/device_buffers.hpp"
 #include "bloomseq/cuda/fingerprint.hpp"
 #include "bloomseq/cuda/host_side.hpp"
-#include "bloomseq/cuda/model_bridge.hpp"
 #include "bloomseq/cuda/packed_seq.hpp"
 #include "bloomseq/cuda/pipeline.hpp"
 #include "bloomseq/error.hpp"
@@ -37,7 +36,7 @@ void allow_dynamic_shared(Device& device, KernelKind kind, int hash_registers, u
   static std::map<std::tuple<uint64_t, int, int>, uint64_t> allowed;
   std::lock_guard<std::mutex> lock(m);
   uint64_t& now = allowed[{device.attribute_domain(), int(kind), hash_registers}];
-  if (bytes <= std::max(now, device.profile().shared_per_block)) return;
+  if (bytes <= std::max(now, device.profile().shared_per_block_default)) return;
   device.set_max_dynamic_shared(kind, hash_registers, bytes);
   now = bytes;
 }
@@ -118,7 +117,7 @@ class CudaBackend final : public Backend {
     if (options_.initial_hit_capacity == 0) throw UsageError("CUDA hit capacity must be at least 1");
     dev_.make_current();
     profile_ = dev_.profile();
-    description_ = dev_.label() + " " + describe(profile_);
+    description_ = dev_.label() + " " + describe_gpu(profile_);
     const size_t n = std::max<size_t>(options.streams, 1);
     for (size_t i = 0; i < n; ++i) {
       streams_.emplace_back(dev_);
@@ -132,7 +131,7 @@ class CudaBackend final : public Backend {
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
   bool model_profile(model::DeviceProfile& out) const override {
-    out = to_model_profile(profile_);
+    out = profile_;
     return true;
   }
 
@@ -238,14 +237,14 @@ class CudaBackend final : public Backend {
 
           const Stage1aShape shape{vectors.count, uint32_t(vectors.words_per_vector), vectors.k, key_nibbles_for(w),
                                    c.n_starts};
-          s.plan = plan_stage1a(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block);
+          s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block);
           allow_dynamic_shared(dev_, KernelKind::stage1a, regs, s.plan.launch.shared_bytes);
           // The runtime's occupancy is the truth (register allocation granularity, carve-out); replan with it.
           const uint32_t resident =
               dev_.blocks_per_sm(KernelKind::stage1a, regs, s.plan.launch.threads, s.plan.launch.shared_bytes);
           if (resident == 0) throw UsageError("stage-1a kernel: the planned block cannot run on this device");
           if (resident != s.plan.launch.blocks_per_sm)
-            s.plan = plan_stage1a(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block, resident);
+            s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block, resident);
           if (options_.slices) s.plan.slices = options_.slices;
           s.launch = s.plan.launch;
           const uint64_t items =
@@ -331,12 +330,12 @@ class CudaBackend final : public Backend {
           const uint32_t threads =
               options_.classify_threads ? options_.classify_threads : classify_threads_for(mean_frames);
           LaunchConfig c =
-              plan_classify(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads);
+              plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads);
           allow_dynamic_shared(dev_, KernelKind::classify, regs, c.shared_bytes);
           const uint32_t resident = dev_.blocks_per_sm(KernelKind::classify, regs, c.threads, c.shared_bytes);
           if (resident == 0) throw UsageError("classify kernel: the planned block cannot run on this device");
           if (resident != c.blocks_per_sm)
-            c = plan_classify(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads,
+            c = plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads,
                               resident);
           if (options_.max_blocks) c.blocks = std::min(c.blocks, options_.max_blocks);
           c.passes = (reads.count + c.blocks - 1) / c.blocks;
@@ -457,7 +456,7 @@ class CudaBackend final : public Backend {
   std::string name_;
   PipelineCounters own_counters_;
   PipelineCounters* counters_;
-  GpuProfile profile_;
+  model::DeviceProfile profile_;
   std::string description_;
   // Declared before every buffer, so it is destroyed after them (buffers retire into it).
   Retired retired_;

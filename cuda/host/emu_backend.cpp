@@ -10,8 +10,8 @@ std::unique_ptr<Backend> make_emulated_backend(const EmuOptions& o, EmuStats* st
   FakeDeviceOptions d;
   d.profile = o.profile;
   if (o.shared_limit) {
-    d.profile.shared_per_block_optin = std::min(d.profile.shared_per_block_optin, o.shared_limit);
-    d.profile.shared_per_block = std::min(d.profile.shared_per_block, o.shared_limit);
+    d.profile.shared_per_block_max = std::min(d.profile.shared_per_block_max, o.shared_limit);
+    d.profile.shared_per_block_default = std::min(d.profile.shared_per_block_default, o.shared_limit);
   }
   d.seed = o.seed;
   CudaOptions c;
@@ -33,7 +33,7 @@ namespace bloomseq {
 // H100-shaped fake device, so plans, slots and streams are the ones a GPU run would use.
 std::unique_ptr<Backend> make_fake_cuda_backend() {
   cuda::FakeDeviceOptions d;
-  d.profile = cuda::h100_profile();
+  d.profile = model::h100();
   d.max_delay_us = 0;
   return cuda::make_backend_on(std::make_shared<cuda::FakeDevice>(d), CudaOptions{}, "cuda");
 }

@@ -254,7 +254,7 @@ struct FakeDevice::State {
 
   size_t shared_allowed(KernelKind kind, int regs) const {
     const auto it = max_dynamic_shared.find({int(kind), regs});
-    return it == max_dynamic_shared.end() ? size_t(o.profile.shared_per_block) : it->second;
+    return it == max_dynamic_shared.end() ? size_t(o.profile.shared_per_block_default) : it->second;
   }
 
   void check_launch(KernelKind kind, int regs, const LaunchConfig& c, const char* name) {
@@ -294,7 +294,7 @@ FakeDevice::~FakeDevice() {
 // Distinct from every CUDA device ordinal and from every other fake device, even one at the same address.
 uint64_t FakeDevice::attribute_domain() const { return st_->domain; }
 
-GpuProfile FakeDevice::profile() const { return st_->o.profile; }
+model::DeviceProfile FakeDevice::profile() const { return st_->o.profile; }
 std::string FakeDevice::label() const { return "fake"; }
 
 void* FakeDevice::allocate(size_t bytes) { return st_->allocate(bytes, false); }
@@ -454,7 +454,7 @@ KernelAttributes FakeDevice::kernel_attributes(KernelKind, int) { return KernelA
 
 void FakeDevice::set_max_dynamic_shared(KernelKind kind, int hash_registers, size_t bytes) {
   std::lock_guard<std::mutex> lock(st_->m);
-  if (bytes > st_->o.profile.shared_per_block_optin)
+  if (bytes > st_->o.profile.shared_per_block_max)
     throw Error(ExitCode::internal, "fake device: cudaFuncSetAttribute failed: " + std::to_string(bytes) +
                                         " bytes of shared memory exceed the opt-in limit");
   st_->max_dynamic_shared[{int(kind), hash_registers}] = bytes;

@@ -8,8 +8,8 @@
 
 #include "bloomseq/cuda/cuda_backend.hpp"
 #include "bloomseq/cuda/device.hpp"
-#include "bloomseq/cuda/model_bridge.hpp"
 #include "bloomseq/error.hpp"
+#include "bloomseq/model/launch_config.hpp"
 #include "cuda_check.hpp"
 #include "kernels.hpp"
 
@@ -17,18 +17,19 @@ namespace bloomseq {
 namespace cuda {
 namespace {
 
-GpuProfile profile_of(const cudaDeviceProp& d, int device) {
-  GpuProfile g;
+model::DeviceProfile profile_of(const cudaDeviceProp& d, int device) {
+  model::GpuProperties g;
   g.name = d.name;
-  g.sm_count = d.multiProcessorCount;
-  g.max_threads_per_sm = d.maxThreadsPerMultiProcessor;
-  g.max_blocks_per_sm = d.maxBlocksPerMultiProcessor;
+  g.multiprocessors = d.multiProcessorCount;
+  g.max_threads_per_multiprocessor = d.maxThreadsPerMultiProcessor;
+  g.max_blocks_per_multiprocessor = d.maxBlocksPerMultiProcessor;
   g.max_threads_per_block = d.maxThreadsPerBlock;
-  g.regs_per_sm = d.regsPerMultiprocessor;
-  g.shared_per_sm = d.sharedMemPerMultiprocessor;
+  g.registers_per_multiprocessor = d.regsPerMultiprocessor;
+  g.warp_size = d.warpSize;
+  g.shared_per_multiprocessor = d.sharedMemPerMultiprocessor;
   g.shared_per_block = d.sharedMemPerBlock;
   g.shared_per_block_optin = std::max<uint64_t>(d.sharedMemPerBlockOptin, d.sharedMemPerBlock);
-  g.shared_reserved_per_block = d.reservedSharedMemPerBlock;
+  g.reserved_shared_per_block = d.reservedSharedMemPerBlock;
   g.global_mem = d.totalGlobalMem;
   g.l2_bytes = uint64_t(d.l2CacheSize);
   g.async_engines = d.asyncEngineCount;
@@ -39,7 +40,7 @@ GpuProfile profile_of(const cudaDeviceProp& d, int device) {
   if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
       cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess)
     g.mem_bandwidth_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-  return g;
+  return model::profile_from_device_properties(g);
 }
 
 cudaStream_t stream_of(StreamHandle s) { return reinterpret_cast<cudaStream_t>(s); }
@@ -53,7 +54,7 @@ class RuntimeDevice final : public Device {
     BLOOMSEQ_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     profile_ = profile_of(prop, device);
   }
-  GpuProfile profile() const override { return profile_; }
+  model::DeviceProfile profile() const override { return profile_; }
   std::string label() const override { return "cuda:" + std::to_string(device_); }
   uint64_t attribute_domain() const override { return uint64_t(device_); }
   void make_current() override { BLOOMSEQ_CUDA_CHECK(cudaSetDevice(device_)); }
@@ -119,7 +120,7 @@ class RuntimeDevice final : public Device {
 
  private:
   int device_;
-  GpuProfile profile_;
+  model::DeviceProfile profile_;
 };
 
 }  // namespace
@@ -135,19 +136,12 @@ int cuda_device_count() {
   return n;
 }
 
-bool cuda_device_profile(int device, cuda::GpuProfile& out) {
+bool cuda_device_profile(int device, model::DeviceProfile& out) {
   if (device < 0 || device >= cuda_device_count()) return false;
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return false;
   if (cudaSetDevice(device) != cudaSuccess) return false;
   out = cuda::profile_of(prop, device);
-  return true;
-}
-
-bool cuda_device_profile(int device, model::DeviceProfile& out) {
-  cuda::GpuProfile g;
-  if (!cuda_device_profile(device, g)) return false;
-  out = cuda::to_model_profile(g);
   return true;
 }
 

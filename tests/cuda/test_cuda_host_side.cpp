@@ -148,8 +148,8 @@ TEST_CASE("cuda host side: more filters than shared memory holds is a usage erro
   // A device whose multiprocessor has more shared memory than one block may opt into: occupancy alone does not
   // bound the filter count.
   FakeDeviceOptions fo;
-  fo.profile.shared_per_sm = 256 * 1024;
-  fo.profile.shared_per_block_optin = 96 * 1024;
+  fo.profile.shared_per_mp = 256 * 1024;
+  fo.profile.shared_per_block_max = 96 * 1024;
   fixtures::Bank b = fixtures::make_bank(rng, 7, {{64, 1}}, 2);
   std::vector<ClassifyFilter> many(30000, b.filters[0]);
   const FilterBank bank{many.data(), uint32_t(many.size()), &b.family};

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/model/profiles.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cuda/cuda_backend.hpp"
 #include "bloomseq/cuda/fake_device.hpp"
@@ -31,8 +32,8 @@ std::unique_ptr<Backend> device_backend(const CudaOptions& o) {
   // An H100 with 16 KiB of shared memory per block: the emulator compares shared memory after every phase, so
   // the largest filter set stays small enough to emulate.
   FakeDeviceOptions d;
-  d.profile = h100_profile();
-  d.profile.shared_per_block = d.profile.shared_per_block_optin = 16 * 1024;
+  d.profile = model::h100();
+  d.profile.shared_per_block_default = d.profile.shared_per_block_max = 16 * 1024;
   d.max_delay_us = 0;
   return make_backend_on(std::make_shared<FakeDevice>(d), o);
 }

@@ -90,7 +90,7 @@ TEST_CASE("fake device: injected allocation failures and the shared-memory opt-i
   d.release(p);
   d.release(q);
   // Above the opt-in limit the device refuses, as cudaFuncSetAttribute does.
-  CHECK_THROWS_AS(d.set_max_dynamic_shared(KernelKind::classify, 8, o.profile.shared_per_block_optin + 1),
+  CHECK_THROWS_AS(d.set_max_dynamic_shared(KernelKind::classify, 8, o.profile.shared_per_block_max + 1),
                   bloomseq::Error);
   CHECK(d.violations().empty());
 }

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "bloomseq/model/profiles.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/backend/cpu_reference.hpp"
 #include "bloomseq/cuda/cuda_backend.hpp"
@@ -38,7 +39,7 @@ Shape random_shape(std::mt19937_64& rng) {
   s.device.seed = rng();
   s.device.max_delay_us = uint32_t(rng() % 2);
   s.device.occupancy_deficit = uint32_t(rng() % 2);
-  s.device.profile.sm_count = int(1 + rng() % 2);
+  s.device.profile = model::with_multiprocessors(s.device.profile, int(1 + rng() % 2));
   s.fail_rate = rng() % 2 ? 0.0 : 0.04;
   return s;
 }

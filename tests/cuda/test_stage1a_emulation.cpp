@@ -1,6 +1,7 @@
 // The stage-1a kernel body, run by the host emulator, against the brute-force oracle and the CPU reference.
 #include <catch2/catch.hpp>
 
+#include "bloomseq/model/profiles.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/backend/cpu_reference.hpp"
 #include "bloomseq/cuda/emu_backend.hpp"
@@ -72,8 +73,8 @@ TEST_CASE("emulated stage-1a: more sub-queries than resident blocks means severa
   const auto db = fixtures::make_db(rng, s.query, 1009);
   const DbChunk c = whole(db, 11);
   EmuOptions o;
-  o.profile.sm_count = 2;
-  o.profile.max_blocks_per_sm = 3;  // 6 resident blocks for 53 vectors
+  o.profile = model::with_multiprocessors(o.profile, 2);
+  o.profile.max_blocks_total = 6;  // 3 resident blocks per multiprocessor: 6 for 53 vectors
   EmuStats stats;
   auto emu = make_emulated_backend(o, &stats);
   CHECK(run(*emu, s.view, c) == fixtures::oracle_stage1a(s, c));

@@ -118,7 +118,8 @@ DeviceProfile profile_from_device_properties(const GpuProperties& gp) {
   p.source = "CUDA device properties";
   p.mp = gp.multiprocessors;
   p.shared_per_mp = gp.shared_per_multiprocessor;
-  p.shared_per_block_max = gp.shared_per_block_optin;
+  p.shared_per_block_max = std::max(gp.shared_per_block_optin, gp.shared_per_block);
+  p.shared_per_block_default = gp.shared_per_block ? gp.shared_per_block : p.shared_per_block_max;
   p.reserved_shared_per_block = gp.reserved_shared_per_block;
   p.registers_per_mp = uint64_t(gp.registers_per_multiprocessor);
   p.warp_size = gp.warp_size;
@@ -131,6 +132,9 @@ DeviceProfile profile_from_device_properties(const GpuProperties& gp) {
   p.clock_ghz = gp.clock_ghz;
   p.mem_bandwidth_gbs = gp.mem_bandwidth_gbs;
   p.copy_engines = std::max(1, gp.async_engines);
+  p.global_mem_bytes = gp.global_mem;
+  p.cc_major = gp.cc_major;
+  p.cc_minor = gp.cc_minor;
   return p;
 }
 

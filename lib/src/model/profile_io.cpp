@@ -67,6 +67,7 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
   n("cores_per_mp", d.cores_per_mp);
   n("shared_per_mp", double(d.shared_per_mp));
   n("shared_per_block_max", double(d.shared_per_block_max));
+  n("shared_per_block_default", double(d.shared_per_block_default));
   n("reserved_shared_per_block", double(d.reserved_shared_per_block));
   n("registers_per_mp", double(d.registers_per_mp));
   n("warp_size", d.warp_size);
@@ -79,6 +80,9 @@ std::string profile_to_json(const DeviceProfile& d, const Calibration& c) {
   n("clock_ghz", d.clock_ghz);
   n("mem_bandwidth_gbs", d.mem_bandwidth_gbs);
   n("copy_engines", d.copy_engines);
+  n("global_mem_bytes", double(d.global_mem_bytes));
+  n("cc_major", d.cc_major);
+  n("cc_minor", d.cc_minor);
   n("cores", d.cores);
   n("threads_per_core", d.threads_per_core);
   n("simd_bits", d.simd_bits);
@@ -208,6 +212,7 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
   d.cores_per_mp = int(num("cores_per_mp", 0));
   d.shared_per_mp = uint64_t(num("shared_per_mp", 0));
   d.shared_per_block_max = uint64_t(num("shared_per_block_max", 0));
+  d.shared_per_block_default = uint64_t(num("shared_per_block_default", double(d.shared_per_block_max)));
   d.reserved_shared_per_block = uint64_t(num("reserved_shared_per_block", 0));
   d.registers_per_mp = uint64_t(num("registers_per_mp", 0));
   d.warp_size = int(num("warp_size", 32));
@@ -220,6 +225,9 @@ LoadedProfile profile_from_json(const std::string& text, const std::string& orig
   d.clock_ghz = num("clock_ghz", 0);
   d.mem_bandwidth_gbs = num("mem_bandwidth_gbs", 0);
   d.copy_engines = int(num("copy_engines", 1));
+  d.global_mem_bytes = uint64_t(num("global_mem_bytes", 0));
+  d.cc_major = int(num("cc_major", 0));
+  d.cc_minor = int(num("cc_minor", 0));
   d.cores = int(num("cores", 0));
   d.threads_per_core = int(num("threads_per_core", 1));
   d.simd_bits = int(num("simd_bits", 0));

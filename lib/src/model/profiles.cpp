@@ -40,6 +40,10 @@ DeviceProfile gtx480() {
   p.clock_ghz = 1.401;
   p.mem_bandwidth_gbs = 177.4;
   p.copy_engines = 1;
+  p.shared_per_block_default = 48 * KiB;
+  p.global_mem_bytes = uint64_t(1536) * MiB;
+  p.cc_major = 2;
+  p.cc_minor = 0;
   return p;
 }
 
@@ -67,6 +71,10 @@ DeviceProfile tesla_c1060() {
   p.clock_ghz = 1.296;
   p.mem_bandwidth_gbs = 102;
   p.copy_engines = 1;
+  p.shared_per_block_default = 16 * KiB;
+  p.global_mem_bytes = uint64_t(4096) * MiB;
+  p.cc_major = 1;
+  p.cc_minor = 3;
   return p;
 }
 
@@ -95,6 +103,10 @@ DeviceProfile a100() {
   p.clock_ghz = 1.410;
   p.mem_bandwidth_gbs = 2039;
   p.copy_engines = 3;
+  p.shared_per_block_default = 48 * KiB;
+  p.global_mem_bytes = uint64_t(40960) * MiB;
+  p.cc_major = 8;
+  p.cc_minor = 0;
   return p;
 }
 
@@ -123,6 +135,10 @@ DeviceProfile h100() {
   p.clock_ghz = 1.980;
   p.mem_bandwidth_gbs = 3350;
   p.copy_engines = 3;
+  p.shared_per_block_default = 48 * KiB;
+  p.global_mem_bytes = uint64_t(81920) * MiB;
+  p.cc_major = 9;
+  p.cc_minor = 0;
   return p;
 }
 
@@ -133,6 +149,16 @@ DeviceProfile h200() {
   p.name = "h200";
   p.source = "NVIDIA H200 datasheet (2024); compute limits as H100 (CUDA C++ Programming Guide, compute 9.0)";
   p.mem_bandwidth_gbs = 4800;
+  p.global_mem_bytes = uint64_t(143771) * MiB;  // 141 GB
+  return p;
+}
+
+int max_blocks_per_mp(const DeviceProfile& p) { return p.mp > 0 ? p.max_blocks_total / p.mp : 0; }
+
+DeviceProfile with_multiprocessors(DeviceProfile p, int mp) {
+  const int per_mp = max_blocks_per_mp(p);
+  p.mp = mp;
+  p.max_blocks_total = per_mp * mp;
   return p;
 }
 

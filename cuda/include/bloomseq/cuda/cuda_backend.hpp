@@ -54,9 +54,8 @@ std::unique_ptr<Backend> make_cuda_backend(int device, const CudaOptions& option
 // Devices that answer; 0 when there is no driver or no device. Never throws.
 int cuda_device_count();
 
-// The device's properties as a launch-configuration profile; false when the device does not answer.
-bool cuda_device_profile(int device, cuda::GpuProfile& out);
-// The same as the performance model's DeviceProfile (what the planner and the predictions take).
+// The device's properties as the performance model's profile (what the launch arithmetic, the planner and the
+// predictions take); false when the device does not answer.
 bool cuda_device_profile(int device, model::DeviceProfile& out);
 
 }  // namespace bloomseq

@@ -23,7 +23,7 @@ class Device {
  public:
   virtual ~Device() = default;
 
-  virtual GpuProfile profile() const = 0;
+  virtual model::DeviceProfile profile() const = 0;
   virtual std::string label() const = 0;
   // Kernel attributes belong to the kernel for the whole process (per device): devices that return the same
   // domain share them.

@@ -7,13 +7,15 @@
 #include <memory>
 
 #include "bloomseq/backend/backend.hpp"
+#include "bloomseq/model/profiles.hpp"
 #include "bloomseq/cuda/cuda_backend.hpp"
 #include "bloomseq/cuda/launch_config.hpp"
 
 namespace bloomseq::cuda {
 
 struct EmuOptions {
-  GpuProfile profile;               // the device the plan is made for
+  // The device the plan is made for: an H100 with one multiprocessor unless a test says otherwise.
+  model::DeviceProfile profile = model::with_multiprocessors(model::h100(), 1);
   uint32_t stage1a_threads = 64;
   uint32_t classify_threads = 64;
   uint32_t vectors_per_group = 1;

@@ -19,12 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/model/profiles.hpp"
 #include "bloomseq/cuda/device.hpp"
 
 namespace bloomseq::cuda {
 
 struct FakeDeviceOptions {
-  GpuProfile profile;
+  model::DeviceProfile profile = model::with_multiprocessors(model::h100(), 1);
   uint64_t seed = 1;
   uint32_t max_delay_us = 20;  // each operation waits up to this long before it runs
   // The runtime's occupancy: this many resident blocks fewer than the plain model (at least 1), so the
@@ -49,7 +50,7 @@ class FakeDevice final : public Device {
   FakeDevice(const FakeDevice&) = delete;
   FakeDevice& operator=(const FakeDevice&) = delete;
 
-  GpuProfile profile() const override;
+  model::DeviceProfile profile() const override;
   std::string label() const override;
   uint64_t attribute_domain() const override;
 

@@ -1,34 +1,14 @@
 // Launch configuration (blocks B_r, threads T_r, dynamic shared memory) as plain host arithmetic, so it is
-// unit-tested without a GPU. The CUDA backend fills GpuProfile from cudaGetDeviceProperties and KernelAttributes
-// from cudaFuncGetAttributes; tests use hand-written profiles.
+// unit-tested without a GPU. The device is the performance model's DeviceProfile (filled from
+// cudaGetDeviceProperties through model::profile_from_device_properties, or a built-in one in tests), so the
+// occupancy the kernels are launched with is the model's eq. 1. KernelAttributes come from cudaFuncGetAttributes.
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include "bloomseq/model/device_profile.hpp"
+
 namespace bloomseq::cuda {
-
-struct GpuProfile {
-  std::string name = "generic";
-  int sm_count = 1;
-  int max_threads_per_sm = 2048;
-  int max_blocks_per_sm = 32;
-  int max_threads_per_block = 1024;
-  int regs_per_sm = 65536;
-  uint64_t shared_per_sm = 228 * 1024;
-  uint64_t shared_per_block = 48 * 1024;         // without opt-in
-  uint64_t shared_per_block_optin = 227 * 1024;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
-  uint64_t shared_reserved_per_block = 1024;     // the runtime's own reservation (sm_80+)
-  double clock_ghz = 1.5;
-  double mem_bandwidth_gbs = 1000;
-  uint64_t l2_bytes = 0;
-  int async_engines = 1;
-  uint64_t global_mem = uint64_t(16) << 30;
-  int cc_major = 9, cc_minor = 0;
-};
-
-// Built-in profiles for reports and tests (numbers from the vendors' specifications).
-GpuProfile gtx480_profile();
-GpuProfile h100_profile();
 
 struct KernelAttributes {
   int regs_per_thread = 32;
@@ -46,7 +26,7 @@ struct LaunchConfig {
 
 // Resident blocks per SM (0 if one block does not fit): the minimum over the thread, block, register and
 // shared-memory limits.
-uint32_t blocks_per_sm(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t threads, uint64_t shared_bytes);
+uint32_t blocks_per_sm(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t threads, uint64_t shared_bytes);
 
 struct Stage1aShape {
   uint32_t vectors = 0;
@@ -70,13 +50,15 @@ struct Stage1aPlan {
 // `known_blocks_per_sm` > 0 replaces the computed occupancy (the CUDA backend passes what
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor reports for the planned block, which also knows the register
 // allocation granularity).
-Stage1aPlan plan_stage1a(const GpuProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
-                         uint32_t threads = 256, uint32_t vectors_per_group = 1, uint32_t known_blocks_per_sm = 0);
+Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, const Stage1aShape& shape,
+                                uint32_t threads = 256, uint32_t vectors_per_group = 1,
+                                uint32_t known_blocks_per_sm = 0);
 
 // FACS: one block per read, grid-stride over the batch; shared memory holds the nibble tables and the
 // per-filter counts.
-LaunchConfig plan_classify(const GpuProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
-                           int k_max, int key_nibbles, uint32_t threads = 128, uint32_t known_blocks_per_sm = 0);
+LaunchConfig plan_classify_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t n_reads,
+                                  uint32_t n_filters, int k_max, int key_nibbles, uint32_t threads = 128,
+                                  uint32_t known_blocks_per_sm = 0);
 
 // Threads per read block: enough for one tile over a typical read's frames (32..256, multiple of 32).
 uint32_t classify_threads_for(double mean_frames);
@@ -84,6 +66,7 @@ uint32_t classify_threads_for(double mean_frames);
 // The template instance of a kernel for a given k: 8, 16 or 32 hash registers.
 int hash_registers_for(int k);
 
-std::string describe(const GpuProfile& gpu);
+// One line for logs: name, compute capability, multiprocessors, memory, shared memory per block.
+std::string describe_gpu(const model::DeviceProfile& gpu);
 
 }  // namespace bloomseq::cuda

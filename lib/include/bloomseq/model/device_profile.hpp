@@ -33,7 +33,8 @@ struct DeviceProfile {
   int mp = 0;                          // MP (= P/Q)
   int cores_per_mp = 0;                // Q
   uint64_t shared_per_mp = 0;          // S (Z), bytes usable for blocks on one multiprocessor
-  uint64_t shared_per_block_max = 0;   // largest S_B one block may request
+  uint64_t shared_per_block_max = 0;   // largest S_B one block may request (after the opt-in attribute)
+  uint64_t shared_per_block_default = 0;  // S_B a kernel gets without opting in (48 KiB since compute 2.0)
   uint64_t reserved_shared_per_block = 0;  // bytes the runtime reserves per block (1 KiB since compute 8.0)
   uint64_t registers_per_mp = 0;       // R (32-bit registers)
   int warp_size = 32;                  // W
@@ -46,6 +47,8 @@ struct DeviceProfile {
   double clock_ghz = 0;                // SM clock (boost), used to scale built-in estimates
   double mem_bandwidth_gbs = 0;        // DRAM/HBM bandwidth
   int copy_engines = 1;                // concurrent host<->device copies (streams that can overlap)
+  uint64_t global_mem_bytes = 0;       // device memory
+  int cc_major = 0, cc_minor = 0;      // compute capability
 
   // ---- CPU parameters ----
   int cores = 0;                       // P: cores (or hardware threads) the work units are spread over

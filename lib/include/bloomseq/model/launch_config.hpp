@@ -63,6 +63,7 @@ struct GpuProperties {
   int multiprocessors = 0;                  // multiProcessorCount
   uint64_t shared_per_multiprocessor = 0;   // sharedMemPerMultiprocessor
   uint64_t shared_per_block_optin = 0;      // sharedMemPerBlockOptin (or sharedMemPerBlock)
+  uint64_t shared_per_block = 0;            // sharedMemPerBlock (without the opt-in)
   uint64_t reserved_shared_per_block = 0;   // reservedSharedMemPerBlock
   int registers_per_multiprocessor = 0;     // regsPerMultiprocessor
   int warp_size = 32;                       // warpSize
@@ -73,6 +74,8 @@ struct GpuProperties {
   double clock_ghz = 0;                     // clockRate (kHz) / 1e6
   double mem_bandwidth_gbs = 0;             // 2 x memoryClockRate (kHz) x memoryBusWidth (bits) / 8 / 1e6
   int async_engines = 1;                    // asyncEngineCount
+  uint64_t global_mem = 0;                  // totalGlobalMem
+  int cc_major = 0, cc_minor = 0;           // major, minor
 };
 DeviceProfile profile_from_device_properties(const GpuProperties& gp);
 

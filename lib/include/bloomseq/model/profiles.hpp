@@ -18,6 +18,12 @@ DeviceProfile a100();
 DeviceProfile h100();
 DeviceProfile h200();
 
+// The same device with `mp` multiprocessors (the per-multiprocessor block limit kept): small devices for tests
+// and emulation.
+DeviceProfile with_multiprocessors(DeviceProfile p, int mp);
+// Resident blocks one multiprocessor allows (B_max / MP).
+int max_blocks_per_mp(const DeviceProfile& p);
+
 // Names accepted by builtin_profile(): gtx480, c1060, a100, h100, h200, cpu (= detect_cpu_profile()).
 std::vector<std::string> builtin_profile_names();
 // Throws UsageError for an unknown name.

@@ -1,21 +1,21 @@
-// The backend's launch planning against the performance model's (when the model is built): same occupancy
-// B_a for the same block, same number of blocks and passes for the paper's one-vector-per-block decomposition.
+// The backend's launch planning against the performance model's, on the one device description both take: same
+// occupancy B_a for the same block, same number of blocks and passes for the paper's one-vector-per-block
+// decomposition.
 #include <catch2/catch.hpp>
 
 #include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cuda/emu_backend.hpp"
 #include "bloomseq/cuda/launch_config.hpp"
-#include "bloomseq/cuda/model_bridge.hpp"
 #include "bloomseq/model/planner.hpp"
 #include "bloomseq/model/profiles.hpp"
 
 using namespace bloomseq;
 using namespace bloomseq::cuda;
 
-TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes", "[cuda][model]") {
+TEST_CASE("launch planner and model agree on occupancy, blocks and passes", "[cuda][model]") {
   int compared = 0;
-  for (const GpuProfile& g : {gtx480_profile(), h100_profile()}) {
+  for (const model::DeviceProfile& g : {model::gtx480(), model::h100()}) {
     for (uint64_t m_bits : {uint64_t(1) << 14, uint64_t(1) << 16, uint64_t(1) << 18}) {
       for (uint32_t threads : {128u, 256u, 512u}) {
         KernelAttributes attr;
@@ -27,11 +27,11 @@ TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes
         const uint64_t tables = 4 * uint64_t(6 * 16 * 6);
         KernelAttributes with_tables = attr;
         with_tables.static_shared = tables;
-        const model::LaunchConfig mc = model::blast_launch_config(to_model_profile(g), m_bits, V,
-                                                                  to_model_resources(with_tables), int(threads), 1);
+        const model::KernelResources resources{with_tables.regs_per_thread, with_tables.static_shared};
+        const model::LaunchConfig mc = model::blast_launch_config(g, m_bits, V, resources, int(threads), 1);
         REQUIRE(mc.valid);  // every shape here fits both GPUs' shared memory
         ++compared;
-        const Stage1aPlan p = plan_stage1a(g, attr, Stage1aShape{V, wpv, 6, 6, 1000}, threads, 1);
+        const Stage1aPlan p = plan_stage1a_launch(g, attr, Stage1aShape{V, wpv, 6, 6, 1000}, threads, 1);
         INFO(g.name << " m=" << m_bits << " T=" << threads);
         CHECK(int(p.launch.blocks_per_sm) == mc.active_blocks);
         CHECK(int(p.launch.blocks) == mc.blocks);
@@ -44,7 +44,7 @@ TEST_CASE("model bridge: backend and model agree on occupancy, blocks and passes
 
 TEST_CASE("auto-tune plans for the GPU the work runs on, not the CPU profile", "[cuda][model]") {
   EmuOptions o;
-  o.profile = h100_profile();
+  o.profile = model::h100();
   const std::unique_ptr<Backend> gpu = make_emulated_backend(o);
   model::LoadedProfile cpu;
   cpu.device = model::detect_cpu_profile("/nonexistent", 2);
@@ -58,7 +58,7 @@ TEST_CASE("auto-tune plans for the GPU the work runs on, not the CPU profile", "
   const model::LoadedProfile p = profile_for_backend(cpu, gpu.get());
   REQUIRE(p.device.kind == model::DeviceKind::Gpu);
   CHECK(p.device.mp == 132);
-  CHECK(p.device.shared_per_block_max == o.profile.shared_per_block_optin);
+  CHECK(p.device.shared_per_block_max == o.profile.shared_per_block_max);
   CHECK_FALSE(p.calibration.calibrated);
   CHECK(p.message.find(o.profile.name) != std::string::npos);
 
@@ -72,7 +72,7 @@ TEST_CASE("auto-tune plans for the GPU the work runs on, not the CPU profile", "
   REQUIRE(plan.feasible);
   CHECK(plan.config.layout == model::Layout::PaperVector);
   CHECK(plan.config.launch.valid);
-  CHECK(plan.config.m_bits / 8 <= o.profile.shared_per_block_optin);
+  CHECK(plan.config.m_bits / 8 <= o.profile.shared_per_block_max);
   CHECK(plan.prediction.fpr <= 1e-3);
 
   // A profile calibrated on this very GPU is used as loaded.
