@@ -1,0 +1,52 @@
+// The owning interleaved Bloom filter (see interleaved_bloom_view.hpp for the layout), and the grouping of bins
+// of very different sizes into a few interleaved filters, so that small references do not pay for the largest.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/bloom/interleaved_bloom_view.hpp"
+
+namespace bloomseq {
+
+class InterleavedBloom {
+ public:
+  InterleavedBloom() = default;
+  // `bins` filters of `m_bits` bits each, all clear. Throws UsageError for 0 bins, m outside 1..2^32, or a size
+  // that does not fit in 64 bits.
+  InterleavedBloom(uint32_t bins, uint64_t m_bits);
+
+  uint32_t bins() const { return bins_; }
+  uint64_t m_bits() const { return m_bits_; }
+  uint32_t words_per_row() const { return words_per_row_; }
+  uint64_t size_bytes() const { return uint64_t(rows_.size()) * 8; }
+  InterleavedBloomView view() { return {rows_.data(), m_bits_, bins_, words_per_row_}; }
+  ConstInterleavedBloomView view() const { return {rows_.data(), m_bits_, bins_, words_per_row_}; }
+  void insert(uint32_t bin, const uint32_t* hashes, int k) { view().insert(bin, hashes, k); }
+  // Sets every bit of `bin` that is set in `v` (a filter built separately with the same m and hashes).
+  void set_bin(uint32_t bin, const BloomVector& v);
+  // Bin b as a plain Bloom vector (bit for bit what separate inserts into a BloomVector of m bits give).
+  BloomVector bin_vector(uint32_t bin) const;
+  uint64_t bin_popcount(uint32_t bin) const;
+  const std::vector<uint64_t>& rows() const { return rows_; }
+
+ private:
+  uint32_t bins_ = 0;
+  uint64_t m_bits_ = 0;
+  uint32_t words_per_row_ = 0;
+  std::vector<uint64_t> rows_;
+};
+
+// Bins of similar size share one interleaved filter sized for its largest member.
+struct BinGroup {
+  uint64_t m_bits = 0;             // the largest member's size
+  std::vector<uint32_t> members;   // indices into the input, ascending size
+};
+
+// Groups bins (needed sizes in bits) so that within a group the largest size is at most `max_ratio` times the
+// smallest (the memory a group wastes on its smaller members is then below that factor) and a group has at most
+// `max_bins` members. Groups come in ascending size; every input index is in exactly one group.
+std::vector<BinGroup> group_bins_by_size(const std::vector<uint64_t>& bits_needed, double max_ratio = 2.0,
+                                         uint32_t max_bins = 4096);
+
+}  // namespace bloomseq

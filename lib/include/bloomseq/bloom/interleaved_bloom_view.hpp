@@ -1,0 +1,63 @@
+// Many Bloom filters of the same size m and the same hash functions, stored interleaved: row r holds bit r of
+// every filter ("bin"), one bit per bin, so one w-mer's k hash values read k rows and their AND says which bins
+// may contain it. The lookup cost is k row reads whatever the number of bins (a 512-bin row is one 64-byte
+// cache line), where separate filters cost k probes per filter. SeqAn/Raptor call this an interleaved Bloom
+// filter; blast-bloom's bit-sliced stage-1a matrix is the same idea for sub-query vectors.
+//
+// Bin b of the view is bit for bit the Bloom vector a BloomVector of m bits would hold after the same inserts:
+// the same slot function (bloom_slot) maps a hash to a row. Rows are `words_per_row` 64-bit words; bin b is bit
+// b % 64 of word b / 64.
+#pragma once
+#include <cstdint>
+
+#include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/hd.hpp"
+
+namespace bloomseq {
+
+// Words of a row for `bins` bins.
+BLOOMSEQ_HD uint32_t interleaved_row_words(uint32_t bins) { return (bins + 63) / 64; }
+
+struct ConstInterleavedBloomView {
+  const uint64_t* rows = nullptr;
+  uint64_t m_bits = 0;        // rows (bits per bin)
+  uint32_t bins = 0;
+  uint32_t words_per_row = 0;
+
+  BLOOMSEQ_HD const uint64_t* row(uint64_t r) const { return rows + r * words_per_row; }
+
+  // out[0 .. words_per_row): the bins whose filter holds all k slots. Returns false (and stops reading rows)
+  // as soon as no bin is left.
+  BLOOMSEQ_HD bool query(const uint32_t* hashes, int k, uint64_t* out) const {
+    const uint64_t* first = row(bloom_slot(hashes[0], m_bits));
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < words_per_row; ++w) any |= (out[w] = first[w]);
+    for (int i = 1; i < k && any; ++i) {
+      const uint64_t* r = row(bloom_slot(hashes[i], m_bits));
+      any = 0;
+      for (uint32_t w = 0; w < words_per_row; ++w) any |= (out[w] &= r[w]);
+    }
+    return any != 0;
+  }
+
+  // Whether bin b holds all k slots (a single filter's membership test).
+  BLOOMSEQ_HD bool contains(uint32_t bin, const uint32_t* hashes, int k) const {
+    for (int i = 0; i < k; ++i)
+      if (!((row(bloom_slot(hashes[i], m_bits))[bin >> 6] >> (bin & 63)) & 1u)) return false;
+    return true;
+  }
+};
+
+struct InterleavedBloomView {
+  uint64_t* rows = nullptr;
+  uint64_t m_bits = 0;
+  uint32_t bins = 0;
+  uint32_t words_per_row = 0;
+
+  BLOOMSEQ_HD void insert(uint32_t bin, const uint32_t* hashes, int k) const {
+    for (int i = 0; i < k; ++i) rows[bloom_slot(hashes[i], m_bits) * words_per_row + (bin >> 6)] |= uint64_t(1) << (bin & 63);
+  }
+  BLOOMSEQ_HD operator ConstInterleavedBloomView() const { return {rows, m_bits, bins, words_per_row}; }
+};
+
+}  // namespace bloomseq

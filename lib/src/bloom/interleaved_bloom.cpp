@@ -1,0 +1,71 @@
+#include "bloomseq/bloom/interleaved_bloom.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "bloomseq/error.hpp"
+
+namespace bloomseq {
+
+InterleavedBloom::InterleavedBloom(uint32_t bins, uint64_t m_bits)
+    : bins_(bins), m_bits_(m_bits), words_per_row_(interleaved_row_words(bins)) {
+  if (bins == 0) throw UsageError("an interleaved Bloom filter needs at least one bin");
+  if (m_bits == 0 || m_bits > kMaxBloomBits)
+    throw UsageError("interleaved Bloom filter bins must be 1..2^32 bits, got " + std::to_string(m_bits));
+  if (m_bits > UINT64_MAX / 8 / words_per_row_)
+    throw UsageError("interleaved Bloom filter of " + std::to_string(bins) + " bins x " + std::to_string(m_bits) +
+                     " bits is too large");
+  rows_.assign(m_bits * words_per_row_, 0);
+}
+
+void InterleavedBloom::set_bin(uint32_t bin, const BloomVector& v) {
+  if (bin >= bins_ || v.m_bits() != m_bits_)
+    throw UsageError("set_bin: bin " + std::to_string(bin) + " of " + std::to_string(bins_) + ", vector of " +
+                     std::to_string(v.m_bits()) + " bits for bins of " + std::to_string(m_bits_));
+  const uint64_t bit = uint64_t(1) << (bin & 63);
+  const std::vector<uint32_t>& words = v.words();
+  for (uint64_t w = 0; w < words.size(); ++w) {
+    for (uint32_t x = words[w]; x; x &= x - 1) {
+      const uint64_t r = w * 32 + uint64_t(__builtin_ctz(x));
+      rows_[r * words_per_row_ + (bin >> 6)] |= bit;
+    }
+  }
+}
+
+BloomVector InterleavedBloom::bin_vector(uint32_t bin) const {
+  if (bin >= bins_) throw UsageError("bin_vector: bin " + std::to_string(bin) + " of " + std::to_string(bins_));
+  BloomVector v(m_bits_);
+  for (uint64_t r = 0; r < m_bits_; ++r)
+    if ((rows_[r * words_per_row_ + (bin >> 6)] >> (bin & 63)) & 1u) set_bit(v.words().data(), r);
+  return v;
+}
+
+uint64_t InterleavedBloom::bin_popcount(uint32_t bin) const {
+  uint64_t n = 0;
+  for (uint64_t r = 0; r < m_bits_; ++r) n += (rows_[r * words_per_row_ + (bin >> 6)] >> (bin & 63)) & 1u;
+  return n;
+}
+
+std::vector<BinGroup> group_bins_by_size(const std::vector<uint64_t>& bits_needed, double max_ratio,
+                                         uint32_t max_bins) {
+  if (!(max_ratio >= 1.0)) throw UsageError("bin size ratio must be >= 1");
+  if (max_bins == 0) throw UsageError("bins per group must be >= 1");
+  std::vector<uint32_t> order(bits_needed.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return bits_needed[a] < bits_needed[b]; });
+  std::vector<BinGroup> groups;
+  for (uint32_t i : order) {
+    const uint64_t need = std::max<uint64_t>(bits_needed[i], 1);
+    if (groups.empty() || groups.back().members.size() >= max_bins ||
+        double(need) > max_ratio * double(std::max<uint64_t>(bits_needed[groups.back().members.front()], 1))) {
+      groups.emplace_back();
+    }
+    groups.back().members.push_back(i);
+    groups.back().m_bits = need;  // ascending: the last member is the largest
+  }
+  return groups;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,130 @@
+// The interleaved Bloom filter against separate Bloom vectors (the oracle: same m, same hashes, same inserts)
+// and against exact sets; the size grouping against its stated bounds.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/bloom/interleaved_bloom.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/hash/h3.hpp"
+
+using namespace bloomseq;
+
+TEST_CASE("interleaved bins equal separate Bloom vectors bit for bit, and queries answer every bin", "[bloom][ibf]") {
+  std::mt19937_64 rng(7);
+  const int w = 15;
+  const uint64_t key_mask = (uint64_t(1) << (2 * w)) - 1;
+  // Bin counts around the word boundaries; odd m (fast-range reduction, partial last word).
+  for (uint32_t bins : {1u, 3u, 63u, 64u, 65u, 130u}) {
+    for (const uint64_t m : {uint64_t(4099), uint64_t(1) << 14}) {
+      const int k = int(1 + rng() % 6);
+      INFO("bins=" << bins << " m=" << m << " k=" << k);
+      const H3Family fam(k, w, rng());
+      const H3ByteView h3 = fam.byte_view();
+      InterleavedBloom ibf(bins, m);
+      std::vector<BloomVector> separate(bins, BloomVector(m));
+      std::vector<std::set<uint64_t>> exact(bins);
+      uint32_t h[kMaxHashes];
+      for (int i = 0; i < 300 * int(std::min(bins, 8u)); ++i) {
+        const uint64_t key = rng() & key_mask;
+        const uint32_t bin = uint32_t(rng() % bins);
+        h3.hash_all(key, h);
+        ibf.insert(bin, h, k);
+        separate[bin].insert(h, k);
+        exact[bin].insert(key);
+      }
+      for (uint32_t b = 0; b < bins; ++b) {
+        CHECK(ibf.bin_vector(b).words() == separate[b].words());
+        CHECK(ibf.bin_popcount(b) == separate[b].popcount());
+      }
+      // Queries: inserted keys (no false negatives) and random keys (false positives exactly where the
+      // separate vector has them).
+      const ConstInterleavedBloomView query_view = std::as_const(ibf).view();
+      std::vector<uint64_t> out(ibf.words_per_row());
+      uint64_t mismatches = 0, false_negatives = 0, answered = 0;
+      std::vector<uint64_t> probes;
+      for (uint32_t b = 0; b < bins; ++b)
+        for (uint64_t key : exact[b]) probes.push_back(key);
+      for (int i = 0; i < 2000; ++i) probes.push_back(rng() & key_mask);
+      for (uint64_t key : probes) {
+        h3.hash_all(key, h);
+        const bool any = query_view.query(h, k, out.data());
+        bool any_expected = false;
+        for (uint32_t b = 0; b < bins; ++b) {
+          const bool got = (out[b >> 6] >> (b & 63)) & 1u;
+          const bool want = separate[b].contains(h, k);
+          any_expected |= want;
+          mismatches += got != want;
+          mismatches += query_view.contains(b, h, k) != want;
+          false_negatives += exact[b].count(key) && !got;
+          ++answered;
+        }
+        // Bits past the last bin stay clear.
+        for (uint32_t b = bins; b < 64 * ibf.words_per_row(); ++b) mismatches += (out[b >> 6] >> (b & 63)) & 1u;
+        CHECK(any == any_expected);
+      }
+      CHECK(answered == probes.size() * bins);
+      CHECK(mismatches == 0);
+      CHECK(false_negatives == 0);
+    }
+  }
+}
+
+TEST_CASE("set_bin copies a separately built vector into its bin", "[bloom][ibf]") {
+  std::mt19937_64 rng(11);
+  const H3Family fam(4, 12, 99);
+  const H3ByteView h3 = fam.byte_view();
+  InterleavedBloom ibf(70, 5000);
+  BloomVector v(5000);
+  uint32_t h[kMaxHashes];
+  for (int i = 0; i < 400; ++i) {
+    h3.hash_all(rng() & ((1u << 24) - 1), h);
+    v.insert(h, 4);
+  }
+  ibf.set_bin(66, v);
+  CHECK(ibf.bin_vector(66).words() == v.words());
+  for (uint32_t b : {0u, 65u, 67u, 69u}) CHECK(ibf.bin_popcount(b) == 0);
+  CHECK_THROWS_AS(ibf.set_bin(70, v), UsageError);
+  CHECK_THROWS_AS(ibf.set_bin(0, BloomVector(5001)), UsageError);
+  CHECK_THROWS_AS(InterleavedBloom(0, 100), UsageError);
+  CHECK_THROWS_AS(InterleavedBloom(4, 0), UsageError);
+}
+
+TEST_CASE("size groups keep every bin, bound the waste and the group size", "[bloom][ibf]") {
+  std::mt19937_64 rng(3);
+  for (int rep = 0; rep < 50; ++rep) {
+    const size_t n = 1 + rng() % 300;
+    std::vector<uint64_t> need(n);
+    for (auto& x : need) x = 1000 + rng() % 40000000;  // 0.5-5 Mbase genomes need ~8-80 Mbit
+    const double ratio = 1.0 + double(rng() % 300) / 100.0;
+    const uint32_t max_bins = uint32_t(1 + rng() % 100);
+    INFO("n=" << n << " ratio=" << ratio << " max_bins=" << max_bins);
+    const std::vector<BinGroup> groups = group_bins_by_size(need, ratio, max_bins);
+    std::vector<int> seen(n, 0);
+    uint64_t prev_max = 0;
+    for (const BinGroup& g : groups) {
+      REQUIRE(!g.members.empty());
+      CHECK(g.members.size() <= max_bins);
+      uint64_t lo = UINT64_MAX, hi = 0;
+      for (uint32_t i : g.members) {
+        ++seen[i];
+        lo = std::min(lo, need[i]);
+        hi = std::max(hi, need[i]);
+      }
+      CHECK(g.m_bits == hi);
+      CHECK(double(hi) <= ratio * double(lo));
+      CHECK(lo >= prev_max);  // ascending
+      prev_max = hi;
+    }
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+  }
+  // Sizes within the ratio share one group; a factor of 10 apart do not.
+  CHECK(group_bins_by_size({100, 150, 199}, 2.0).size() == 1);
+  CHECK(group_bins_by_size({100, 1000}, 2.0).size() == 2);
+  CHECK(group_bins_by_size({}, 2.0).empty());
+}
