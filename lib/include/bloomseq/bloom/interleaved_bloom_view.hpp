@@ -40,6 +40,20 @@ struct ConstInterleavedBloomView {
     return any != 0;
   }
 
+  // Asks the memory system for the k rows of a w-mer ahead of query(): a caller that prefetches several w-mers
+  // before querying them overlaps their DRAM latencies (the rows of a large filter are cache misses).
+  BLOOMSEQ_HD void prefetch(const uint32_t* hashes, int k) const {
+#if !defined(__CUDA_ARCH__)
+    for (int i = 0; i < k; ++i) {
+      const char* p = reinterpret_cast<const char*>(row(bloom_slot(hashes[i], m_bits)));
+      for (uint32_t off = 0; off < words_per_row * 8; off += 64) __builtin_prefetch(p + off);
+    }
+#else
+    (void)hashes;
+    (void)k;
+#endif
+  }
+
   // Whether bin b holds all k slots (a single filter's membership test).
   BLOOMSEQ_HD bool contains(uint32_t bin, const uint32_t* hashes, int k) const {
     for (int i = 0; i < k; ++i)
