@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "bloomseq/app/json_writer.hpp"
@@ -197,26 +198,12 @@ void print_estimate(std::FILE* log, const DbTotals& db, bool parses_again, doubl
                double(batch) / 1e6, read_s + plan.prediction.total_s, read_s, plan.prediction.total_s);
 }
 
-// The stage-1a backend: the CPU unless a GPU backend was compiled in (and, for auto, a device answers). Null means
-// the CPU layouts; `name` is what --stats reports.
-std::unique_ptr<Stage1aBackend> choose_backend(const SearchRequest& o, std::FILE* progress_log, std::string& name) {
-  name = "cpu";
-  if (o.backend == "cpu") return nullptr;
-  const Stage1aBackendFactory* f = find_stage1a_backend("cuda");
-  std::string why;
-  if (!f) {
-    if (o.backend == "cuda") throw UsageError("CUDA backend not available in this build");
-    if (progress_log) std::fprintf(progress_log, "%s: backend: cpu (CUDA backend not compiled in)\n", kProgram);
-    return nullptr;
-  }
-  if (!f->available(why)) {
-    if (o.backend == "cuda") throw UsageError("CUDA backend: no usable device: " + why);
-    if (progress_log) std::fprintf(progress_log, "%s: backend: cpu (%s)\n", kProgram, why.c_str());
-    return nullptr;
-  }
-  std::unique_ptr<Stage1aBackend> gpu = f->create(o.device);
-  name = gpu->name();
-  return gpu;
+// The stage-1a backend: the CPU unless a GPU backend was compiled in (and, for auto, a device answers).
+std::unique_ptr<Stage1aBackend> choose_backend(const SearchRequest& o, std::FILE* progress_log) {
+  std::ostringstream why;
+  std::unique_ptr<Stage1aBackend> b = make_stage1a_backend(o.backend, o.device, &why);
+  if (progress_log && !why.str().empty()) std::fprintf(progress_log, "%s: %s", kProgram, why.str().c_str());
+  return b;
 }
 
 QuerySet read_queries(const std::string& path, uint64_t& query_bases) {
@@ -232,12 +219,12 @@ QuerySet read_queries(const std::string& path, uint64_t& query_bases) {
 }
 
 // --auto-tune: the model's plan for these inputs merged into `p` (what the user gave explicitly stays fixed).
-model::Plan apply_auto_tune(const SearchRequest& o, model::PlanRequest& request, const Stage1aBackend* gpu,
+model::Plan apply_auto_tune(const SearchRequest& o, model::PlanRequest& request, const Stage1aBackend& stage1a,
                             uint64_t query_bases, const DbTotals& db, BlastParams& p, std::string& profile_message,
                             std::FILE* log) {
   // On a GPU backend the plan is made for that device (its properties, the model's GPU constants) unless the
   // profile was calibrated on it; the GPU kernel is the papers' vector layout in shared memory.
-  const model::LoadedProfile prof = profile_for_backend(model::load_profile(o.profile), gpu ? gpu->backend() : nullptr);
+  const model::LoadedProfile prof = profile_for_backend(model::load_profile(o.profile), stage1a.backend());
   profile_message = prof.message;
   if (log) std::fprintf(log, "%s: %s\n", kProgram, prof.message.c_str());
   request.query_bases = query_bases;
@@ -267,8 +254,9 @@ model::Plan apply_auto_tune(const SearchRequest& o, model::PlanRequest& request,
 // --auto-tune, whose plan and measured figures are about the w-mers themselves.
 // A short query: exact filters of a short word at a stride (short_word_plan.hpp), unless Bloom filter
 // parameters were given.
-void apply_scan_plan(const SearchRequest& o, bool on_gpu, const QuerySet& queries, BlastParams& p) {
-  const bool scan_choice = o.stage == "hsp" && !on_gpu && !o.auto_tune && !o.every_wmer;
+void apply_scan_plan(const SearchRequest& o, const Stage1aCapabilities& caps, const QuerySet& queries,
+                     BlastParams& p) {
+  const bool scan_choice = o.stage == "hsp" && caps.probe_words && !o.auto_tune && !o.every_wmer;
   ShortWordPlan scan;
   if (scan_choice && !o.given_n_sub && !o.given_k && !o.given_m_bits) {
     std::vector<uint64_t> lengths;
@@ -280,7 +268,7 @@ void apply_scan_plan(const SearchRequest& o, bool on_gpu, const QuerySet& querie
     apply_short_word_plan(scan, p, o.given_batch);
   } else {
     if (scan_choice) p.probe_word = o.scan_word > 0 ? (o.scan_word < p.w ? o.scan_word : 0) : default_probe_word(p.w);
-    if (!on_gpu && !o.auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);
+    if (caps.host_threads && !o.auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);
   }
   p.validate();
 }
@@ -371,8 +359,9 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   BlastParams p = o.params;
   const bool progress_on = log && !o.no_progress && (o.progress || stderr_is_tty());
   model::PlanRequest request = o.request;
-  std::string backend_name;
-  const std::unique_ptr<Stage1aBackend> gpu = choose_backend(o, progress_on ? log : nullptr, backend_name);
+  std::unique_ptr<Stage1aBackend> stage1a = choose_backend(o, progress_on ? log : nullptr);
+  const Stage1aCapabilities caps = stage1a->capabilities();
+  const std::string backend_name = stage1a->name();
 
   const auto t_start = std::chrono::steady_clock::now();
   uint64_t query_bases = 0;
@@ -387,12 +376,11 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   model::Plan plan;
   std::string profile_message;
   if (o.auto_tune)
-    plan = apply_auto_tune(o, request, gpu.get(), query_bases, db.totals(), p, profile_message, log);
-  apply_scan_plan(o, gpu != nullptr, queries, p);
+    plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
+  apply_scan_plan(o, caps, queries, p);
   StageOutput out(o.output);
 
-  BlastSearch search(std::move(queries), p, db.totals(), gpu != nullptr);
-  search.external_stage1a = gpu.get();
+  BlastSearch search(std::move(queries), p, db.totals(), std::move(stage1a));
   search.run_stage2 = o.stage == "hsp";
   out.observe(o.stage, o.header, search);
   if (progress_on) {

@@ -116,7 +116,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
   const std::unique_ptr<Backend> backend =
-      make_backend(o.backend, o.device, cp.threads, o.no_progress || !log ? nullptr : &std::cerr);
+      make_backend(o.backend, o.device, o.no_progress || !log ? nullptr : &std::cerr);
   FacsRunPrediction plan;
   if (tune.on) {
     // On a GPU backend the prediction is for that device (host threads stay as given).
@@ -141,8 +141,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     }
     if (log) std::fputs(describe_facs_plan(plan, tune, "facs classify").c_str(), log);
   }
-  Classifier classifier(set, cp);
-  if (backend->name() != "cpu") classifier.use_backend(backend.get());
+  Classifier classifier(set, cp, backend.get());
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);
   const size_t nf = names.size();
@@ -400,7 +399,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   report.summary = summary;
   report.bases = total_bases;
   report.threads = cp.threads;
-  report.backend = backend->name();
+  report.backend = backend ? backend->name() : "cpu";
   report.load_seconds = load_s;
   report.seconds = run_s;
   return report;
