@@ -225,8 +225,13 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     for (const auto& s : seeds) all.insert(all.end(), s.begin(), s.end());
     on_seeds(batch, all);
   }
-  if (!run_stage2) return;
+  if (run_stage2) extend_seeds(batch, seeds, total_seeds);
+}
 
+// One function: the bucketing of the seeds and their extension share the strand table, the bucket bounds and the
+// item array, and the extension of one seed is the `process` lambda.
+void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds,
+                               uint64_t total_seeds) {
   // Stage 2: each query strand g is an independent work unit; thread t takes the strands with g % T == t. The
   // diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but seeds in
   // different slots of the table never interact: only each slot must see its seeds in subject order. So the seeds
@@ -235,7 +240,9 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   // table's 32-bit ends keeps plain stream order (one bucket per strand). The sort runs on all threads at once,
   // each on a contiguous share of the chunks' seed lists: within a bucket, thread t's seeds go before thread
   // t + 1's, so the order stays the stream order.
-  t0 = std::chrono::steady_clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
+  const int w = params_.w;
+  const size_t n_chunks = seeds.size();
   const size_t G = queries_.size() * 2;
   if (diagonals_.size() != G) diagonals_.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
@@ -306,9 +313,9 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   parallel_for(size_t(S), S, [&](size_t t) { for_seeds(t, [&](size_t b, const Item& it) { items[cursor[t][b]++] = it; }); });
   std::vector<std::vector<size_t>>().swap(cursor);
 
-  // A table's pages are faulted in where seeds land. Threads faulting pages at the same time were 4x slower here
-  // than one thread doing them all (the first batch's tables, 32 MB per strand of E. coli: 0.11 s vs 0.028 s), so
-  // with several threads the calling thread makes the tables and touches the regions that get seeds first.
+  // A table's pages are faulted in where seeds land. Threads faulting pages at the same time are about 4x slower
+  // than one thread doing them all (the first batch's tables, 32 MB per strand of E. coli), so with several
+  // threads the calling thread makes the tables and touches the regions that get seeds first.
   if (T > 1 && bucketed)
     for (size_t g = 0; g < G; ++g) {
       size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];

@@ -27,6 +27,8 @@ std::string file_stem(const std::string& path) {
   return s;
 }
 
+// One function: the container, the names taken, the progress display and the auto-tune plan are shared by the
+// per-reference step (the `add` lambda), the container write and the JSON report.
 BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks& sinks) {
   std::FILE* const log = sinks.log;
   const std::string& command_line = o.command_line;

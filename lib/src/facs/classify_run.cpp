@@ -101,6 +101,8 @@ struct Slot {
 
 }  // namespace
 
+// One function: the readers, the three pipeline stages (read, classify, emit) and the outputs share the open files,
+// the split destinations and the order in which errors surface; the stages are the lambdas below.
 ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   std::FILE* const log = sinks.log;
   const std::string& command_line = o.command_line;

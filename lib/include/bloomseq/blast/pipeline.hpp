@@ -86,6 +86,8 @@ class BlastSearch {
  private:
   // Stages 1a, 1b and 2 on some consecutive chunks of `batch` (all of them, or a group: see search()).
   void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks);
+  // Stage 2 on the seeds of those chunks (seeds[i]: chunk i's, in stream order; total_seeds in all).
+  void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds);
 
   QuerySet queries_;
   BlastParams params_;
