@@ -109,7 +109,8 @@ int main(int argc, char** argv) try {
 
   std::unique_ptr<Backend> backend;
   try {
-    backend = make_backend(a["backend"].as<std::string>(), a["device"].as<int>(), 1, &std::cerr);
+    backend = make_backend(a["backend"].as<std::string>(), a["device"].as<int>(), &std::cerr);
+    if (!backend) backend = make_reference_backend();  // the host CPU: timed through the reference
   } catch (const UsageError& e) {
     std::cerr << "gpu_bench: " << e.what() << "\n";
     return quick ? 77 : 64;
@@ -139,7 +140,7 @@ int main(int argc, char** argv) try {
 #endif
   const model::Calibration model_cal = model::default_calibration(model_dev);
   std::cout << "# model: " << model_dev.name << " (" << model_dev_note << "), " << model_cal.source << "\n";
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   std::cout << "# backend: " << backend->description() << "\n";
   std::vector<Row> rows;
   bool ok = true;

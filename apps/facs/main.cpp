@@ -10,7 +10,8 @@
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/cli/facs_options.hpp"
 #include "bloomseq/error.hpp"
-#include "facs_commands.hpp"
+#include "bloomseq/facs/build_filter_run.hpp"
+#include "bloomseq/facs/classify_run.hpp"
 
 using namespace bloomseq;
 
@@ -36,9 +37,19 @@ int main(int argc, char** argv) {
       std::fputs(o.help.c_str(), stdout);
       return 0;
     }
-    const std::string cl = command_line(argc, argv);
-    if (o.command == FacsCommand::build_filter) return facs_build_filter(o.build, cl);
-    if (o.command == FacsCommand::classify) return facs_classify(o.classify, cl);
-    return facs_info(o.info);
+    if (o.command == FacsCommand::build_filter) {
+      BuildFilterRequest request = o.build;
+      request.command_line = command_line(argc, argv);
+      run_build_filter(request);
+      return 0;
+    }
+    if (o.command == FacsCommand::classify) {
+      ClassifyRequest request = o.classify;
+      request.command_line = command_line(argc, argv);
+      run_classify(request);
+      return 0;
+    }
+    for (const std::string& path : o.info.files) print_filter_info(path, stdout);
+    return 0;
   });
 }

@@ -66,11 +66,10 @@ TEST_CASE("blast pipeline: the emulated CUDA stage 1a gives the CPU layouts' hit
   const DbBatch batch = make_db(rng, query, w);
   const DbTotals totals{batch.codes.size(), batch.size()};
 
-  auto run = [&](Stage1aBackend* external) {
+  auto run = [&](std::unique_ptr<Stage1aBackend> stage1a) {
     QuerySet q;
     q.add("query", query);
-    BlastSearch search(std::move(q), params, totals, true);
-    search.external_stage1a = external;
+    BlastSearch search(std::move(q), params, totals, std::move(stage1a));
     std::vector<Stage1aHit> hits;
     search.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { hits = h; };
     search.search(batch);
@@ -82,8 +81,7 @@ TEST_CASE("blast pipeline: the emulated CUDA stage 1a gives the CPU layouts' hit
   cuda::EmuOptions o;
   o.initial_capacity = 64;  // overflow reruns on the larger chunks
   o.max_blocks = 5;         // 14 sub-queries: several passes
-  auto emulated = adapt_stage1a_backend(cuda::make_emulated_backend(o));
-  const auto [gpu_hits, gpu_wmers, gpu_hsps] = run(emulated.get());
+  const auto [gpu_hits, gpu_wmers, gpu_hsps] = run(adapt_stage1a_backend(cuda::make_emulated_backend(o)));
 
   REQUIRE(cpu_hits.size() > 100);
   CHECK(gpu_hits == cpu_hits);
@@ -115,7 +113,7 @@ TEST_CASE("blast pipeline: emulated kernel, vector and bit-sliced layouts agree 
   REQUIRE(chunks.size() > 3);
 
   auto emulated = adapt_stage1a_backend(cuda::make_emulated_backend());
-  emulated->prepare(filters.vectors());
+  emulated->prepare(filters, Stage1aSetup{});
   std::vector<std::vector<Stage1aHit>> gpu(chunks.size());
   std::vector<uint64_t> gpu_wmers(chunks.size());
   emulated->run_chunks(chunks, gpu, gpu_wmers);

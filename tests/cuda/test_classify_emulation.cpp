@@ -52,7 +52,7 @@ TEST_CASE("emulated classify kernel equals the oracle and the CPU reference", "[
   const Reads reads = make_reads(rng, b, w, 97);
 
   ClassifyHits cpu, emu;
-  make_cpu_backend()->classify(b.view, reads.view(), cpu);
+  make_reference_backend()->classify(b.view, reads.view(), cpu);
   check_against_oracle(b, reads, cpu, w);
 
   EmuOptions o;

@@ -47,7 +47,7 @@ TEST_CASE("cuda host side: shared uploads are ordered before the kernels of ever
   fo.max_delay_us = 100;  // the upload lands late
   auto fake = std::make_shared<FakeDevice>(fo);
   auto gpu = make_backend_on(fake, small_options(3));
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   CHECK(fixtures::run_stage1a_stream(*gpu, s.view, chunks) == fixtures::run_stage1a_stream(*cpu, s.view, chunks));
   // New vectors (a re-upload) with every stream already used once.
   auto s2 = fixtures::make_vectors(rng, 5, 2053, 4, 11, 90);
@@ -68,7 +68,7 @@ TEST_CASE("cuda host side: a failed hit-buffer allocation leaves no slot claimin
   fo.fail_allocation = [&](uint64_t, size_t bytes) { return bytes == 4000 && ++seen == 2; };
   auto fake = std::make_shared<FakeDevice>(fo);
   auto gpu = make_backend_on(fake, o);
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   CHECK_THROWS_AS(fixtures::run_stage1a_stream(*gpu, s.view, chunks), Error);
   CHECK(fixtures::run_stage1a_stream(*gpu, s.view, chunks) == fixtures::run_stage1a_stream(*cpu, s.view, chunks));
   CHECK(fake->violations().empty());
@@ -83,7 +83,7 @@ TEST_CASE("cuda host side: two backends on one device never undo each other's sh
   auto fake = std::make_shared<FakeDevice>();
   auto a = make_backend_on(fake, small_options(1));
   auto b = make_backend_on(fake, small_options(1));
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   const auto expect_big = fixtures::run_stage1a_stream(*cpu, big.view, chunks);
   CHECK(fixtures::run_stage1a_stream(*a, big.view, chunks) == expect_big);
   CHECK(fixtures::run_stage1a_stream(*b, medium.view, chunks) == fixtures::run_stage1a_stream(*cpu, medium.view, chunks));
@@ -92,7 +92,7 @@ TEST_CASE("cuda host side: two backends on one device never undo each other's sh
 }
 
 TEST_CASE("cuda host side: vectors and filters changed in place are uploaded again", "[cuda][host]") {
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   CudaOptions o = small_options(2);
   SECTION("sub-query vectors") {
     std::mt19937_64 rng(4);
@@ -137,7 +137,7 @@ TEST_CASE("cuda host side: buffers growing during a stream are never freed under
   const auto chunks = chunks_of(db, 11, {50, 200, 400, 800, 1600});  // every slot grows more than once
   auto fake = std::make_shared<FakeDevice>();
   auto gpu = make_backend_on(fake, small_options(3));
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   CHECK(fixtures::run_stage1a_stream(*gpu, s.view, chunks) == fixtures::run_stage1a_stream(*cpu, s.view, chunks));
   CHECK(fake->stats().frees_while_busy == 0);
   CHECK(fake->violations().empty());

@@ -42,7 +42,7 @@ std::unique_ptr<Backend> device_backend(const CudaOptions& o) {
 
 TEST_CASE("cuda device: streams reused, overflow reruns, results equal the CPU backend", "[.device]") {
   std::mt19937_64 rng(2020);
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   for (int round = 0; round < 24; ++round) {
     CudaOptions o;
     o.streams = 1 + rng() % 4;
@@ -66,7 +66,7 @@ TEST_CASE("cuda device: vectors too large for shared memory are probed in global
   CudaOptions o;
   o.streams = 2;
   auto gpu = device_backend(o);
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   auto s = fixtures::make_vectors(rng, 3, uint64_t(1) << 21, 4, 11, 300);  // 256 KiB per vector
   const auto db = fixtures::make_db(rng, s.query, 8000);
   const auto chunks = fixtures::chunks_of(db, 11, {1000});

@@ -92,12 +92,11 @@ TEST_CASE("facs classifier on the emulated CUDA kernel equals the CPU path", "[c
   ClassifyParams cp;
   cp.score = kind;
   cp.threshold = kind == ScoreKind::facs ? 0.0 : kBioBloomDefaultThreshold;
-  Classifier cpu(set, cp), gpu(set, cp);
   cuda::EmuOptions o;
   o.classify_threads = 64;
   o.max_blocks = 7;
   auto emulated = cuda::make_emulated_backend(o);
-  gpu.use_backend(emulated.get());
+  Classifier cpu(set, cp), gpu(set, cp, emulated.get());
 
   Classifier::Workspace ws1, ws2;
   BatchScores a, b;

@@ -53,7 +53,7 @@ TEST_CASE("auto-tune plans for the GPU the work runs on, not the CPU profile", "
 
   // The CPU backend (or none) keeps the loaded profile.
   CHECK(profile_for_backend(cpu, nullptr).device.kind == model::DeviceKind::Cpu);
-  CHECK(profile_for_backend(cpu, make_cpu_backend().get()).device.kind == model::DeviceKind::Cpu);
+  CHECK(profile_for_backend(cpu, make_reference_backend().get()).device.kind == model::DeviceKind::Cpu);
 
   const model::LoadedProfile p = profile_for_backend(cpu, gpu.get());
   REQUIRE(p.device.kind == model::DeviceKind::Gpu);

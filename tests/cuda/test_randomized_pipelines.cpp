@@ -48,7 +48,7 @@ Shape random_shape(std::mt19937_64& rng) {
 
 TEST_CASE("cuda host side: 1000 randomized pipelines equal the CPU backend", "[cuda][host][random]") {
   std::mt19937_64 rng(20);
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   const auto start = std::chrono::steady_clock::now();
   uint64_t failures = 0, reruns = 0, pipelines = 0;
   // Each backend serves a few pipelines, so slots, caches and retired memory carry over between calls.

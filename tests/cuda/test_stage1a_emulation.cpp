@@ -40,7 +40,7 @@ TEST_CASE("emulated stage-1a kernel equals the oracle and the CPU reference", "[
 
   const auto oracle = fixtures::oracle_stage1a(s, c);
   REQUIRE(oracle.size() > 50);  // true hits from the copied pieces plus false positives
-  auto cpu = make_cpu_backend();
+  auto cpu = make_reference_backend();
   CHECK(run(*cpu, s.view, c) == oracle);
   EmuStats stats;
   auto emu = make_emulated_backend({}, &stats);

@@ -25,24 +25,20 @@ void Backend::classify_stream(const FilterBank& bank, const BatchSource& next, c
 
 namespace {
 
-class CpuBackend final : public Backend {
+class ReferenceBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : threads_(threads) {}
-  std::string name() const override { return "cpu"; }
-  std::string description() const override { return "cpu (reference, " + std::to_string(threads_) + " thread(s))"; }
+  std::string name() const override { return "reference"; }
+  std::string description() const override { return "reference (single-threaded CPU oracle)"; }
   void stage1a(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
     stage1a_reference(vectors, chunk, hits);
   }
   void classify(const FilterBank& bank, const ReadBatchView& reads, ClassifyHits& out) override {
     classify_reference(bank, reads, out);
   }
-
- private:
-  int threads_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<CpuBackend>(threads < 1 ? 1 : threads); }
+std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
 
 }  // namespace bloomseq

@@ -10,7 +10,7 @@
 
 namespace bloomseq {
 
-// Defined in cuda/src/runtime_device.cpp (declared for users in bloomseq/cuda/cuda_backend.hpp).
+// Defined in bloomseq_cuda (cuda/src/runtime_device.cpp; declared for users in bloomseq/cuda/cuda_backend.hpp).
 std::unique_ptr<Backend> make_cuda_backend(int device) __attribute__((weak));
 int cuda_device_count() __attribute__((weak));
 
@@ -49,11 +49,11 @@ std::string backends_available() {
   return "cpu, cuda (" + std::to_string(devices) + (devices == 1 ? " device)" : " devices)");
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, int device, int threads, std::ostream* log) {
+std::unique_ptr<Backend> make_backend(const std::string& name, int device, std::ostream* log) {
   if (name != "auto" && name != "cpu" && name != "cuda")
     throw UsageError("unknown backend '" + name + "' (expected auto, cpu or cuda)");
   if (device < 0) throw UsageError("--device must be >= 0, got " + std::to_string(device));
-  if (name == "cpu") return make_cpu_backend(threads);
+  if (name == "cpu") return nullptr;
 
   const int devices = cuda_devices();
   if (name == "cuda") {
@@ -75,7 +75,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int device, int t
     else
       *log << "backend: cpu (CUDA device " << device << " not present; " << devices << " device(s) found)\n";
   }
-  return make_cpu_backend(threads);
+  return nullptr;
 }
 
 }  // namespace bloomseq

@@ -59,8 +59,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals, bool force_vectors)
-    : queries_(std::move(queries)), params_(params), totals_(totals) {
+BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals,
+                         std::unique_ptr<Stage1aBackend> stage1a)
+    : queries_(std::move(queries)),
+      params_(params),
+      totals_(totals),
+      stage1a_(stage1a ? std::move(stage1a) : make_cpu_stage1a()),
+      caps_(stage1a_->capabilities()) {
   params_.validate();
   karlin_ = ungapped_karlin(params_.reward, params_.penalty);
   xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
@@ -78,7 +83,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   // Probe words of a Bloom filter are rare hits (16-mers): stage 1b then scans the named sub-query instead of
   // building an index of every query word; an exact filter of a short word hits often and needs the index.
   const bool by_position = params_.probe_word > 0 && !params_.exact_filter;
-  filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
+  filters_ = SubqueryFilters(queries_.codes, filter_params, caps_.needs_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced, by_position);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (const auto& q : queries_.codes) {
@@ -105,14 +110,15 @@ void BlastSearch::search(const DbBatch& batch) {
   for (const auto& n : batch.names) subject_names_.push_back(n);
   // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
   const int probe = params_.probe_word;
-  if (probe > 0 && external_stage1a) throw std::logic_error("probe words need the CPU stage 1a (every w-mer is tested elsewhere)");
+  if (probe > 0 && !caps_.probe_words)
+    throw std::logic_error("probe words need the CPU stage 1a (every w-mer is tested elsewhere)");
   const std::vector<DbChunk> chunks = chunk_batch(batch, params_.chunk_bases, probe > 0 ? probe : params_.w);
   // When only HSPs are wanted, all stages run on a few chunks at a time: their seeds (~1 per database base at
   // w = 11 against a genome, 24 bytes each, plus 16 for stage 2's copy) then reuse the same memory group after
   // group instead of faulting in fresh pages for the whole batch (hundreds of MB). Stage 2 takes the groups in
-  // stream order, so every diagonal still sees its seeds in subject order. Observers and external backends get
+  // stream order, so every diagonal still sees its seeds in subject order. Observers and device backends get
   // the whole batch at once.
-  const size_t group = (on_stage1a || on_seeds || external_stage1a || !run_stage2)
+  const size_t group = (on_stage1a || on_seeds || !caps_.host_threads || !run_stage2)
                            ? chunks.size()
                            : std::max<size_t>(4, 4 * size_t(params_.threads));
   for (size_t c0 = 0; c0 < chunks.size(); c0 += group) {
@@ -129,11 +135,11 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
 
   // Stages 1a and 1b run back to back on each chunk inside one work unit, so a chunk's hits are verified while
   // they are still in cache and only one chunk's hits per thread exist at a time (they are kept for all chunks
-  // only when an observer wants them or an external backend produces them). Each chunk's hits come back sorted and
+  // only when an observer wants them or a device backend produces them). Each chunk's hits come back sorted and
   // its seeds in stream order, so taking the chunks in order keeps the stream order whatever the thread count.
   auto t0 = std::chrono::steady_clock::now();
   const size_t n_chunks = chunks.size();
-  const bool keep_hits = bool(on_stage1a) || (V > 0 && external_stage1a);
+  const bool keep_hits = bool(on_stage1a) || (V > 0 && !caps_.host_threads);
   std::vector<std::vector<Stage1aHit>> hits(keep_hits ? n_chunks : 0);
   std::vector<uint64_t> wmers(n_chunks, 0), nhits(n_chunks, 0);
   std::vector<std::vector<Seed>> seeds(n_chunks);
@@ -155,13 +161,13 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
     busy_1b[i] = seconds_since(t);
   };
-  if (V > 0 && external_stage1a) {
-    if (!external_prepared_) {
-      external_stage1a->prepare(filters_.vectors());
-      external_prepared_ = true;
-    }
+  if (V > 0 && !stage1a_prepared_) {
+    stage1a_->prepare(filters_, Stage1aSetup{layout_, params_.exact_filter, stride});
+    stage1a_prepared_ = true;
+  }
+  if (V > 0 && !caps_.host_threads) {
     // The whole batch at once, so a streamed backend overlaps the copies and kernels of consecutive chunks.
-    external_stage1a->run_chunks(chunks, hits, wmers);
+    stage1a_->run_chunks(chunks, hits, wmers);
     for (size_t i = 0; i < n_chunks; ++i) nhits[i] = hits[i].size();
     stats_.seconds_stage1a += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
@@ -171,20 +177,11 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     });
     stats_.seconds_stage1b += seconds_since(t0);
   } else if (V > 0) {
-    const SubqueryVectors vec = filters_.vectors();
-    const BitslicedMatrix mat = filters_.bitsliced();
     parallel_for(n_chunks, params_.threads, [&](size_t i) {
       std::vector<Stage1aHit> scratch;
       std::vector<Stage1aHit>& h = keep_hits ? hits[i] : scratch;
       const auto t = std::chrono::steady_clock::now();
-      switch (layout_) {
-        case Stage1aLayout::bitsliced: wmers[i] = stage1a_bitsliced(mat, chunks[i], h, stride); break;
-        case Stage1aLayout::naive: wmers[i] = stage1a_naive(vec, chunks[i], h, stride); break;
-        default:
-          wmers[i] = params_.exact_filter ? stage1a_exact(vec, chunks[i], h, stride)
-                                          : stage1a_vector_layout(vec, chunks[i], h, stride);
-          break;
-      }
+      wmers[i] = stage1a_->run_chunk(chunks[i], h);
       busy_1a[i] = seconds_since(t);
       nhits[i] = h.size();
       verify(i, h);
@@ -228,8 +225,13 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     for (const auto& s : seeds) all.insert(all.end(), s.begin(), s.end());
     on_seeds(batch, all);
   }
-  if (!run_stage2) return;
+  if (run_stage2) extend_seeds(batch, seeds, total_seeds);
+}
 
+// One function: the bucketing of the seeds and their extension share the strand table, the bucket bounds and the
+// item array, and the extension of one seed is the `process` lambda.
+void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds,
+                               uint64_t total_seeds) {
   // Stage 2: each query strand g is an independent work unit; thread t takes the strands with g % T == t. The
   // diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but seeds in
   // different slots of the table never interact: only each slot must see its seeds in subject order. So the seeds
@@ -238,7 +240,9 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   // table's 32-bit ends keeps plain stream order (one bucket per strand). The sort runs on all threads at once,
   // each on a contiguous share of the chunks' seed lists: within a bucket, thread t's seeds go before thread
   // t + 1's, so the order stays the stream order.
-  t0 = std::chrono::steady_clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
+  const int w = params_.w;
+  const size_t n_chunks = seeds.size();
   const size_t G = queries_.size() * 2;
   if (diagonals_.size() != G) diagonals_.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
@@ -309,9 +313,9 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   parallel_for(size_t(S), S, [&](size_t t) { for_seeds(t, [&](size_t b, const Item& it) { items[cursor[t][b]++] = it; }); });
   std::vector<std::vector<size_t>>().swap(cursor);
 
-  // A table's pages are faulted in where seeds land. Threads faulting pages at the same time were 4x slower here
-  // than one thread doing them all (the first batch's tables, 32 MB per strand of E. coli: 0.11 s vs 0.028 s), so
-  // with several threads the calling thread makes the tables and touches the regions that get seeds first.
+  // A table's pages are faulted in where seeds land. Threads faulting pages at the same time are about 4x slower
+  // than one thread doing them all (the first batch's tables, 32 MB per strand of E. coli), so with several
+  // threads the calling thread makes the tables and touches the regions that get seeds first.
   if (T > 1 && bucketed)
     for (size_t g = 0; g < G; ++g) {
       size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];

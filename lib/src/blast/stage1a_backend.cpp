@@ -1,35 +1,20 @@
 #include "bloomseq/blast/stage1a_backend.hpp"
 
 #include <algorithm>
-#include <mutex>
 
 #include "bloomseq/backend/backend.hpp"
+#include "bloomseq/blast/subquery_vectors.hpp"
 
 namespace bloomseq {
-namespace {
-std::vector<Stage1aBackendFactory>& registry() {
-  static std::vector<Stage1aBackendFactory> r;
-  return r;
-}
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
-}  // namespace
-
-void register_stage1a_backend(const Stage1aBackendFactory& factory) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  registry().push_back(factory);
-}
-
 namespace {
 // Stage 1a through the library's backend interface (the CUDA backend, or any other Backend).
 class BackendStage1a final : public Stage1aBackend {
  public:
   explicit BackendStage1a(std::unique_ptr<Backend> b) : backend_(std::move(b)) {}
   std::string name() const override { return backend_->description(); }
+  Stage1aCapabilities capabilities() const override { return {false, false, true}; }
   const Backend* backend() const override { return backend_.get(); }
-  void prepare(const SubqueryVectors& vectors) override { vectors_ = vectors; }
+  void prepare(const SubqueryFilters& filters, const Stage1aSetup&) override { vectors_ = filters.vectors(); }
   uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
     backend_->stage1a(vectors_, chunk, hits);
     return count_chunk_wmers(chunk);
@@ -58,6 +43,11 @@ std::unique_ptr<Stage1aBackend> adapt_stage1a_backend(std::unique_ptr<Backend> b
   return std::make_unique<BackendStage1a>(std::move(backend));
 }
 
+std::unique_ptr<Stage1aBackend> make_stage1a_backend(const std::string& name, int device, std::ostream* log) {
+  std::unique_ptr<Backend> b = make_backend(name, device, log);
+  return b ? adapt_stage1a_backend(std::move(b)) : make_cpu_stage1a();
+}
+
 uint64_t count_chunk_wmers(const DbChunk& chunk) {
   const uint64_t w = uint64_t(chunk.w);
   uint64_t count = 0, run = 0;
@@ -67,26 +57,6 @@ uint64_t count_chunk_wmers(const DbChunk& chunk) {
     if (run >= w) ++count;  // the w-mer starting at i + 1 - w (< n_starts because i < n_starts + w - 1)
   }
   return count;
-}
-
-const Stage1aBackendFactory* find_stage1a_backend(const std::string& kind) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  if (kind == "cuda" && cuda_compiled_in()) {
-    static const Stage1aBackendFactory cuda_factory{
-        "cuda",
-        [](std::string& why) {
-          if (cuda_devices() > 0) return true;
-          why = "no usable CUDA device (no driver or no GPU found)";
-          return false;
-        },
-        [](int device) { return adapt_stage1a_backend(make_backend("cuda", device)); }};
-    bool registered = false;
-    for (const auto& f : registry()) registered = registered || f.kind == kind;
-    if (!registered) return &cuda_factory;
-  }
-  for (const auto& f : registry())
-    if (f.kind == kind) return &f;
-  return nullptr;
 }
 
 }  // namespace bloomseq

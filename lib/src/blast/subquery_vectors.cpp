@@ -28,8 +28,6 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   for (const auto& q : queries) lengths.push_back(q.size());
   subqueries_ = split_subqueries(lengths, params.n_sub, w);
   const uint32_t V = uint32_t(subqueries_.size());
-  const int k = params.k;
-  const H3ByteView h = family_.byte_view();
   stride_ = FastDivide32(uint32_t(params.n_sub - uint64_t(w) + 1));
   first_subquery_.assign(queries.size(), 0);
   for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
@@ -55,22 +53,35 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
     count_distinct();
   }
 
-  // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
   words_per_vector_ = bloom_words(m_bits_);
-  if (with_vectors) {
-    words_ = HugeBuffer<uint32_t>(size_t(V) * words_per_vector_);
-    parallel_for(V, params.threads, [&](size_t v) {
-      const SubQuery& sq = subqueries_[v];
-      BloomView view{words_.data() + v * words_per_vector_, m_bits_};
-      uint32_t hashes[kMaxHashes];
-      for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
-        h.hash_all(canonical_wmer(fwd, rc), hashes);
-        view.insert(hashes, k);
-      });
-    });
-  }
-  if (!with_bitsliced) return;
+  if (with_vectors) build_vectors(queries, params);
+  if (with_bitsliced) build_bitsliced(queries, params);
+}
 
+// The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
+void SubqueryFilters::build_vectors(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params) {
+  const int w = params.w;
+  const int k = params.k;
+  const uint32_t V = uint32_t(subqueries_.size());
+  const H3ByteView h = family_.byte_view();
+  words_ = HugeBuffer<uint32_t>(size_t(V) * words_per_vector_);
+  parallel_for(V, params.threads, [&](size_t v) {
+    const SubQuery& sq = subqueries_[v];
+    BloomView view{words_.data() + v * words_per_vector_, m_bits_};
+    uint32_t hashes[kMaxHashes];
+    for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+      h.hash_all(canonical_wmer(fwd, rc), hashes);
+      view.insert(hashes, k);
+    });
+  });
+}
+
+// One function: build_blocks below is one thread's share of the column blocks, with its buffers.
+void SubqueryFilters::build_bitsliced(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params) {
+  const int w = params.w;
+  const int k = params.k;
+  const uint32_t V = uint32_t(subqueries_.size());
+  const H3ByteView h = family_.byte_view();
   // Transpose into the matrix one column block at a time; the blocks are stored one after the other (each block's
   // rows contiguous), so a block is written as one sequential stream and stage 1a, which scans one block at a time,
   // touches only that block's pages (16 MB at m = 256 Kbit) rather than pages shared by all blocks. The bits of a
@@ -92,7 +103,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   // A cell is (row << 9) | column within the block: 32 bits when m <= 2^23 (half the traffic of the bucketing).
   // Each band of a block is assembled in a small tile (256 KiB, in L2) and then written out whole, with streaming
   // stores where the rows are whole lines: the matrix lines are written once, never read first (ORing the bits
-  // straight into the fresh matrix cost a cache miss per line and was ~30% of the build).
+  // straight into the fresh matrix would cost a cache miss per line, about 30% of the build).
   const uint64_t tile_words = full_blocks_ ? 8 : tail_words_;  // the widest block's row
   auto build_blocks = [&](size_t t, size_t T, auto cell_type) {
     using Cell = decltype(cell_type);
@@ -101,7 +112,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
     std::vector<uint64_t> count(bands + 1), lo(bands);
     std::unique_ptr<uint64_t[]> tile(new uint64_t[size_t(kBandRows * tile_words)]);
     // The block's cells, by band.
-    // With k known at compile time (K > 0) the k table columns are XORed in registers (~3x faster here).
+    // With k known at compile time (K > 0) the k table columns are XORed in registers (about 3x faster than a loop over k).
     auto for_each_cell_k = [&](auto k_const, uint32_t v0, uint32_t v1, auto&& f) {
       constexpr int K = decltype(k_const)::value;
       const int kk = K > 0 ? K : k;

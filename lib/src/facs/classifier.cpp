@@ -1,5 +1,7 @@
 #include "bloomseq/facs/classifier.hpp"
 
+#include "classifier_scratch.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -142,8 +144,8 @@ FacsErrorModel make_error_model(const FilterSet& set, const ClassifyParams& para
 
 }  // namespace
 
-Classifier::Classifier(const FilterSet& set, const ClassifyParams& params)
-    : set_(set), params_(params), model_(make_error_model(set, params)) {
+Classifier::Classifier(const FilterSet& set, const ClassifyParams& params, Backend* device)
+    : set_(set), params_(params), model_(make_error_model(set, params)), backend_(device) {
   if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
   for (const FilterEntry& f : set.filters) {
     if (f.k < 1 || layout_hashes(f.layout, f.k) > kMaxHashes)
@@ -231,13 +233,20 @@ void Classifier::copy_filters_to_huge_pages() {
   }
 }
 
-void Classifier::classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+Classifier::Workspace::Workspace() : scratch_(std::make_unique<ClassifierScratch>()) {}
+Classifier::Workspace::~Workspace() = default;
+Classifier::Workspace::Workspace(Workspace&&) noexcept = default;
+Classifier::Workspace& Classifier::Workspace::operator=(Workspace&&) noexcept = default;
+
+void Classifier::classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& workspace) const {
+  Scratch& ws = *workspace.scratch_;
   score(reads, n, out, ws, params_.exact_failing_points);
   call(out, ws.valid_frames);
 }
 
 void Classifier::classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n,
-                                BatchScores& out, Workspace& ws) const {
+                                BatchScores& out, Workspace& workspace) const {
+  Scratch& ws = *workspace.scratch_;
   // Either mode adds a failing mate's points to the pair's: they must be exact.
   const bool exact = params_.exact_failing_points || params_.pair_mode == PairMode::either;
   score(mates1, n, out, ws, exact);
@@ -281,7 +290,7 @@ void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames
   }
 }
 
-void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws,
+void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out, Scratch& ws,
                        bool exact_failing) const {
   if (backend_) {
     score_on_backend(reads, n, out, ws);
@@ -303,7 +312,7 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
   }
 }
 
-void Classifier::score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const {
+void Classifier::score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Scratch& ws) const {
   const size_t nf = set_.filters.size();
   const int w = set_.w;
   out.resize(n, nf);
@@ -351,7 +360,7 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
   }
 }
 
-void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const {
+void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Scratch& ws) const {
   const int w = set_.w;
   // 1. Every read packed 2 bits per base (base i at bits 2(i%32) of word i/32) plus a bit mask of its N/IUPAC
   //    positions. Keys and hashes are computed lazily from these, in O(1) per frame, only for the frames that are
@@ -414,7 +423,7 @@ void Classifier::pack_group(const std::string_view* reads, size_t n, int32_t* va
 }
 
 void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
-                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const {
+                             int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Scratch& ws) const {
   const int w = set_.w;
   const size_t nf = views_.size();
   const size_t kmax = size_t(kmax_);
@@ -515,7 +524,7 @@ void Classifier::score_group(const std::string_view* reads, size_t n, int32_t* p
 // prefetching the next probes of the lookups still alive. A missing k-mer usually dies in the first round (fill
 // ~1/2 per probe), so most filters cost ~2 probes per quick frame. The results go into the frame states that
 // the scorers read, so the scorers then only look up frames the quick pass did not cover (around errors).
-void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
+void Classifier::quick_pass(size_t n, uint64_t& lookups, Scratch& ws) const {
   const int w = set_.w;
   const size_t nf = views_.size();
   const size_t kmax = size_t(kmax_);
@@ -574,7 +583,7 @@ void Classifier::quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const {
   }
 }
 
-bool Classifier::blocked_contains(Workspace& ws, size_t slot, const ConstBloomView& v, int k) const {
+bool Classifier::blocked_contains(Scratch& ws, size_t slot, const ConstBloomView& v, int k) const {
   const uint32_t* h = ws.hashes.data() + slot * size_t(kmax_);
   const uint32_t* block = v.words + blocked_block_word(h[0], v.m_bits);
   auto test = [&](uint32_t hash) {
@@ -595,7 +604,7 @@ bool Classifier::blocked_contains(Workspace& ws, size_t slot, const ConstBloomVi
   return true;
 }
 
-bool Classifier::hash_head(Workspace& ws, size_t read, int frame) const {
+bool Classifier::hash_head(Scratch& ws, size_t read, int frame) const {
   const size_t slot = ws.frame_offset[read] + size_t(frame);
   const uint8_t done = ws.hashed[slot];
   if (done) return done != 1;
@@ -628,7 +637,7 @@ void xor_rows(const uint32_t* table, uint64_t key, int key_bytes, uint32_t* out,
 
 }  // namespace
 
-void Classifier::hash_more(Workspace& ws, size_t slot, int upto) const {
+void Classifier::hash_more(Scratch& ws, size_t slot, int upto) const {
   uint8_t& done = ws.hashed[slot];
   uint32_t* out = ws.hashes.data() + slot * size_t(kmax_);
   const uint64_t key = ws.keys[slot];

@@ -24,6 +24,7 @@
 
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/facs/classifier.hpp"
+#include "classifier_scratch.hpp"
 
 namespace bloomseq {
 namespace {
@@ -101,7 +102,7 @@ inline uint64_t pack_lean_head(const uint16_t* lanes) {
 
 }  // namespace
 
-bool Classifier::hash_frame(Workspace& ws, size_t read, int frame, bool full) const {
+bool Classifier::hash_frame(Scratch& ws, size_t read, int frame, bool full) const {
   const size_t slot = ws.frame_offset[read] + size_t(frame);
   const uint8_t done = ws.hashed[slot];
   if (done == 1) return false;
@@ -131,7 +132,7 @@ bool Classifier::hash_frame(Workspace& ws, size_t read, int frame, bool full) co
   return true;
 }
 
-void Classifier::hash_lanes(Workspace& ws, uint32_t idx) const {
+void Classifier::hash_lanes(Scratch& ws, uint32_t idx) const {
   alignas(64) uint16_t acc[32];
   const uint64_t key = ws.lean_key[idx];
   if (lean_stride_ == 16 && key_bytes_ == 6) xor_rows<16, 6>(lean_table_.data(), key, key_bytes_, acc);  // w 21-24
@@ -144,7 +145,7 @@ void Classifier::hash_lanes(Workspace& ws, uint32_t idx) const {
 }
 
 void Classifier::score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
-                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Workspace& ws,
+                                  int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Scratch& ws,
                                   bool exact_failing) const {
   const int w = set_.w;
   const size_t nf = views_.size();

@@ -206,19 +206,15 @@ void write_stage1a_csv(const std::string& path, const std::vector<Stage1aPoint>&
       << p.f_cache << "," << p.f_sched << "," << p.measured_s << "," << p.predicted_s << "\n";
 }
 
-CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
-  auto t_start = Clock::now();
-  CalibrationReport R;
-  R.device = detect_cpu_profile();
-  DeviceProfile& d = R.device;
-  const int P = opt.threads > 0 ? std::min(opt.threads, d.parallel_units()) : d.parallel_units();
-  auto log = [&](const std::string& s) {
-    if (opt.log) *opt.log << s << std::endl;
-  };
-  const bool q = opt.quick;
+namespace {
 
+using Log = std::function<void(const std::string&)>;
+
+// Phases 1 and 2: the P-chase latency sweep and the random-read sweep, fitted to the cache levels (capacities from
+// sysfs or the P-chase), stored in R.device.caches.
+void measure_memory_hierarchy(CalibrationReport& R, bool q, const Log& log) {
+  DeviceProfile& d = R.device;
   // ---- 1. P-chase latency sweep ----
-  log("P-chase latency sweep (Mei et al. 2014)...");
   const uint64_t max_bytes = q ? (uint64_t(16) << 20) : (uint64_t(128) << 20);
   for (double s = 4096; s <= double(max_bytes) * 1.001; s *= std::sqrt(2.0)) {
     uint64_t b = uint64_t(s) / 64 * 64;
@@ -298,161 +294,188 @@ CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
     d.cache_bytes = d.cache_size(1);
     if (d.cache_size(2)) d.shared_per_mp = d.cache_size(2);  // the private cache that holds the vectors ("S")
   }
+}
+
+// Phase 3a: the cost of the work units over P cores, fitted to f_sched.
+void measure_work_units(CalibrationReport& R, int P, bool q) {
+  // Each U is timed in several passes in shuffled order, keeping its minimum (the machine's load drifts).
+  const uint64_t total = q ? (uint64_t(8) << 20) : (uint64_t(32) << 20);
+  const int maxU = 3 * P + 1, passes = q ? 2 : 5;
+  std::vector<double> best(size_t(maxU) + 1, 1e30);
+  std::vector<int> order;
+  for (int U = 1; U <= maxU; ++U) order.push_back(U);
+  SplitMix64 shuf(5);
+  for (int pass = 0; pass < passes; ++pass) {
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuf.next() % i]);
+    for (int U : order) best[size_t(U)] = std::min(best[size_t(U)], random_read_seconds(16 * 1024, total, U, P, 3).critical_cpu_s);
+  }
+  std::vector<double> x, y;
+  for (int U = 1; U <= maxU; ++U) {
+    R.work_units.push_back({double(U), best[size_t(U)], 0});
+    x.push_back(f_sched_cpu(U, P));
+    y.push_back(best[size_t(U)]);
+  }
+  LinearFit f = fit_linear(x, y);
+  if (f.ok) {
+    for (size_t i = 0; i < R.work_units.size(); ++i) R.work_units[i].predicted = f.a1 * x[i] + f.a0;
+    R.units_r2 = f.r2;
+  } else {  // one core: f_sched is 1 for every U, nothing to fit
+    double mean = 0;
+    for (double v : y) mean += v / double(y.size());
+    for (auto& p : R.work_units) p.predicted = mean;
+    R.units_r2 = std::nan("");
+  }
+}
+
+// Phase 3b: the stage-1a kernel (eq. 7) timed over a grid of k, vectors and m, fitted to a1, a0 and G_l1.
+void fit_stage1a_kernel(CalibrationReport& R, int P, bool q) {
+  const DeviceProfile& d = R.device;
+  Calibration& cal = R.calibration;
+  const int w = 11;
+  const uint64_t nkeys = q ? 20000 : 200000;
+  SplitMix64 rng(7);
+  std::vector<uint64_t> keys(nkeys);
+  const uint64_t mask = (uint64_t(1) << (2 * w)) - 1;
+  for (auto& x : keys) x = rng.next() & mask;
+  for (int k : {4, 10})
+    for (uint32_t V : {uint32_t(2 * P), uint32_t(8 * P)})
+      for (uint64_t m : {uint64_t(65536), uint64_t(262144)}) {
+        H3Family fam(k, w, kDefaultH3Seed);
+        uint64_t wpv = bloom_words(m);
+        std::vector<uint32_t> words(wpv * V, 0);
+        // Fill each vector with n_e = 20,000 random keys (as a sub-query of ~20 kbases would).
+        uint32_t h[kMaxHashes];
+        for (uint32_t v = 0; v < V; ++v) {
+          BloomView bv{words.data() + v * wpv, m};
+          for (int i = 0; i < 20000; ++i) {
+            fam.byte_view().hash_all(rng.next() & mask, h);
+            bv.insert(h, k);
+          }
+        }
+        SubqueryVectors sv{words.data(), V, m, wpv, k, fam.byte_view()};
+        double t = 1e30;
+        for (int rep = 0; rep < 3; ++rep)
+          t = std::min(t, time_paper_vector_stage1a(sv, keys.data(), nkeys, int(V), P).critical_cpu_s);
+        Stage1aPoint pt;
+        pt.k = k;
+        pt.vectors = V;
+        pt.m_bits = m;
+        pt.keys = nkeys;
+        pt.units = int(V);
+        pt.measured_s = t;
+        R.stage1a.push_back(pt);
+      }
+  Stage1aFit f = fit_paper_vector(R.stage1a, d, w, P);
+  cal.a1 = f.ok ? f.a1 : 0.35e-9;
+  cal.a0 = f.ok ? std::max(0.0, f.a0) : 0;
+  cal.G_l1 = f.ok ? f.G_l1 : 1.3;
+  R.stage1a_r2 = f.r2;
+}
+
+// Phase 4: per-operation costs used by the extensions of the model (hashing, row bytes, verification, hits).
+void measure_operation_costs(CalibrationReport& R, bool q) {
+  const DeviceProfile& d = R.device;
+  Calibration& cal = R.calibration;
+  const int k = 8, w = 11;
+  H3Family fam(k, w, kDefaultH3Seed);
+  auto hv = fam.byte_view();
+  SplitMix64 rng(11);
+  const uint64_t n = q ? 200000 : 2000000;
+  std::vector<uint64_t> keys(n);
+  for (auto& x : keys) x = rng.next() & ((uint64_t(1) << 22) - 1);
+  uint32_t h[kMaxHashes];
+  uint32_t acc = 0;
+  auto t0 = Clock::now();
+  for (uint64_t i = 0; i < n; ++i) {
+    hv.hash_all(keys[i], h);
+    acc ^= h[0] ^ h[k - 1];
+  }
+  double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  volatile uint32_t keep = acc;
+  (void)keep;
+  cal.hash_ns = s * 1e9 / double(n) / k;
+  cal.row_byte_ns = stream_ns_per_byte(q ? (uint64_t(16) << 20) : (uint64_t(64) << 20));
+  // Bit-sliced kernel: the first two rows of a block are prefetched 8 w-mers ahead, so by Little's law a block
+  // costs at least the memory latency / 8; a row line from DRAM costs its independent random read beyond the
+  // streamed bytes.
+  if (!d.caches.empty()) {
+    cal.row_fixed_ns = d.caches.back().latency_ns / 8.0;
+    cal.row_miss_ns = std::max(0.0, d.caches.back().random_ns - 64.0 * cal.row_byte_ns);
+  }
+  cal.mispredict_ns = mispredict_cost_ns(q ? 2000000 : 20000000);
+  // Stage 1b: random lookups in a hash set of 1M query w-mers.
+  std::unordered_set<uint64_t> set;
+  const uint64_t nq = q ? 100000 : 1000000;
+  set.reserve(nq);
+  for (uint64_t i = 0; i < nq; ++i) set.insert(rng.next());
+  uint64_t found = 0;
+  t0 = Clock::now();
+  for (uint64_t i = 0; i < n; ++i) found += set.count(keys[i] * 0x9E3779B97F4A7C15ULL);
+  s = std::chrono::duration<double>(Clock::now() - t0).count();
+  volatile uint64_t keep2 = found;
+  (void)keep2;
+  cal.verify_ns = s * 1e9 / double(n);
+  // Stage-1a hits: appended as (w-mer index, sub-query) pairs vector by vector (16 runs ascending in position,
+  // ~100k hits per 64-Kbase chunk at high FPR) and put in (position, sub-query) order by a counting sort on the
+  // w-mer index, as the vector layout does.
+  struct Hit {
+    uint64_t pos;
+    uint32_t sub;
+  };
+  const size_t per_chunk = 100000;
+  const uint32_t block = 32768;
+  std::vector<uint32_t> hit_wmer, hit_sub, start(block + 1);
+  std::vector<Hit> hits;
+  uint64_t checksum = 0;
+  t0 = Clock::now();
+  for (uint64_t done = 0; done < n; done += per_chunk) {
+    hit_wmer.clear();
+    hit_sub.clear();
+    const size_t run = per_chunk / 16;
+    for (size_t i = 0; i < per_chunk; ++i) {
+      hit_wmer.push_back(uint32_t((uint64_t(i % run) * block / run + (keys[(done + i) % n] & 3)) % block));
+      hit_sub.push_back(uint32_t(i / run));
+    }
+    std::fill(start.begin(), start.end(), 0u);
+    for (uint32_t x : hit_wmer) ++start[x + 1];
+    for (uint32_t i = 0; i < block; ++i) start[i + 1] += start[i];
+    hits.resize(per_chunk);
+    for (size_t x = 0; x < per_chunk; ++x) hits[start[hit_wmer[x]]++] = {hit_wmer[x], hit_sub[x]};
+    checksum += hits[per_chunk / 2].pos;
+  }
+  s = std::chrono::duration<double>(Clock::now() - t0).count();
+  volatile uint64_t keep3 = checksum;
+  (void)keep3;
+  cal.hit_ns = s * 1e9 / double((n + per_chunk - 1) / per_chunk * per_chunk);
+}
+
+}  // namespace
+
+CalibrationReport calibrate_cpu(const CalibrationOptions& opt) {
+  auto t_start = Clock::now();
+  CalibrationReport R;
+  R.device = detect_cpu_profile();
+  DeviceProfile& d = R.device;
+  const int P = opt.threads > 0 ? std::min(opt.threads, d.parallel_units()) : d.parallel_units();
+  auto log = [&](const std::string& s) {
+    if (opt.log) *opt.log << s << std::endl;
+  };
+  const bool q = opt.quick;
+
+  log("P-chase latency sweep (Mei et al. 2014)...");
+  measure_memory_hierarchy(R, q, log);
   Calibration& cal = R.calibration;
   cal.G = d.caches.back().random_ns / std::max(1e-3, d.caches.front().random_ns);
   cal.probe_ns = d.caches.front().random_ns;
 
-  // ---- work units over the cores: f_sched on the CPU ----
   log("work units over " + std::to_string(P) + " cores (f_sched)...");
-  {
-    // Each U is timed in several passes in shuffled order, keeping its minimum (the machine's load drifts).
-    const uint64_t total = q ? (uint64_t(8) << 20) : (uint64_t(32) << 20);
-    const int maxU = 3 * P + 1, passes = q ? 2 : 5;
-    std::vector<double> best(size_t(maxU) + 1, 1e30);
-    std::vector<int> order;
-    for (int U = 1; U <= maxU; ++U) order.push_back(U);
-    SplitMix64 shuf(5);
-    for (int pass = 0; pass < passes; ++pass) {
-      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuf.next() % i]);
-      for (int U : order) best[size_t(U)] = std::min(best[size_t(U)], random_read_seconds(16 * 1024, total, U, P, 3).critical_cpu_s);
-    }
-    std::vector<double> x, y;
-    for (int U = 1; U <= maxU; ++U) {
-      R.work_units.push_back({double(U), best[size_t(U)], 0});
-      x.push_back(f_sched_cpu(U, P));
-      y.push_back(best[size_t(U)]);
-    }
-    LinearFit f = fit_linear(x, y);
-    if (f.ok) {
-      for (size_t i = 0; i < R.work_units.size(); ++i) R.work_units[i].predicted = f.a1 * x[i] + f.a0;
-      R.units_r2 = f.r2;
-    } else {  // one core: f_sched is 1 for every U, nothing to fit
-      double mean = 0;
-      for (double v : y) mean += v / double(y.size());
-      for (auto& p : R.work_units) p.predicted = mean;
-      R.units_r2 = std::nan("");
-    }
-  }
+  measure_work_units(R, P, q);
 
-  // ---- 3. stage-1a kernel fit (eq. 7) ----
   log("stage-1a kernel grid (a1, a0)...");
-  {
-    const int w = 11;
-    const uint64_t nkeys = q ? 20000 : 200000;
-    SplitMix64 rng(7);
-    std::vector<uint64_t> keys(nkeys);
-    const uint64_t mask = (uint64_t(1) << (2 * w)) - 1;
-    for (auto& x : keys) x = rng.next() & mask;
-    for (int k : {4, 10})
-      for (uint32_t V : {uint32_t(2 * P), uint32_t(8 * P)})
-        for (uint64_t m : {uint64_t(65536), uint64_t(262144)}) {
-          H3Family fam(k, w, kDefaultH3Seed);
-          uint64_t wpv = bloom_words(m);
-          std::vector<uint32_t> words(wpv * V, 0);
-          // Fill each vector with n_e = 20,000 random keys (as a sub-query of ~20 kbases would).
-          uint32_t h[kMaxHashes];
-          for (uint32_t v = 0; v < V; ++v) {
-            BloomView bv{words.data() + v * wpv, m};
-            for (int i = 0; i < 20000; ++i) {
-              fam.byte_view().hash_all(rng.next() & mask, h);
-              bv.insert(h, k);
-            }
-          }
-          SubqueryVectors sv{words.data(), V, m, wpv, k, fam.byte_view()};
-          double t = 1e30;
-          for (int rep = 0; rep < 3; ++rep)
-            t = std::min(t, time_paper_vector_stage1a(sv, keys.data(), nkeys, int(V), P).critical_cpu_s);
-          Stage1aPoint pt;
-          pt.k = k;
-          pt.vectors = V;
-          pt.m_bits = m;
-          pt.keys = nkeys;
-          pt.units = int(V);
-          pt.measured_s = t;
-          R.stage1a.push_back(pt);
-        }
-    Stage1aFit f = fit_paper_vector(R.stage1a, d, w, P);
-    cal.a1 = f.ok ? f.a1 : 0.35e-9;
-    cal.a0 = f.ok ? std::max(0.0, f.a0) : 0;
-    cal.G_l1 = f.ok ? f.G_l1 : 1.3;
-    R.stage1a_r2 = f.r2;
-  }
+  fit_stage1a_kernel(R, P, q);
 
-  // ---- 4. per-operation costs for the extensions ----
   log("per-operation costs (hash, row bytes, verification, hits)...");
-  {
-    const int k = 8, w = 11;
-    H3Family fam(k, w, kDefaultH3Seed);
-    auto hv = fam.byte_view();
-    SplitMix64 rng(11);
-    const uint64_t n = q ? 200000 : 2000000;
-    std::vector<uint64_t> keys(n);
-    for (auto& x : keys) x = rng.next() & ((uint64_t(1) << 22) - 1);
-    uint32_t h[kMaxHashes];
-    uint32_t acc = 0;
-    auto t0 = Clock::now();
-    for (uint64_t i = 0; i < n; ++i) {
-      hv.hash_all(keys[i], h);
-      acc ^= h[0] ^ h[k - 1];
-    }
-    double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    volatile uint32_t keep = acc;
-    (void)keep;
-    cal.hash_ns = s * 1e9 / double(n) / k;
-    cal.row_byte_ns = stream_ns_per_byte(q ? (uint64_t(16) << 20) : (uint64_t(64) << 20));
-    // Bit-sliced kernel: the first two rows of a block are prefetched 8 w-mers ahead, so by Little's law a block
-    // costs at least the memory latency / 8; a row line from DRAM costs its independent random read beyond the
-    // streamed bytes.
-    if (!d.caches.empty()) {
-      cal.row_fixed_ns = d.caches.back().latency_ns / 8.0;
-      cal.row_miss_ns = std::max(0.0, d.caches.back().random_ns - 64.0 * cal.row_byte_ns);
-    }
-    cal.mispredict_ns = mispredict_cost_ns(q ? 2000000 : 20000000);
-    // Stage 1b: random lookups in a hash set of 1M query w-mers.
-    std::unordered_set<uint64_t> set;
-    const uint64_t nq = q ? 100000 : 1000000;
-    set.reserve(nq);
-    for (uint64_t i = 0; i < nq; ++i) set.insert(rng.next());
-    uint64_t found = 0;
-    t0 = Clock::now();
-    for (uint64_t i = 0; i < n; ++i) found += set.count(keys[i] * 0x9E3779B97F4A7C15ULL);
-    s = std::chrono::duration<double>(Clock::now() - t0).count();
-    volatile uint64_t keep2 = found;
-    (void)keep2;
-    cal.verify_ns = s * 1e9 / double(n);
-    // Stage-1a hits: appended as (w-mer index, sub-query) pairs vector by vector (16 runs ascending in position,
-    // ~100k hits per 64-Kbase chunk at high FPR) and put in (position, sub-query) order by a counting sort on the
-    // w-mer index, as the vector layout does.
-    struct Hit {
-      uint64_t pos;
-      uint32_t sub;
-    };
-    const size_t per_chunk = 100000;
-    const uint32_t block = 32768;
-    std::vector<uint32_t> hit_wmer, hit_sub, start(block + 1);
-    std::vector<Hit> hits;
-    uint64_t checksum = 0;
-    t0 = Clock::now();
-    for (uint64_t done = 0; done < n; done += per_chunk) {
-      hit_wmer.clear();
-      hit_sub.clear();
-      const size_t run = per_chunk / 16;
-      for (size_t i = 0; i < per_chunk; ++i) {
-        hit_wmer.push_back(uint32_t((uint64_t(i % run) * block / run + (keys[(done + i) % n] & 3)) % block));
-        hit_sub.push_back(uint32_t(i / run));
-      }
-      std::fill(start.begin(), start.end(), 0u);
-      for (uint32_t x : hit_wmer) ++start[x + 1];
-      for (uint32_t i = 0; i < block; ++i) start[i + 1] += start[i];
-      hits.resize(per_chunk);
-      for (size_t x = 0; x < per_chunk; ++x) hits[start[hit_wmer[x]]++] = {hit_wmer[x], hit_sub[x]};
-      checksum += hits[per_chunk / 2].pos;
-    }
-    s = std::chrono::duration<double>(Clock::now() - t0).count();
-    volatile uint64_t keep3 = checksum;
-    (void)keep3;
-    cal.hit_ns = s * 1e9 / double((n + per_chunk - 1) / per_chunk * per_chunk);
-  }
+  measure_operation_costs(R, q);
   cal.calibrated = true;
   R.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
   cal.source = "bloomseq-calibrate on " + std::to_string(P) + " thread(s), " + std::to_string(int(R.seconds)) + " s";

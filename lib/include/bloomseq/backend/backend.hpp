@@ -1,8 +1,11 @@
-// Where the two problems run: the CPU (the reference) or a CUDA device, chosen at run time.
+// Where the two problems run when not on the host CPU: a CUDA device, chosen at run time.
 //
-// make_backend("auto") uses CUDA only when it was compiled in AND a device answers, else the CPU with one
-// informative line; "cuda" without a usable device is an error. Nothing here depends on CUDA: the CUDA backend
-// lives in the separate bloomseq_cuda library, found at link time through a weak hook (see registry.cpp).
+// The CPU backend of each pipeline is its own threaded, SIMD code (BlastSearch's stage-1a layouts, Classifier's
+// scoring paths), used whenever no device backend is given. make_backend("cpu") therefore returns nullptr;
+// make_backend("auto") returns the CUDA backend only when it was compiled in AND a device answers, else nullptr
+// with one informative line; "cuda" without a usable device is an error. make_reference_backend() is the
+// single-threaded oracle that the tests check every backend against. Nothing here depends on CUDA: the CUDA
+// backend lives in the separate bloomseq_cuda library, found at link time through a weak hook (see registry.cpp).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -21,7 +24,7 @@ class Backend {
  public:
   virtual ~Backend() = default;
 
-  // "cpu" or "cuda".
+  // "reference" or "cuda".
   virtual std::string name() const = 0;
   // One line for logs and --stats: e.g. "cuda:0 NVIDIA H100 80GB HBM3 (132 SMs, 79.1 GiB)".
   virtual std::string description() const = 0;
@@ -52,8 +55,9 @@ class Backend {
   virtual void classify_stream(const FilterBank& bank, const BatchSource& next, const ClassifySink& emit);
 };
 
-// The CPU reference backend (single-threaded; `threads` is reserved for the parallel layouts).
-std::unique_ptr<Backend> make_cpu_backend(int threads = 1);
+// The reference oracle (cpu_reference.hpp) behind the Backend interface: single-threaded and straightforward, the
+// definition every other backend must reproduce bit for bit. For tests and benchmarks, not for production runs.
+std::unique_ptr<Backend> make_reference_backend();
 
 // True when this binary contains the CUDA backend.
 bool cuda_compiled_in();
@@ -63,10 +67,9 @@ int cuda_devices();
 // "cpu (CUDA not built)".
 std::string backends_available();
 
-// name: "auto", "cpu" or "cuda"; device: CUDA device ordinal. `log` receives the one informative line when
-// "auto" falls back to the CPU (nullptr: silent). Throws UsageError for an unknown name, a bad device number,
-// or "cuda" when CUDA is not compiled in or no device answers.
-std::unique_ptr<Backend> make_backend(const std::string& name, int device = 0, int threads = 1,
-                                      std::ostream* log = nullptr);
+// name: "auto", "cpu" or "cuda"; device: CUDA device ordinal. nullptr means the host CPU (the pipelines' own CPU
+// code). `log` receives the one informative line when "auto" falls back to the CPU (nullptr: silent). Throws
+// UsageError for an unknown name, a bad device number, or "cuda" when CUDA is not compiled in or no device answers.
+std::unique_ptr<Backend> make_backend(const std::string& name, int device = 0, std::ostream* log = nullptr);
 
 }  // namespace bloomseq

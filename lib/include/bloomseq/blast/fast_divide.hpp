@@ -1,5 +1,5 @@
 // Exact division of 32-bit numbers by a divisor fixed at run time, with one 64x64->128-bit multiply instead of a
-// hardware divide (20-40 cycles here) in hot loops. Lemire, Kaser & Kurz (2019), "Faster remainder by direct
+// hardware divide (20-40 cycles on x86-64) in hot loops. Lemire, Kaser & Kurz (2019), "Faster remainder by direct
 // computation": with c = ceil(2^64 / d), n / d = (c * n) >> 64 for every n, d < 2^32, d >= 2.
 #pragma once
 #include <cstdint>

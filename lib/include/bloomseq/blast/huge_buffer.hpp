@@ -13,7 +13,7 @@ class HugeBuffer {
  public:
   HugeBuffer() = default;
   // `huge` = false leaves the buffer on ordinary pages: on a VM that hands idle memory back to the hypervisor a
-  // fresh 2 MiB page costs milliseconds on first touch (measured here: ~3.5 ms, against ~0.8 ms for the same
+  // fresh 2 MiB page costs milliseconds on first touch (about 3.5 ms, against about 0.8 ms for the same
   // bytes in 4 KiB pages), which only pays off on buffers read at random many times.
   explicit HugeBuffer(size_t n, bool huge = true);
   ~HugeBuffer();

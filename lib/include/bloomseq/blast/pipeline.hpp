@@ -52,10 +52,10 @@ struct BlastStats {
 
 class BlastSearch {
  public:
-  // `totals`: the whole database's size (for the E-values); batches must come in stream order.
-  // `force_vectors` builds the per-sub-query vectors even when the bit-sliced layout is chosen (an external
-  // stage-1a backend reads them).
-  BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals, bool force_vectors = false);
+  // `totals`: the whole database's size (for the E-values); batches must come in stream order. Stage 1a runs on
+  // `stage1a` (stage1a_backend.hpp), the CPU layouts when null.
+  BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals,
+              std::unique_ptr<Stage1aBackend> stage1a = nullptr);
 
   // Optional observers of the intermediate stages (called once per batch, hits/seeds in stream order).
   std::function<void(const DbBatch&, const std::vector<Stage1aHit>&)> on_stage1a;
@@ -64,9 +64,6 @@ class BlastSearch {
   std::function<void(uint64_t)> on_chunk_done;
   std::function<void(const DbBatch&, const std::vector<Seed>&)> on_seeds;
   bool run_stage2 = true;
-  // When set, stage 1a runs here instead of the CPU layouts (a GPU backend); it gets the vector layout and all
-  // chunks of a batch at once (run_chunks), so it can overlap them.
-  Stage1aBackend* external_stage1a = nullptr;
 
   void search(const DbBatch& batch);
   // All HSPs with E <= cutoff, in BLAST's report order: queries in input order, subjects by best E-value,
@@ -78,6 +75,7 @@ class BlastSearch {
   const SubqueryFilters& filters() const { return filters_; }
   const QuerySet& queries() const { return queries_; }
   Stage1aLayout layout() const { return layout_; }
+  const Stage1aBackend& stage1a() const { return *stage1a_; }
   const BlastParams& params() const { return params_; }
   const std::vector<std::string>& subject_names() const { return subject_names_; }
   // Modeled FPR (eq. 2) of sub-query v: expected_fpr(distinct w-mers inserted, m, k).
@@ -88,6 +86,8 @@ class BlastSearch {
  private:
   // Stages 1a, 1b and 2 on some consecutive chunks of `batch` (all of them, or a group: see search()).
   void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks);
+  // Stage 2 on the seeds of those chunks (seeds[i]: chunk i's, in stream order; total_seeds in all).
+  void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds);
 
   QuerySet queries_;
   BlastParams params_;
@@ -97,7 +97,9 @@ class BlastSearch {
   KarlinParams karlin_;
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query
-  bool external_prepared_ = false;
+  std::unique_ptr<Stage1aBackend> stage1a_;
+  Stage1aCapabilities caps_;
+  bool stage1a_prepared_ = false;
   std::vector<double> search_space_;  // per query
   std::vector<std::string> subject_names_;
   std::vector<Hsp> hsps_;

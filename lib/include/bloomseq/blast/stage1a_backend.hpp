@@ -1,27 +1,50 @@
-// Where a non-CPU stage-1a implementation plugs into the blast-bloom pipeline. The CUDA backend (compiled only
-// with CUDA) registers a factory under "cuda"; the pipeline and the CLI see nothing but this plain C++ interface.
-// A backend receives the same SubqueryVectors / DbChunk as the CPU layouts and must return the same hits, sorted
-// by (db_pos, subquery), and the number of valid database w-mers it tested.
+// Where stage 1a runs inside the blast-bloom pipeline. BlastSearch takes one Stage1aBackend at construction: the
+// CPU backend (make_cpu_stage1a: the bit-sliced, vector, naive and exact layouts, run chunk by chunk in the
+// search's worker threads) unless a device backend is given (make_stage1a_backend("cuda"), over the library's
+// Backend interface in backend/backend.hpp). Every backend receives the same sub-query filters and DbChunk and
+// must return the same hits, sorted by (db_pos, subquery), and the number of valid database w-mers it tested.
 #pragma once
-#include <functional>
+#include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/blast/params.hpp"
 
 namespace bloomseq {
 
 class Backend;
+class SubqueryFilters;
+
+// What a backend can do; the search adapts to it instead of asking which backend it is.
+struct Stage1aCapabilities {
+  // run_chunk is called from the search's worker threads (it must be thread-safe), each chunk's stage 1b right
+  // after it; otherwise the search hands over a batch's chunks at once (run_chunks), which a device overlaps.
+  bool host_threads = false;
+  // Tests probe words at a stride (BlastParams::probe_word) instead of every w-mer.
+  bool probe_words = false;
+  // Reads the per-sub-query vectors, which are then built even when the bit-sliced layout is chosen.
+  bool needs_vectors = true;
+};
+
+// How the search has set stage 1a up: the resolved layout, exact filters, the stride of the tested words.
+struct Stage1aSetup {
+  Stage1aLayout layout = Stage1aLayout::vector;
+  bool exact_filter = false;
+  uint64_t stride = 1;
+};
 
 class Stage1aBackend {
  public:
   virtual ~Stage1aBackend() = default;
-  virtual std::string name() const = 0;  // e.g. "cuda (NVIDIA H100, device 0)"
+  virtual std::string name() const = 0;  // "cpu", or e.g. "cuda:0 NVIDIA H100 80GB HBM3 (132 SMs, 79.1 GiB)"
+  virtual Stage1aCapabilities capabilities() const = 0;
   // The library backend underneath, if any (for its model profile: --auto-tune plans for that device).
   virtual const Backend* backend() const { return nullptr; }
-  // Called once with the query's vectors before any chunk.
-  virtual void prepare(const SubqueryVectors& vectors) = 0;
+  // Called once with the query's filters before any chunk; `filters` outlives the backend's use of them.
+  virtual void prepare(const SubqueryFilters& filters, const Stage1aSetup& setup) = 0;
   virtual uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) = 0;
   // All chunks of a batch at once, so that a GPU backend overlaps their transfers and kernels; hits[i] and
   // wmers[i] are chunk i's. The default runs them one by one.
@@ -31,21 +54,14 @@ class Stage1aBackend {
   }
 };
 
+// The production CPU stage 1a: the layouts of stage1a_cpu.hpp.
+std::unique_ptr<Stage1aBackend> make_cpu_stage1a();
 // A Stage1aBackend over a library Backend (backend/backend.hpp), e.g. make_backend("cuda", device).
 std::unique_ptr<Stage1aBackend> adapt_stage1a_backend(std::unique_ptr<Backend> backend);
+// name: "cpu", "auto" or "cuda" as for make_backend (backend/backend.hpp), whose errors it throws; the CPU
+// backend when that gives none. `log` receives the line saying why "auto" stays on the CPU (nullptr: silent).
+std::unique_ptr<Stage1aBackend> make_stage1a_backend(const std::string& name, int device, std::ostream* log);
 // Valid w-mers (no invalid base, complete within the chunk) starting in the chunk: what the layouts count.
 uint64_t count_chunk_wmers(const DbChunk& chunk);
-
-struct Stage1aBackendFactory {
-  std::string kind;                      // "cuda"
-  std::function<bool(std::string& why)> available;  // false (with a reason) when no usable device answers
-  std::function<std::unique_ptr<Stage1aBackend>(int device)> create;
-};
-
-// Registration (from a static initialiser in the backend's library, or explicitly by the app).
-void register_stage1a_backend(const Stage1aBackendFactory& factory);
-// nullptr when nothing of that kind was compiled in. "cuda" is built in whenever the CUDA backend is linked
-// (backend/backend.hpp: cuda_compiled_in()).
-const Stage1aBackendFactory* find_stage1a_backend(const std::string& kind);
 
 }  // namespace bloomseq

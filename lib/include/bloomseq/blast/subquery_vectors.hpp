@@ -124,6 +124,9 @@ class SubqueryFilters {
   void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w);
   void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts);
   void count_distinct();
+  void build_vectors(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params);
+  // The bit-sliced matrix, column block by column block (subquery_vectors.cpp says how).
+  void build_bitsliced(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params);
   void build_position_words(const std::vector<std::vector<uint8_t>>& queries, int w);
   void count_distinct_by_position() const;
 

@@ -7,35 +7,15 @@
 
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/blast/params.hpp"
+#include "bloomseq/blast/search_run.hpp"
 #include "bloomseq/model/planner.hpp"
 
 namespace bloomseq {
 
 enum class BlastCommand { search, encode, calibrate, model };
 
-struct BlastSearchOptions {
-  std::string query, db;  // '-' = stdin (not both)
-  BlastParams params;     // validated
-  std::string stage = "hsp";  // what to print: 1a, 1b or hsp
-  // --every-wmer: stage 1a tests every database w-mer for --stage hsp too (no probe word; see
-  // BlastParams::probe_word).
-  bool every_wmer = false;
-  // --scan-word: the word stage 1a tests for --stage hsp (0 = chosen by short_word_plan.hpp or the defaults).
-  int scan_word = 0;
-  // --auto-tune: the objective and targets (sizes are filled in once the inputs are known).
-  bool auto_tune = false;
-  model::PlanRequest request;
-  std::string profile;  // --profile ("" = the default profile)
-  // Given explicitly, so --auto-tune keeps them fixed.
-  bool given_n_sub = false, given_k = false, given_m_bits = false, given_threads = false, given_batch = false;
-  std::string backend = "auto";  // auto, cpu or cuda
-  int device = 0;
-  std::string output = "-";
-  bool stats = false;  // --stats given
-  std::string stats_path;
-  bool header = true;
-  bool progress = false, no_progress = false;
-};
+// The search's options are the library's request (blast/search_run.hpp).
+using BlastSearchOptions = SearchRequest;
 
 struct BlastEncodeOptions {
   std::string input, output;

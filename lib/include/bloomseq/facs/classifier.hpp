@@ -56,12 +56,49 @@ struct BatchScores {
   int32_t best_points(size_t r) const;
 };
 
+struct ClassifierScratch;
+
 class Classifier {
  public:
   // Keeps a reference to `set`, which must outlive the classifier. Throws UsageError on an empty set, a threshold
   // outside (0, 1] (0 allowed for the FACS score: the error model's) or an error rate outside [0, 0.5).
-  Classifier(const FilterSet& set, const ClassifyParams& params);
+  // `device`: frame lookups on a library backend (backend/backend.hpp, e.g. the CUDA backend) instead of the CPU
+  // path; the backend returns every frame's hit bit and the same scorers run on them, so calls and scores are
+  // identical. Not owned; calls from several threads are serialised. nullptr (the default) = the CPU path.
+  Classifier(const FilterSet& set, const ClassifyParams& params, Backend* device = nullptr);
 
+  // Bits of hashes 1.. in a frame's hash head (lean path): scan frames, mostly misses, are tested on these first.
+  static constexpr int kLeanHeadBits = 3;
+
+  // Per-thread scratch memory, reused between batches; what it holds is the classifier's own business.
+  class Workspace {
+   public:
+    Workspace();
+    ~Workspace();
+    Workspace(Workspace&&) noexcept;
+    Workspace& operator=(Workspace&&) noexcept;
+
+   private:
+    friend class Classifier;
+    std::unique_ptr<ClassifierScratch> scratch_;
+  };
+
+  // Scores and calls single reads.
+  void classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  // Scores and calls pairs: mate scores add up, a filter passes if both mates pass (PairMode::both) or either.
+  void classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n, BatchScores& out,
+                      Workspace& ws) const;
+
+  const FilterSet& filters() const { return set_; }
+  const ClassifyParams& params() const { return params_; }
+  int max_hashes() const { return kmax_; }
+  // The per-read-length threshold and quick step of the FACS score.
+  const FacsErrorModel& error_model() const { return model_; }
+  // Whether classify() takes the lean path for FACS scores on blocked filters (same scores as the generic
+  // scorers; ClassifyParams::lean_path = false forces the generic path).
+  bool uses_lean_path() const { return lean_ && !backend_; }
+
+ private:
   // One scorer of one read against one filter, with where its lookup stands.
   struct Job {
     uint32_t read = 0;
@@ -87,8 +124,6 @@ class Classifier {
   static constexpr int kScanWindow = 4;
   // Frames hashed and fetched ahead of a run of uncovered bases in a large filter (lean path).
   static constexpr int kScanAhead = 4;
-  // Bits of hashes 1.. in a frame's hash head (lean path): scan frames, mostly misses, are tested on these first.
-  static constexpr int kLeanHeadBits = 3;
   struct FastScan {
     uint32_t read = 0;
     uint32_t filter = 0;
@@ -106,88 +141,37 @@ class Classifier {
     int32_t todo[kScanWindow] = {};
   };
 
-  // Per-thread scratch memory, reused between batches.
-  struct Workspace {
-    std::vector<uint64_t> packed;        // the group's reads, 2 bits per base (packed_base layout)
-    std::vector<uint64_t> invalid;       // one bit per base: N or IUPAC
-    std::vector<size_t> base_offset;     // [read]: first word in packed and invalid
-    std::vector<size_t> frame_offset;    // [read]: first frame (hash slots) of the read
-    std::vector<int32_t> frames;         // [read]
-    std::vector<int32_t> valid_frames;   // [read]: > 0 if the read has a complete k-mer (1 = yes; not a count)
-    std::vector<int32_t> uncoverable;    // [read of the group]: bases outside N-free runs of w (error model)
-    std::vector<uint32_t> hashes;        // [frame][kmax]
-    std::vector<uint8_t> hashed;         // [frame]: 0 nothing, 1 key invalid (N), 2/3/4 hashes 0-1/0-3/all
-    std::vector<uint64_t> keys;          // [frame]: canonical key, once computed
-    std::vector<uint8_t> states;         // [read][filter][frame]
-    std::vector<uint32_t> active;
-    std::vector<Job> jobs;
-    std::vector<ProbeItem> probes;
-    BatchScores mate_scores;
-    // Lean path (FACS score, blocked filters; lean_facs_path.cpp).
-    std::vector<uint32_t> lean_index;    // [frame of the group]: its entry once hashed (hashed: 2 head, 3 lanes)
-    std::vector<uint64_t> lean_key;      // [entry]: canonical key
-    std::vector<uint64_t> lean_head;     // [entry]: hash 0 (bits 0-31), block bits of hashes 1..3 (9 bits each)
-    uint32_t lean_used = 0;              // entries in use
-    std::vector<uint16_t> lean_lanes;    // [entry][lean stride]: hash 0 (lanes 0-1), bit of hash i (lane 1 + i)
-    std::vector<uint32_t> quick_masks;   // [quick frame][distinct k][16]: the k bits to find in a block
-    std::vector<uint32_t> quick_slots;   // [quick frame of the group]: its entry
-    std::vector<uint32_t> quick_first;   // [read]: first entry of the read in quick_slots (n + 1 entries)
-    std::vector<uint8_t> quick_hits;     // [quick frame][filter]: 1 if the frame is in the filter
-    std::vector<const uint32_t*> prefetch_queue;  // blocks of the large filters for the quick frames
-    std::vector<uint32_t> prefetch_end;  // [read]: end of its entries in prefetch_queue
-    std::vector<FastScan> scans;
-  };
-
   // Probes prefetched for a new lookup. A miss usually shows within the first two probes (fill ~1/2), so the
   // remaining k - 2 words are only fetched for lookups that pass them, in a second round.
   static constexpr int kFirstProbes = 2;
+  using Scratch = ClassifierScratch;  // the workspace's contents (lib/src/facs/classifier_scratch.hpp)
+  friend struct ClassifierScratch;
 
-  // Scores and calls single reads.
-  void classify(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
-  // Scores and calls pairs: mate scores add up, a filter passes if both mates pass (PairMode::both) or either.
-  void classify_pairs(const std::string_view* mates1, const std::string_view* mates2, size_t n, BatchScores& out,
-                      Workspace& ws) const;
-
-  // Frame lookups on a library backend (backend/backend.hpp, e.g. the CUDA backend) instead of the CPU path: the
-  // backend returns every frame's hit bit and the same scorers run on them, so calls and scores are identical.
-  // Not owned; calls from several threads are serialised. nullptr (the default) = the CPU path.
-  void use_backend(Backend* backend) { backend_ = backend; }
-
-  const FilterSet& filters() const { return set_; }
-  const ClassifyParams& params() const { return params_; }
-  int max_hashes() const { return kmax_; }
-  // The per-read-length threshold and quick step of the FACS score.
-  const FacsErrorModel& error_model() const { return model_; }
-  // Whether classify() takes the lean path for FACS scores on blocked filters (same scores as the generic
-  // scorers; ClassifyParams::lean_path = false forces the generic path).
-  bool uses_lean_path() const { return lean_ && !backend_; }
-
- private:
   // exact_failing = false: the lean path may stop a scan once the threshold is out of reach (points then exact
   // only for filters that pass).
-  void score(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws, bool exact_failing) const;
-  void score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Workspace& ws) const;
+  void score(const std::string_view* reads, size_t n, BatchScores& out, Scratch& ws, bool exact_failing) const;
+  void score_on_backend(const std::string_view* reads, size_t n, BatchScores& out, Scratch& ws) const;
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
-                   int32_t* valid_frames, uint64_t& lookups, Workspace& ws) const;
-  void quick_pass(size_t n, uint64_t& lookups, Workspace& ws) const;
+                   int32_t* valid_frames, uint64_t& lookups, Scratch& ws) const;
+  void quick_pass(size_t n, uint64_t& lookups, Scratch& ws) const;
   // Packs a group's reads (2 bits per base + N mask), sets frames, offsets and valid_frames.
-  void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Workspace& ws) const;
+  void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Scratch& ws) const;
   // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
   void score_group_lean(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
-                        int32_t* valid_frames, uint64_t& lookups, Workspace& ws, bool exact_failing) const;
+                        int32_t* valid_frames, uint64_t& lookups, Scratch& ws, bool exact_failing) const;
   // Key of a frame and its hash lanes (false if the k-mer holds an N); lean path.
   // Canonical key of a frame from the packed read; false if the window holds an N (or IUPAC) base.
-  bool frame_key(const Workspace& ws, size_t read, int frame, uint64_t& key) const;
+  bool frame_key(const Scratch& ws, size_t read, int frame, uint64_t& key) const;
   // Hashes a frame once for all filters (false if it holds an N): the head (hash 0 and the first bits, from a
   // small table), and all lanes if `full` (quick frames: every filter tests all their bits).
-  bool hash_frame(Workspace& ws, size_t read, int frame, bool full) const;
-  void hash_lanes(Workspace& ws, uint32_t entry) const;
+  bool hash_frame(Scratch& ws, size_t read, int frame, bool full) const;
+  void hash_lanes(Scratch& ws, uint32_t entry) const;
   // Computes the key of a frame (false if it holds an N) and its first kFirstProbes hashes.
-  bool hash_head(Workspace& ws, size_t read, int frame) const;
+  bool hash_head(Scratch& ws, size_t read, int frame) const;
   // Extends the hashes of a frame whose head is done to at least the first `upto` functions.
-  void hash_more(Workspace& ws, size_t slot, int upto) const;
+  void hash_more(Scratch& ws, size_t slot, int upto) const;
   // Lookup of a frame whose head is hashed in a blocked filter (hashes the rest only if the first bit is set).
-  bool blocked_contains(Workspace& ws, size_t slot, const ConstBloomView& v, int k) const;
+  bool blocked_contains(Scratch& ws, size_t slot, const ConstBloomView& v, int k) const;
   void copy_filters_to_huge_pages();
   void call(BatchScores& out, const std::vector<int32_t>& valid_frames) const;
 
@@ -218,28 +202,5 @@ class Classifier {
   std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch
   std::vector<uint32_t> big_filters_; // the filters with big_ set
 };
-
-// Inline: it runs once per looked-up frame on both classifier paths.
-inline bool Classifier::frame_key(const Workspace& ws, size_t read, int frame, uint64_t& key) const {
-  const int w = set_.w;
-  const uint64_t* pk = ws.packed.data() + ws.base_offset[read];
-  const uint64_t* inv = ws.invalid.data() + ws.base_offset[read];
-  const size_t pos = size_t(frame);
-  // N in the window? (bits [pos, pos + w) of the invalid mask)
-  const size_t iw = pos >> 6;
-  const int ish = int(pos & 63);
-  uint64_t bad = inv[iw] >> ish;
-  if (ish && ish + w > 64) bad |= inv[iw + 1] << (64 - ish);
-  if (bad & ((uint64_t(1) << w) - 1)) return false;
-  // The window with its first base in the low bits is the complement of the reverse complement; the forward
-  // w-mer (first base most significant) is its 2-bit-group reversal.
-  const size_t pw = pos >> 5;
-  const int psh = int(2 * (pos & 31));
-  uint64_t x = pk[pw] >> psh;
-  if (psh && psh + 2 * w > 64) x |= pk[pw + 1] << (64 - psh);
-  const uint64_t rc = ~x & wmer_mask(w);
-  key = canonical_wmer(revcomp_wmer(rc, w), rc);
-  return true;
-}
 
 }  // namespace bloomseq

@@ -1,4 +1,4 @@
-#include "facs_autotune.hpp"
+#include "bloomseq/facs/auto_tune.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -15,7 +15,7 @@ std::string number(double x) {
 }
 }  // namespace
 
-FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd) {
+FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd, std::FILE* log) {
   FacsAutoTune t;
   t.on = o.on;
   if (!t.on) return t;
@@ -24,7 +24,7 @@ FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd
   t.target_throughput = o.target_throughput;
   t.read_len = o.read_len;
   t.profile = model::load_profile(o.profile);
-  std::fprintf(stderr, "%s: %s\n", cmd.c_str(), t.profile.message.c_str());
+  if (log) std::fprintf(log, "%s: %s\n", cmd.c_str(), t.profile.message.c_str());
   return t;
 }
 

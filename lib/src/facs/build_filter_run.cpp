@@ -1,4 +1,6 @@
 // facs build-filter: one filter per reference file (or per FASTA record), appended to a .bf container.
+#include "bloomseq/facs/build_filter_run.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -13,8 +15,6 @@
 #include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/app/json_writer.hpp"
 #include "bloomseq/io/output_file.hpp"
-#include "facs_autotune.hpp"
-#include "facs_commands.hpp"
 
 namespace bloomseq {
 
@@ -27,12 +27,16 @@ std::string file_stem(const std::string& path) {
   return s;
 }
 
-int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line) {
+// One function: the container, the names taken, the progress display and the auto-tune plan are shared by the
+// per-reference step (the `add` lambda), the container write and the JSON report.
+BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks& sinks) {
+  std::FILE* const log = sinks.log;
+  const std::string& command_line = o.command_line;
   const std::string& out = o.output;
   const std::vector<std::string>& refs = o.refs;
   const std::vector<std::string>& names = o.names;
   const BuildParams& p = o.params;
-  const FacsAutoTune tune = load_auto_tune(o.tune, "build-filter");
+  const FacsAutoTune tune = load_auto_tune(o.tune, "build-filter", log);
 
   FilterSet set;
   if (o.add) {
@@ -88,7 +92,8 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
       const double mb = (q.count == KmerCount::exact ? 8.0 * double(bases) : 0.0) / 1e6 + double(m) / 8e6 +
                         double(bases) / 1e6;
       progress.finish();
-      std::fprintf(stderr, "facs build-filter: %s: %.1f Mbases: about %.0f MB of memory at most (%s)\n", name.c_str(),
+      if (log)
+        std::fprintf(log, "facs build-filter: %s: %.1f Mbases: about %.0f MB of memory at most (%s)\n", name.c_str(),
                    double(bases) / 1e6, mb,
                    q.count == KmerCount::exact ? "exact count: 8 bytes per k-mer; --count hll needs none" : "--count hll");
     }
@@ -127,7 +132,7 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
   FacsRunPrediction plan;
   if (tune.on) {
     plan = predict_facs_run(built, set.w, tune.reads, tune.read_len, tune.profile.device.parallel_units(), tune);
-    std::fputs(describe_facs_plan(plan, tune, "facs build-filter").c_str(), stderr);
+    if (log) std::fputs(describe_facs_plan(plan, tune, "facs build-filter").c_str(), log);
   }
   if (json_out.is_open()) {
     JsonWriter j;
@@ -156,38 +161,41 @@ int facs_build_filter(const FacsBuildOptions& o, const std::string& command_line
     json_out.commit();
   }
 
-  if (!o.quiet) {
-    std::fprintf(stderr, "#filter\tsource_bases\tkmers\tbits\thashes\tpredicted_fpr\tbytes\tlayout\n");
+  if (!o.quiet && log) {
+    std::fprintf(log, "#filter\tsource_bases\tkmers\tbits\thashes\tpredicted_fpr\tbytes\tlayout\n");
     for (size_t j = first_new; j < set.filters.size(); ++j) {
       const FilterEntry& f = set.filters[j];
-      std::fprintf(stderr, "%s\t%llu\t%llu\t%llu\t%d\t%.3g\t%llu\t%s\n", f.name.c_str(),
+      std::fprintf(log, "%s\t%llu\t%llu\t%llu\t%d\t%.3g\t%llu\t%s\n", f.name.c_str(),
                    (unsigned long long)f.source_length, (unsigned long long)f.elements,
                    (unsigned long long)f.bits.m_bits(), f.k, predicted_fpr(f),
                    (unsigned long long)(bloom_words(f.bits.m_bits()) * 4), layout_name(f.layout));
     }
-    std::fprintf(stderr, "wrote %zu filter(s) (w=%d) to %s\n", set.filters.size() - first_new, set.w, out.c_str());
+    std::fprintf(log, "wrote %zu filter(s) (w=%d) to %s\n", set.filters.size() - first_new, set.w, out.c_str());
   }
-  return 0;
+  BuildFilterReport report;
+  for (const FilterEntry* f : built) report.built.push_back(f->name);
+  report.w = set.w;
+  return report;
 }
 
-int facs_info(const FacsInfoOptions& o) {
-  for (const std::string& path : o.files) {
+void print_filter_info(const std::string& path, std::FILE* out) {
+  {
     const FilterSet set = read_filter_file(path);
-    std::printf("# file: %s\n# format_version: %u\n# kmer_size: %d\n# seed: %llu\n# canonical: %s\n# filters: %zu\n",
-                path.c_str(), set.format_version, set.w, (unsigned long long)set.seed,
-                set.canonical ? "yes" : "no", set.filters.size());
+    std::fprintf(out,
+                 "# file: %s\n# format_version: %u\n# kmer_size: %d\n# seed: %llu\n# canonical: %s\n# filters: %zu\n",
+                 path.c_str(), set.format_version, set.w, (unsigned long long)set.seed,
+                 set.canonical ? "yes" : "no", set.filters.size());
     std::string cl = set.command_line;
     const std::string sep = "\n# command: ";
     for (size_t pos = 0; (pos = cl.find('\n', pos)) != std::string::npos; pos += sep.size()) cl.replace(pos, 1, sep);
-    std::printf("# command: %s\n", cl.c_str());
-    std::printf("#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\tlayout\n");
+    std::fprintf(out, "# command: %s\n", cl.c_str());
+    std::fprintf(out, "#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\tlayout\n");
     for (const FilterEntry& f : set.filters)
-      std::printf("%s\t%s\t%llu\t%llu\t%d\t%llu\t%llu\t%.4f\t%.3g\t%.3g\t%s\n", f.name.c_str(), f.source.c_str(),
-                  (unsigned long long)f.source_length, (unsigned long long)f.elements, f.k,
-                  (unsigned long long)f.bits.m_bits(), (unsigned long long)(bloom_words(f.bits.m_bits()) * 4),
-                  f.bits.fill_fraction(), predicted_fpr(f), fill_fpr(f), layout_name(f.layout));
+      std::fprintf(out, "%s\t%s\t%llu\t%llu\t%d\t%llu\t%llu\t%.4f\t%.3g\t%.3g\t%s\n", f.name.c_str(),
+                   f.source.c_str(), (unsigned long long)f.source_length, (unsigned long long)f.elements, f.k,
+                   (unsigned long long)f.bits.m_bits(), (unsigned long long)(bloom_words(f.bits.m_bits()) * 4),
+                   f.bits.fill_fraction(), predicted_fpr(f), fill_fpr(f), layout_name(f.layout));
   }
-  return 0;
 }
 
 }  // namespace bloomseq

@@ -2,16 +2,26 @@
 // (plan_facs / predict_facs in bloomseq/model). The options themselves are parsed in bloomseq/cli/facs_options.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "bloomseq/app/json_writer.hpp"
-#include "bloomseq/cli/facs_options.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/model/planner.hpp"
 #include "bloomseq/model/profile_io.hpp"
 
 namespace bloomseq {
+
+// --auto-tune and its targets, shared by build-filter and classify (the profile is loaded by load_auto_tune).
+struct FacsAutoTuneOptions {
+  bool on = false;
+  bool min_fpr = false;          // --target-throughput given (reads/s); otherwise minimum time under the FPR target
+  double target_fpr = 0;         // 0 = not given
+  double target_throughput = 0;  // reads/s
+  uint64_t read_len = 150;       // --read-length
+  std::string profile;           // --profile ("" = the default profile)
+};
 
 struct FacsAutoTune {
   bool on = false;
@@ -23,8 +33,9 @@ struct FacsAutoTune {
   model::LoadedProfile profile;
 };
 
-// The parsed options plus the profile, loaded (printing its one-line message on stderr) only when --auto-tune is on.
-FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd);
+// The parsed options plus the profile, loaded (its one-line message on `log` unless null) only when --auto-tune is
+// on.
+FacsAutoTune load_auto_tune(const FacsAutoTuneOptions& o, const std::string& cmd, std::FILE* log);
 
 // The predicted classification of `reads` reads against every filter of `filters` in one pass (times add up).
 struct FacsFilterPrediction {

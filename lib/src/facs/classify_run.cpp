@@ -1,4 +1,6 @@
 // facs classify: every read (or pair) against every filter in one pass over the reads.
+#include "bloomseq/facs/classify_run.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -24,8 +26,6 @@
 #include "bloomseq/io/output_file.hpp"
 #include "bloomseq/io/output_folder.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
-#include "facs_autotune.hpp"
-#include "facs_commands.hpp"
 
 namespace bloomseq {
 namespace {
@@ -101,26 +101,30 @@ struct Slot {
 
 }  // namespace
 
-int facs_classify(const FacsClassifyOptions& o, const std::string& command_line) {
+// One function: the readers, the three pipeline stages (read, classify, emit) and the outputs share the open files,
+// the split destinations and the order in which errors surface; the stages are the lambdas below.
+ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
+  std::FILE* const log = sinks.log;
+  const std::string& command_line = o.command_line;
   const std::string& reads_path = o.reads;
   const std::vector<std::string>& bf_paths = o.filters;
   const bool paired = o.paired;
   ClassifyParams cp = o.params;
   const bool all_scores = o.scores;
-  FacsAutoTune tune = load_auto_tune(o.tune, "classify");
+  FacsAutoTune tune = load_auto_tune(o.tune, "classify", log);
 
   const auto t0 = std::chrono::steady_clock::now();
   const FilterSet set = load_filters(bf_paths, o.requested_w);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
   const std::unique_ptr<Backend> backend =
-      make_backend(o.backend, o.device, cp.threads, o.no_progress ? nullptr : &std::cerr);
+      make_backend(o.backend, o.device, o.no_progress || !log ? nullptr : &std::cerr);
   FacsRunPrediction plan;
   if (tune.on) {
     // On a GPU backend the prediction is for that device (host threads stay as given).
     tune.profile = profile_for_backend(tune.profile, backend.get());
     const bool on_gpu = tune.profile.device.kind == model::DeviceKind::Gpu;
-    if (on_gpu) std::fprintf(stderr, "classify: %s\n", tune.profile.message.c_str());
+    if (on_gpu && log) std::fprintf(log, "classify: %s\n", tune.profile.message.c_str());
     const int cores = on_gpu ? cp.threads : std::max(1, tune.profile.device.parallel_units());
     auto predict = [&](int t) { return predict_facs_run(filter_ptrs, set.w, tune.reads, tune.read_len, t, tune); };
     if (o.threads_given || on_gpu) {
@@ -137,10 +141,9 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
         }
       cp.threads = plan.threads;
     }
-    std::fputs(describe_facs_plan(plan, tune, "facs classify").c_str(), stderr);
+    if (log) std::fputs(describe_facs_plan(plan, tune, "facs classify").c_str(), log);
   }
-  Classifier classifier(set, cp);
-  if (backend->name() != "cpu") classifier.use_backend(backend.get());
+  Classifier classifier(set, cp, backend.get());
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);
   const size_t nf = names.size();
@@ -382,16 +385,26 @@ int facs_classify(const FacsClassifyOptions& o, const std::string& command_line)
   for (OutputFile& f : matched_out) f.commit();
   for (OutputFile& f : unmatched_out) f.commit();
   for (OutputFolder& f : folders) {
-    for (const std::string& d : f.created()) std::fprintf(stderr, "facs classify: created folder %s/\n", d.c_str());
+    if (log)
+      for (const std::string& d : f.created()) std::fprintf(log, "facs classify: created folder %s/\n", d.c_str());
     f.keep();
   }
   if (json_out.is_open()) json_out.commit();
   summary_out.commit();
-  std::fprintf(stderr, "facs classify: %llu %s in %.2f s (%.0f/s, %d thread%s), %llu matched, %llu no match\n",
+  if (log)
+    std::fprintf(log, "facs classify: %llu %s in %.2f s (%.0f/s, %d thread%s), %llu matched, %llu no match\n",
                (unsigned long long)summary.total, paired ? "pairs" : "reads", run_s, rate, cp.threads,
                cp.threads == 1 ? "" : "s", (unsigned long long)(summary.total - summary.no_match),
                (unsigned long long)summary.no_match);
-  return 0;
+  ClassifyReport report;
+  report.filter_names = names;
+  report.summary = summary;
+  report.bases = total_bases;
+  report.threads = cp.threads;
+  report.backend = backend ? backend->name() : "cpu";
+  report.load_seconds = load_s;
+  report.seconds = run_s;
+  return report;
 }
 
 }  // namespace bloomseq

@@ -1,0 +1,57 @@
+// `facs classify` as one library call: load and check the filter sets, choose the backend, plan threads with
+// --auto-tune, run the ordered thread pipeline over the reads (or pairs), route split outputs and write the TSV,
+// summary and JSON report. The tool only parses its command line into a ClassifyRequest and calls run_classify.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bloomseq/facs/auto_tune.hpp"
+#include "bloomseq/facs/params.hpp"
+#include "bloomseq/facs/report.hpp"
+
+namespace bloomseq {
+
+struct ClassifyRequest {
+  std::string reads;
+  std::vector<std::string> filters;  // .bf files, at least one
+  bool paired = false;               // --mate given
+  std::string mate;
+  bool output = false;               // -o given
+  std::string output_path;
+  bool scores = false;
+  std::string summary = "-";
+  bool json = false;
+  std::string json_path;
+  bool matched_out = false;
+  std::string matched_prefix;
+  bool unmatched_out = false;
+  std::string unmatched_path;
+  bool interleaved = false;          // pairs: both mates in one split file instead of _1 / _2 files
+  int requested_w = 0;               // -w: refuse filters with another k-mer size (0 = any)
+  bool threads_given = false;        // -t given (--auto-tune keeps it fixed)
+  bool progress = false, no_progress = false;
+  std::string backend = "cpu";
+  int device = 0;
+  ClassifyParams params;
+  FacsAutoTuneOptions tune;
+  std::string command_line;          // recorded in the TSV header and the JSON report
+};
+
+// Where a run's messages go besides its output files: the plan, created folders, the closing summary line.
+struct FacsSinks {
+  std::FILE* log = stderr;  // nullptr: silent
+};
+
+struct ClassifyReport {
+  std::vector<std::string> filter_names;
+  ClassifySummary summary;
+  uint64_t bases = 0;  // read bases classified (both mates of pairs)
+  int threads = 0;     // as run (--auto-tune may choose them)
+  std::string backend;
+  double load_seconds = 0, seconds = 0;
+};
+
+ClassifyReport run_classify(const ClassifyRequest& request, const FacsSinks& sinks = {});
+
+}  // namespace bloomseq

@@ -1,0 +1,410 @@
+// blast-bloom's search: BLAST stages 1a (Bloom filters over sub-queries), 1b (exact verification) and 2 (ungapped
+// extension), with blastn-compatible tabular output.
+#include "bloomseq/blast/search_run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "bloomseq/app/json_writer.hpp"
+#include "bloomseq/app/progress.hpp"
+#include "bloomseq/app/tuning_profile.hpp"
+#include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/short_word_plan.hpp"
+#include "bloomseq/blast/stage1a_backend.hpp"
+#include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/io/output_file.hpp"
+#include "bloomseq/io/sequence_reader.hpp"
+#include "bloomseq/model/planner.hpp"
+#include "bloomseq/model/profile_io.hpp"
+
+namespace bloomseq {
+namespace {
+
+const char* kProgram = "blast-bloom";
+
+// The model's layouts and the pipeline's: the paper's vector kernel (all k hashes per test) is the naive layout.
+model::Layout to_model_layout(Stage1aLayout l) {
+  switch (l) {
+    case Stage1aLayout::bitsliced: return model::Layout::BitSliced;
+    case Stage1aLayout::naive: return model::Layout::PaperVector;
+    default: return model::Layout::Vector;
+  }
+}
+Stage1aLayout from_model_layout(model::Layout l) {
+  switch (l) {
+    case model::Layout::BitSliced: return Stage1aLayout::bitsliced;
+    case model::Layout::PaperVector: return Stage1aLayout::naive;
+    default: return Stage1aLayout::vector;
+  }
+}
+
+void write_stats(const std::string& path, const std::string& cmdline, const std::string& query_path,
+                 const std::string& db_path, const BlastSearch& s, const std::string& backend, double total_seconds,
+                 uint64_t query_bases, const model::Plan* plan, const model::PlanRequest* request,
+                 const std::string& profile_message) {
+  const BlastStats& st = s.stats();
+  const BlastParams& p = s.params();
+  JsonWriter j;
+  j.begin_object();
+  j.value("program", kProgram).value("version", BLOOMSEQ_VERSION).value("command_line", cmdline);
+  j.begin_object("inputs")
+      .value("query", query_path)
+      .value("query_records", uint64_t(s.queries().size()))
+      .value("query_bases", query_bases)
+      .value("db", db_path)
+      .value("db_records", st.db_records)
+      .value("db_bases", st.db_bases)
+      .end_object();
+  j.begin_object("parameters")
+      .value("word_size", p.w)
+      .value("probe_word", p.probe_word)
+      .value("probe_stride", p.probe_word > 0 ? p.w - p.probe_word + 1 : 1)
+      .value("exact_filter", p.exact_filter)
+      .value("sub_query", p.n_sub)
+      .value("bloom_bits", p.m_bits)
+      .value("hashes", p.k)
+      .value("h3_seed", p.seed)
+      .value("layout", layout_name(s.layout()))
+      .value("reward", p.reward)
+      .value("penalty", p.penalty)
+      .value("xdrop_bits", p.xdrop_bits)
+      .value("evalue", p.evalue)
+      .value("chunk_bases", p.chunk_bases)
+      .end_object();
+  j.value("backend", backend).value("simd", s.layout() == Stage1aLayout::bitsliced ? bitsliced_isa() : "none");
+  j.value("threads", p.threads);
+  j.begin_object("seconds")
+      .value("build", st.seconds_build)
+      .value("stage1a", st.seconds_stage1a)
+      .value("stage1b", st.seconds_stage1b)
+      .value("stage2", st.seconds_stage2)
+      .value("total", total_seconds)
+      .end_object();
+  j.value("subqueries", uint64_t(s.filters().count()));
+  j.value("db_wmers", st.db_wmers).value("membership_tests", st.membership_tests);
+  j.value("tests_per_second", st.seconds_stage1a > 0 ? double(st.membership_tests) / st.seconds_stage1a : 0.0);
+  j.value("stage1a_hits", st.stage1a_hits)
+      .value("true_positives", st.true_positives)
+      .value("false_positives", st.false_positives)
+      .value("seeds", st.seeds)
+      .value("extensions", st.extensions)
+      .value("hsps", st.hsps);
+  // FPR: overall = sum FP / sum (DB - TP) over sub-queries; modeled = the same weighting of eq. 2.
+  double fp = 0, neg = 0, modeled = 0;
+  std::vector<double> emp, mod;
+  for (uint32_t v = 0; v < s.filters().count(); ++v) {
+    const double n = double(st.db_wmers) - double(st.tp[v]);
+    fp += double(st.fp[v]);
+    neg += n;
+    modeled += s.modeled_fpr(v) * n;
+    emp.push_back(s.empirical_fpr(v));
+    mod.push_back(s.modeled_fpr(v));
+  }
+  j.begin_object("fpr")
+      .value("empirical", neg > 0 ? fp / neg : 0.0)
+      .value("modeled", neg > 0 ? modeled / neg : 0.0)
+      .value("definition", "empirical FP/(DB-TP) per sub-query (Ma et al. 2011 eq. 3); modeled (1-(1-1/m)^(kn))^k, n = distinct canonical w-mers (eq. 2)");
+  j.begin_array("per_subquery_empirical");
+  for (double x : emp) j.value("", x);
+  j.end_array();
+  j.begin_array("per_subquery_modeled");
+  for (double x : mod) j.value("", x);
+  j.end_array();
+  j.end_object();
+  if (plan) {
+    // The plan's predictions next to what this run measured (same definitions: FPR per test; w-mers/s over
+    // stages 1a + 1b).
+    const auto& c = plan->config;
+    const auto& pr = plan->prediction;
+    const double s1 = st.seconds_stage1a, s1b = st.seconds_stage1b;
+    j.begin_object("auto_tune");
+    j.value("objective", request->objective == model::Objective::MinTime ? "min-time" : "min-fpr");
+    if (request->objective == model::Objective::MinTime) j.value("target_fpr", request->target_fpr);
+    else j.value("target_throughput", request->target_throughput);
+    j.value("target_met", plan->target_met).value("evaluated", uint64_t(plan->evaluated));
+    j.value("device", plan->device).value("calibration", plan->calibration_source).value("profile", profile_message);
+    j.begin_object("plan")
+        .value("sub_query", c.n_sub)
+        .value("hashes", c.k)
+        .value("bloom_bits", c.m_bits)
+        .value("layout", model::to_string(c.layout))
+        .value("threads", c.threads)
+        .value("work_units", c.work_units)
+        .value("batch_bases", c.batch_bases)
+        .end_object();
+    j.begin_object("predicted")
+        .value("fpr", pr.fpr)
+        .value("stage1a_seconds", pr.stage1a_s)
+        .value("stage1b_seconds", pr.stage1b_s)
+        .value("seconds", pr.total_s)
+        .value("tests_per_second", pr.tests_per_s)
+        .value("wmers_per_second", pr.wmers_per_s)
+        .value("subqueries", pr.subqueries)
+        .value("false_hits", pr.false_hits)
+        .end_object();
+    j.begin_object("measured")
+        .value("fpr", neg > 0 ? fp / neg : 0.0)
+        .value("stage1a_seconds", s1)
+        .value("stage1b_seconds", s1b)
+        .value("seconds", s1 + s1b)
+        .value("tests_per_second", s1 > 0 ? double(st.membership_tests) / s1 : 0.0)
+        .value("wmers_per_second", s1 + s1b > 0 ? double(st.db_wmers) / (s1 + s1b) : 0.0)
+        .value("subqueries", uint64_t(s.filters().count()))
+        .value("false_hits", st.false_positives)
+        .end_object();
+    j.end_object();
+  }
+  j.end_object();
+  OutputFile out(path);
+  out.write(j.str());
+  out.write("\n");
+  out.commit();
+}
+
+// Before a long search (progress on): memory from the largest batch (the parsed record, its 2-bit codes and the
+// input's pages: about 3 bytes per base, measured), time from the counting pass's reading rate (a database too
+// large to keep is parsed again) plus stages 1a/1b from the performance model for this configuration.
+void print_estimate(std::FILE* log, const DbTotals& db, bool parses_again, double counting_s,
+                    const BlastSearch& search, const std::string& profile, uint64_t query_bases) {
+  const BlastParams& p = search.params();
+  const uint64_t batch = std::min(db.bases, p.batch_bases + db.largest);
+  const double mem_mb = (3.0 * double(batch) + double(search.filters().count()) * double(p.m_bits) / 8 +
+                         8.0 * double(query_bases)) / 1e6;
+  model::PlanRequest req;
+  req.query_bases = query_bases;
+  req.db_bases = db.bases;
+  req.w = p.w;
+  req.n_sub = p.n_sub;
+  req.k = p.k;
+  req.m_bits = p.m_bits;
+  req.threads = p.threads;
+  req.layouts = {to_model_layout(search.layout())};
+  const model::LoadedProfile prof = model::load_profile(profile);
+  const model::Plan plan = model::plan_stage1a(req, prof.device, prof.calibration);
+  const double read_s = parses_again ? counting_s : 0.0;
+  if (!plan.feasible || plan.prediction.total_s + read_s < 2.0) return;  // not long work
+  std::fprintf(log,
+               "%s: %.1f Mbases in %llu record%s: about %.0f MB of memory (batches of up to %.1f Mbases) and %.0f s "
+               "(reading %.0f s, stages 1a/1b %.0f s predicted; extensions not included)\n",
+               kProgram, double(db.bases) / 1e6, (unsigned long long)db.records, db.records == 1 ? "" : "s", mem_mb,
+               double(batch) / 1e6, read_s + plan.prediction.total_s, read_s, plan.prediction.total_s);
+}
+
+// The stage-1a backend: the CPU unless a GPU backend was compiled in (and, for auto, a device answers).
+std::unique_ptr<Stage1aBackend> choose_backend(const SearchRequest& o, std::FILE* progress_log) {
+  std::ostringstream why;
+  std::unique_ptr<Stage1aBackend> b = make_stage1a_backend(o.backend, o.device, &why);
+  if (progress_log && !why.str().empty()) std::fprintf(progress_log, "%s: %s", kProgram, why.str().c_str());
+  return b;
+}
+
+QuerySet read_queries(const std::string& path, uint64_t& query_bases) {
+  QuerySet queries;
+  query_bases = 0;
+  const auto recs = read_all_sequences(path);
+  if (recs.empty()) throw DataError(path + ": no sequences in the query");
+  for (const auto& rec : recs) {
+    queries.add(rec.name, rec.seq);
+    query_bases += rec.seq.size();
+  }
+  return queries;
+}
+
+// --auto-tune: the model's plan for these inputs merged into `p` (what the user gave explicitly stays fixed).
+model::Plan apply_auto_tune(const SearchRequest& o, model::PlanRequest& request, const Stage1aBackend& stage1a,
+                            uint64_t query_bases, const DbTotals& db, BlastParams& p, std::string& profile_message,
+                            std::FILE* log) {
+  // On a GPU backend the plan is made for that device (its properties, the model's GPU constants) unless the
+  // profile was calibrated on it; the GPU kernel is the papers' vector layout in shared memory.
+  const model::LoadedProfile prof = profile_for_backend(model::load_profile(o.profile), stage1a.backend());
+  profile_message = prof.message;
+  if (log) std::fprintf(log, "%s: %s\n", kProgram, prof.message.c_str());
+  request.query_bases = query_bases;
+  request.db_bases = db.bases;
+  request.w = p.w;
+  if (o.given_n_sub) request.n_sub = p.n_sub;
+  if (o.given_k) request.k = p.k;
+  if (o.given_m_bits) request.m_bits = p.m_bits;
+  if (o.given_threads) request.threads = p.threads;
+  if (p.layout != Stage1aLayout::automatic) request.layouts = {to_model_layout(p.layout)};
+  if (prof.device.kind == model::DeviceKind::Gpu) request.layouts = {model::Layout::PaperVector};
+  const model::Plan plan = model::plan_stage1a(request, prof.device, prof.calibration);
+  if (!plan.feasible) throw DataError("--auto-tune: " + plan.note);
+  if (log) std::fputs(model::describe(plan).c_str(), log);
+  p.n_sub = plan.config.n_sub;
+  p.k = plan.config.k;
+  p.m_bits = plan.config.m_bits;
+  // On a GPU the layout only names the kernel's decomposition; the CPU side keeps its own default.
+  if (prof.device.kind != model::DeviceKind::Gpu) p.layout = from_model_layout(plan.config.layout);
+  if (!o.given_threads && prof.device.kind != model::DeviceKind::Gpu)
+    p.threads = std::clamp(plan.config.threads > 0 ? plan.config.threads : prof.device.parallel_units(), 1, 1024);
+  p.validate();
+  return plan;
+}
+
+// HSPs only, on the CPU: stage 1a may probe a shorter word at a stride (the same seeds, fewer tests). Not under
+// --auto-tune, whose plan and measured figures are about the w-mers themselves.
+// A short query: exact filters of a short word at a stride (short_word_plan.hpp), unless Bloom filter
+// parameters were given.
+void apply_scan_plan(const SearchRequest& o, const Stage1aCapabilities& caps, const QuerySet& queries,
+                     BlastParams& p) {
+  const bool scan_choice = o.stage == "hsp" && caps.probe_words && !o.auto_tune && !o.every_wmer;
+  ShortWordPlan scan;
+  if (scan_choice && !o.given_n_sub && !o.given_k && !o.given_m_bits) {
+    std::vector<uint64_t> lengths;
+    for (const auto& q : queries.codes) lengths.push_back(q.size());
+    scan = plan_short_word_scan(p.w, lengths);
+    if (o.scan_word > 0) scan = forced_short_word_plan(p.w, o.scan_word, lengths);
+  }
+  if (scan.use) {
+    apply_short_word_plan(scan, p, o.given_batch);
+  } else {
+    if (scan_choice) p.probe_word = o.scan_word > 0 ? (o.scan_word < p.w ? o.scan_word : 0) : default_probe_word(p.w);
+    if (caps.host_threads && !o.auto_tune && !o.given_n_sub) p.n_sub = default_cpu_sub_query(p.probe_word);
+  }
+  p.validate();
+}
+
+// The text of --stage 1a / 1b / hsp, buffered and written in 1-MB pieces.
+class StageOutput {
+ public:
+  explicit StageOutput(const std::string& path) : out_(path) {}
+  void add(const std::string& text) {
+    buf_ += text;
+    if (buf_.size() > (1 << 20)) {
+      out_.write(buf_);
+      buf_.clear();
+    }
+  }
+  // Observers that print stage 1a hits or stage 1b seeds as they come.
+  void observe(const std::string& stage, bool header, BlastSearch& search) {
+    if (stage == "1a") {
+      if (header) add("#subject\tsstart\tsubquery\tquery\tsubquery_qstart\tsubquery_length\n");
+      search.on_stage1a = [this, &search](const DbBatch& b, const std::vector<Stage1aHit>& hits) {
+        const auto& subs = search.filters().subqueries();
+        for (const auto& h : hits) {
+          const uint64_t local = h.db_pos - b.first_pos;
+          const size_t rec = b.record_at(local);
+          const SubQuery& sq = subs[h.subquery];
+          add(b.names[rec] + '\t' + std::to_string(local - b.local_starts[rec] + 1) + '\t' +
+              std::to_string(h.subquery) + '\t' + search.queries().names[sq.query_id] + '\t' +
+              std::to_string(sq.offset + 1) + '\t' + std::to_string(sq.length) + '\n');
+        }
+      };
+    } else if (stage == "1b") {
+      if (header) add("#query\tqstart\tsubject\tsstart\tstrand\n");
+      search.on_seeds = [this, &search](const DbBatch& b, const std::vector<Seed>& seeds) {
+        for (const auto& x : seeds)
+          add(search.queries().names[x.query] + '\t' + std::to_string(x.q_pos + 1) + '\t' +
+              b.names[x.subject - b.first_record] + '\t' + std::to_string(x.s_pos + 1) + '\t' +
+              (x.strand ? "-\n" : "+\n"));
+      };
+    } else if (header) {
+      add(tabular_header() + '\n');
+    }
+  }
+  void commit() {
+    out_.write(buf_);
+    out_.commit();
+  }
+
+ private:
+  OutputFile out_;
+  std::string buf_;
+};
+
+// Every batch of the database through the search, with progress: while a batch is read, then chunk by chunk as
+// stages 1a/1b finish them.
+void stream_database(DatabaseReader& db, BlastSearch& search, uint64_t batch_bases, bool progress_on,
+                     Progress& progress) {
+  const uint64_t db_bases = db.totals().bases;
+  DbBatch batch;
+  uint64_t done = 0;
+  std::atomic<uint64_t> searched{0};
+  if (progress_on)
+    search.on_chunk_done = [&](uint64_t n) { progress.update(std::min(db_bases, searched += n), db_bases); };
+  std::string phase;
+  const std::function<void(const char*, uint64_t)> reading = [&](const char* what, uint64_t b) {
+    if (phase != what) {  // reading, then encoding a long record: the same bases again
+      phase = what;
+      progress.restart(std::string(kProgram) + ": " + what + " database bases");
+    }
+    progress.update(std::min(db_bases, done + b), db_bases);
+  };
+  for (;;) {
+    phase.clear();
+    if (!db.next_batch(batch, batch_bases, progress_on ? reading : nullptr)) break;
+    progress.restart(std::string(kProgram) + ": database bases searched");
+    searched = done;
+    search.search(batch);
+    for (uint64_t l : batch.lengths) done += l;
+    progress.update(done, db_bases);
+  }
+  progress.finish();
+  search.on_chunk_done = nullptr;
+}
+
+}  // namespace
+
+SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
+  std::FILE* const log = sinks.log;
+  BlastParams p = o.params;
+  const bool progress_on = log && !o.no_progress && (o.progress || stderr_is_tty());
+  model::PlanRequest request = o.request;
+  std::unique_ptr<Stage1aBackend> stage1a = choose_backend(o, progress_on ? log : nullptr);
+  const Stage1aCapabilities caps = stage1a->capabilities();
+  const std::string backend_name = stage1a->name();
+
+  const auto t_start = std::chrono::steady_clock::now();
+  uint64_t query_bases = 0;
+  QuerySet queries = read_queries(o.query, query_bases);
+  // A FASTA database is read once to count its bases (the E-values need the total): progress from here on.
+  Progress progress(progress_on, std::string(kProgram) + ": counting database bases");
+  const auto t_count = std::chrono::steady_clock::now();
+  DatabaseReader db(o.db, progress_on ? std::function<void(uint64_t)>([&](uint64_t b) { progress.update(b); })
+                                      : std::function<void(uint64_t)>());
+  const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
+
+  model::Plan plan;
+  std::string profile_message;
+  if (o.auto_tune)
+    plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
+  apply_scan_plan(o, caps, queries, p);
+  StageOutput out(o.output);
+
+  BlastSearch search(std::move(queries), p, db.totals(), std::move(stage1a));
+  search.run_stage2 = o.stage == "hsp";
+  out.observe(o.stage, o.header, search);
+  if (progress_on) {
+    progress.finish();  // the estimate goes on a line of its own
+    print_estimate(log, db.totals(), db.parses_again(), counting_s, search, o.profile, query_bases);
+  }
+  stream_database(db, search, p.batch_bases, progress_on, progress);
+  const std::vector<Hsp> hsps = search.finish();
+  for (const Hsp& h : hsps) out.add(format_tabular(search.tabular(h)) + '\n');
+  out.commit();
+  if (sinks.on_hsps) sinks.on_hsps(search, hsps);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  if (o.stats)
+    write_stats(o.stats_path, o.command_line, o.query, o.db, search, backend_name, total, query_bases,
+                o.auto_tune ? &plan : nullptr, o.auto_tune ? &request : nullptr, profile_message);
+  SearchReport report;
+  report.params = search.params();
+  report.layout = search.layout();
+  report.backend = backend_name;
+  report.stats = search.stats();
+  report.query_bases = query_bases;
+  report.subqueries = search.filters().count();
+  report.seconds = total;
+  return report;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,73 @@
+// The stage-1a seam of BlastSearch: the CPU backend (every layout) against the single-threaded reference oracle
+// plugged in through the same interface, and capabilities that the search respects.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "blast/helpers.hpp"
+#include "bloomseq/backend/backend.hpp"
+#include "bloomseq/blast/stage1a_backend.hpp"
+
+using namespace bloomseq;
+using namespace blast_test;
+
+TEST_CASE("stage 1a: the CPU backend's layouts give the reference oracle's hits, seeds and HSPs") {
+  std::mt19937_64 rng(1906);
+  Records q, db;
+  q.names = {"q0"};
+  q.seqs = {random_dna(rng, 3001, 0.002)};
+  db.names = {"d0", "d1"};
+  db.seqs = {mutate(rng, q.seqs[0], 0.08) + random_dna(rng, 2000), revcomp(mutate(rng, q.seqs[0], 0.05))};
+  BlastParams p;
+  p.n_sub = 401;
+  p.m_bits = 2053;  // small: many false positives for stage 1b to reject
+  p.k = 3;
+  p.chunk_bases = 1031;
+  p.threads = 2;
+  auto run = [&](std::unique_ptr<Stage1aBackend> backend) {
+    BlastSearch s(make_queries(q), p, totals_of(db), std::move(backend));
+    Observed o;
+    s.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { o.hits.insert(o.hits.end(), h.begin(), h.end()); };
+    s.on_seeds = [&](const DbBatch&, const std::vector<Seed>& x) { o.seeds.insert(o.seeds.end(), x.begin(), x.end()); };
+    s.search(make_batch(db));
+    o.hsps = s.finish();
+    o.stats = s.stats();
+    return o;
+  };
+  const Observed oracle = run(adapt_stage1a_backend(make_reference_backend()));
+  REQUIRE(oracle.stats.false_positives > 100);
+  REQUIRE(oracle.hsps.size() >= 2);
+  for (Stage1aLayout layout : {Stage1aLayout::vector, Stage1aLayout::bitsliced, Stage1aLayout::naive}) {
+    INFO(layout_name(layout));
+    p.layout = layout;
+    const Observed cpu = run(nullptr);  // the CPU backend
+    CHECK(cpu.hits == oracle.hits);
+    CHECK(cpu.seeds.size() == oracle.seeds.size());
+    CHECK(cpu.stats.db_wmers == oracle.stats.db_wmers);
+    REQUIRE(cpu.hsps.size() == oracle.hsps.size());
+    for (size_t i = 0; i < cpu.hsps.size(); ++i) {
+      CHECK(cpu.hsps[i].q_start == oracle.hsps[i].q_start);
+      CHECK(cpu.hsps[i].s_start == oracle.hsps[i].s_start);
+      CHECK(cpu.hsps[i].score == oracle.hsps[i].score);
+    }
+  }
+}
+
+TEST_CASE("stage 1a: capabilities decide what the search asks of a backend") {
+  CHECK(make_cpu_stage1a()->capabilities().host_threads);
+  CHECK(make_cpu_stage1a()->capabilities().probe_words);
+  CHECK(make_cpu_stage1a()->name() == "cpu");
+  CHECK(make_stage1a_backend("cpu", 0, nullptr)->name() == "cpu");
+  const auto device = adapt_stage1a_backend(make_reference_backend());
+  CHECK_FALSE(device->capabilities().probe_words);
+  CHECK(device->capabilities().needs_vectors);
+
+  // Probe words need a backend that tests them: a backend that cannot is refused, not silently given w-mers.
+  std::mt19937_64 rng(1907);
+  Records q{{"q"}, {random_dna(rng, 500)}}, db{{"d"}, {random_dna(rng, 3000)}};
+  BlastParams p;
+  p.w = 16;
+  p.probe_word = 12;
+  BlastSearch s(make_queries(q), p, totals_of(db), adapt_stage1a_backend(make_reference_backend()));
+  CHECK_THROWS_AS(s.search(make_batch(db)), std::logic_error);
+}
