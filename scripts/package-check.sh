@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Proves that bloomseq installs and packages for a real consumer:
 #   1. `cmake --install` of a build into a temporary prefix;
-#   2. examples/ configured and built against that prefix with find_package(bloomseq), and once more with
-#      pkg-config, then run on bundled data (lambda reads must be found in the lambda genome, not in E. coli);
+#   2. examples/ configured and built against that prefix with find_package(bloomseq), and kmer_screen once more
+#      with pkg-config, then run on bundled data (lambda reads must be found in the lambda genome, not in E. coli;
+#      seed_counts must count the HSPs blast-bloom prints);
 #   3. `cpack -G DEB`: both packages pass `dpkg-deb --info`, lintian reports no error, and the tools package,
 #      extracted into a temporary root, runs `blast-bloom --version` and `facs --help` with nothing but the
 #      shared libraries of the packages its Depends line names.
@@ -39,6 +40,11 @@ echo "== examples/ against the installed package (find_package)"
 cmake -S examples -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/examples" -j"$(nproc)" >/dev/null
 check_screen "$work/examples/kmer_screen"
+# run_search through the library gives the HSPs the tool prints.
+hsps_lib=$("$work/examples/seed_counts" data/lambda_virus.fa data/ecoli_536_200k.fa 2>/dev/null | awk 'NR > 1 { s += $3 } END { print s + 0 }')
+hsps_tool=$("$build/bin/blast-bloom" --no-header data/lambda_virus.fa data/ecoli_536_200k.fa | wc -l)
+echo "   lambda vs E. coli: $hsps_lib HSPs through the library, $hsps_tool from blast-bloom"
+[[ "$hsps_lib" -gt 0 && "$hsps_lib" -eq "$hsps_tool" ]] || fail "seed_counts and blast-bloom disagree"
 
 echo "== examples/ against the installed package (pkg-config)"
 # The .pc file names the prefix it was installed for; point pkg-config at the temporary one.

@@ -16,12 +16,15 @@
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/hash/h3.hpp"
 
-// blast-bloom: sub-query Bloom vectors, stages 1a/1b, ungapped extension, BLAST tabular output.
+// blast-bloom: a whole search in one call (run_search), or the pipeline's stages (BlastSearch).
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/search_run.hpp"
 
-// facs: per-reference filters and read classification.
+// facs: filters built and reads classified in one call (run_build_filter, run_classify), or the Classifier.
+#include "bloomseq/facs/build_filter_run.hpp"
 #include "bloomseq/facs/classifier.hpp"
+#include "bloomseq/facs/classify_run.hpp"
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/io/filter_file.hpp"
 
