@@ -5,10 +5,10 @@
 #   scripts/install-deps.sh --bench  build dependencies + the peers, simulators and tools the benchmarks use
 set -euo pipefail
 
-pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libcxxopts-dev catch2)
+pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libisal-dev libcxxopts-dev catch2)
 case "${1:-}" in
   --test) pkgs+=(ncbi-blast+ multiqc) ;;
-  --bench) pkgs+=(ncbi-blast+ multiqc art-nextgen-simulation-tools kraken2 bbmap mash minimap2 python3 time xz-utils linux-perf) ;;
+  --bench) pkgs+=(ncbi-blast+ multiqc tabix art-nextgen-simulation-tools kraken2 bbmap mash minimap2 python3 time xz-utils linux-perf) ;;
 esac
 
 missing=()
