@@ -5,7 +5,8 @@
 # random reference with 1% substitutions, half random (fixed seed), against a filter of that reference.
 #
 # Usage: bench/facs_gzip.sh [BIN_DIR] [WORKDIR]      (defaults: build/bin, build/facs-gzip-bench)
-# Env:   THREADS (default 2), REPEAT (default 3), NREADS (default 1000000)
+# Env:   THREADS (default 2), REPEAT (default 3), NREADS (default 1000000),
+#        FACS_BASELINE (optional: another facs binary, e.g. an older build: its plain and gzip runs join the rounds)
 # Needs: python3, gzip, bgzip (tabix), GNU time (/usr/bin/time)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,14 +48,25 @@ PY
   "$bin/facs" build-filter -o ref.bf ref.fa 2> /dev/null
 fi
 
-# the median wall seconds of the runs recorded for a label
-declare -A times
+# the median wall and CPU (user + sys) seconds of the runs recorded for a label
+declare -A times cpus
 run() {  # label cmd...
-  /usr/bin/time -f "%e" -o time.txt "$@" > /dev/null 2> stderr.txt || { cat stderr.txt >&2; exit 1; }
-  times[$1]+="$(cat time.txt) "
+  local label=$1
+  shift
+  /usr/bin/time -f "%e %U %S" -o time.txt "$@" > /dev/null 2> stderr.txt || { cat stderr.txt >&2; exit 1; }
+  read -r wall user sys < time.txt
+  times[$label]+="$wall "
+  cpus[$label]+="$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}') "
 }
 labels=("plain" "gzip" "bgzip" "plain pairs" "gzip pairs")
+baseline=${FACS_BASELINE:-}
+[ -n "$baseline" ] && labels+=("base plain" "base gzip" "base gz pairs")
 for _ in $(seq "$repeat"); do
+  if [ -n "$baseline" ]; then
+    run "base plain" "$baseline" classify reads_1.fq ref.bf -t "$threads" --summary /dev/null
+    run "base gzip" "$baseline" classify reads_1.fq.gz ref.bf -t "$threads" --summary /dev/null
+    run "base gz pairs" "$baseline" classify reads_1.fq.gz --mate reads_2.fq.gz ref.bf -t "$threads" --summary /dev/null
+  fi
   run "plain" "$bin/facs" classify reads_1.fq ref.bf -t "$threads" --summary /dev/null
   run "gzip" "$bin/facs" classify reads_1.fq.gz ref.bf -t "$threads" --summary /dev/null
   run "bgzip" "$bin/facs" classify reads_1.bgz.fq.gz ref.bf -t "$threads" --summary /dev/null
@@ -62,15 +74,19 @@ for _ in $(seq "$repeat"); do
   run "gzip pairs" "$bin/facs" classify reads_1.fq.gz --mate reads_2.fq.gz ref.bf -t "$threads" --summary /dev/null
 done
 median() { printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
-echo "input,reads,threads,seconds_median,reads_per_s,ratio_to_plain" > facs_gzip.csv
-printf '%-12s %9s %7s %9s %11s %8s\n' input reads threads seconds reads/s vs_plain
+# vs_plain: plain seconds / these seconds (reads/s relative to the same reads uncompressed), wall and CPU.
+echo "input,reads,threads,wall_s_median,reads_per_s,wall_ratio_to_plain,cpu_s_median,cpu_ratio_to_plain" > facs_gzip.csv
+printf '%-12s %9s %7s %8s %11s %9s %8s %9s\n' input reads threads wall_s reads/s vs_plain cpu_s vs_plain
 for l in "${labels[@]}"; do
   s=$(median "${times[$l]}")
-  base=$(median "${times[plain]}")
-  [[ $l == *pairs ]] && base=$(median "${times[plain pairs]}")
-  ratio=$(awk -v b="$base" -v s="$s" 'BEGIN {printf "%.2f", b / s}')
+  c=$(median "${cpus[$l]}")
+  base=plain
+  [[ $l == *pairs ]] && base="plain pairs"
+  [[ $l == base* && $l != *pairs ]] && base="base plain"  # the baseline's gzip pairs: against this build's plain pairs
+  ratio=$(awk -v b="$(median "${times[$base]}")" -v s="$s" 'BEGIN {printf "%.2f", b / s}')
+  cratio=$(awk -v b="$(median "${cpus[$base]}")" -v s="$c" 'BEGIN {printf "%.2f", b / s}')
   rps=$(awk -v n="$nreads" -v s="$s" 'BEGIN {printf "%.0f", n / s}')
-  printf '%-12s %9s %7s %9s %11s %8s\n' "$l" "$nreads" "$threads" "$s" "$rps" "$ratio"
-  echo "$l,$nreads,$threads,$s,$rps,$ratio" >> facs_gzip.csv
+  printf '%-12s %9s %7s %8s %11s %9s %8s %9s\n' "$l" "$nreads" "$threads" "$s" "$rps" "$ratio" "$c" "$cratio"
+  echo "$l,$nreads,$threads,$s,$rps,$ratio,$c,$cratio" >> facs_gzip.csv
 done
 echo "runs (seconds): $(for l in "${labels[@]}"; do printf '%s: %s; ' "$l" "${times[$l]}"; done)"

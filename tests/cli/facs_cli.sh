@@ -94,6 +94,17 @@ b=$(summary_field both.tsv lambda_virus 2)
 e=$(summary_field either.tsv lambda_virus 2)
 echo "     lambda pairs: $b (both mates) <= $e (either mate)"
 check "pairs: either-mate matches at least as many as both-mates" "[ $b -le $e ] && [ $b -gt 0 ]"
+# --count hll streams a reference file from disk on threads; from stdin it is held in memory: the same filter
+# (HyperLogLog registers merge exactly), hence the same calls.
+"$facs" build-filter --count hll -t 3 -o hll_file.bf "$data/lambda_virus.fa" $bees 2> /dev/null
+{ cat "$data/lambda_virus.fa"; } | "$facs" build-filter --count hll --name lambda_virus -o hll_stdin.bf - 2> /dev/null
+"$facs" build-filter --count hll --add -o hll_stdin.bf $bees 2> /dev/null
+"$facs" classify "$data/lambda_reads_1.fq" hll_file.bf -o hll_file.tsv --scores --summary /dev/null 2> /dev/null
+"$facs" classify "$data/lambda_reads_1.fq" hll_stdin.bf -o hll_stdin.tsv --scores --summary /dev/null 2> /dev/null
+check "build-filter --count hll: streamed from the file on 3 threads = held in memory from stdin" \
+  "cmp -s <(\"$facs\" info hll_file.bf | grep -v '^#') <(\"$facs\" info hll_stdin.bf | grep -v '^#' | sed 's|^lambda_virus\t-\t|lambda_virus\t$data/lambda_virus.fa\t|') &&
+   cmp -s <(body hll_file.tsv) <(body hll_stdin.tsv)"
+
 # Pairs are cut in chunks and parsed by the workers like single reads: gzip or plain, any batch size, any thread
 # count, the same calls; mates out of step are one-line errors naming the record (counted by hand below).
 gzip -c "$data/lambda_reads_1.fq" > lam_1.fq.gz
