@@ -333,20 +333,40 @@ FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p
   uint32_t* const words = f.bits.words().data();
   const bool blocked = p.layout == BloomLayout::blocked512;
   const int k = f.k;
+  // Blocked: a genome's filter is gigabytes, so nearly every insert misses the cache (and the TLB). Keys are
+  // hashed kAhead inserts before their block is written, its line prefetched meanwhile.
+  constexpr int kAhead = 16;
   pass("inserting k-mers of", bases, [&](int, std::string_view s, size_t from, size_t to) {
     uint32_t h[kMaxHashes];
-    for_each_canonical_in(s, from, to, p.w, [&](uint64_t key) {
-      hv.hash_all(key, h);
-      if (blocked) {
-        uint32_t* b = words + blocked_block_word(h[0], m);
-        for (int i = 1; i <= k; ++i) atomic_set(b + (blocked_bit(h[i]) >> 5), 1u << (blocked_bit(h[i]) & 31));
-      } else {
+    if (!blocked) {
+      for_each_canonical_in(s, from, to, p.w, [&](uint64_t key) {
+        hv.hash_all(key, h);
         for (int i = 0; i < k; ++i) {
           const uint64_t bit = bloom_slot(h[i], m);
           atomic_set(words + (bit >> 5), 1u << (bit & 31));
         }
-      }
+      });
+      return;
+    }
+    struct Pending {
+      uint32_t* block;
+      uint32_t bits[kMaxHashes];
+    };
+    Pending ring[kAhead];
+    size_t queued = 0;
+    auto write = [&](const Pending& e) {
+      for (int i = 1; i <= k; ++i) atomic_set(e.block + (e.bits[i] >> 5), 1u << (e.bits[i] & 31));
+    };
+    for_each_canonical_in(s, from, to, p.w, [&](uint64_t key) {
+      Pending& e = ring[queued % kAhead];
+      if (queued >= kAhead) write(e);
+      hv.hash_all(key, h);
+      e.block = words + blocked_block_word(h[0], m);
+      for (int i = 1; i <= k; ++i) e.bits[i] = blocked_bit(h[i]);
+      __builtin_prefetch(e.block, 1);
+      ++queued;
     });
+    for (size_t i = queued > size_t(kAhead) ? queued - kAhead : 0; i < queued; ++i) write(ring[i % kAhead]);
   });
   return f;
 }
