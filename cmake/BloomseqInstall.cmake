@@ -29,6 +29,11 @@ if(TARGET bloomseq_cuda)
 else()
   set(BLOOMSEQ_PACKAGE_WITH_CUDA OFF)
 endif()
+if(ISAL_FOUND)
+  set(BLOOMSEQ_PACKAGE_WITH_ISAL ON)
+else()
+  set(BLOOMSEQ_PACKAGE_WITH_ISAL OFF)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/templates/bloomseqConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/package/bloomseqConfig.cmake
                               INSTALL_DESTINATION ${bloomseq_cmake_dir})
@@ -43,6 +48,10 @@ set(BLOOMSEQ_PC_LIBS "")
 foreach(lib IN LISTS bloomseq_libraries)
   string(APPEND BLOOMSEQ_PC_LIBS " -l${lib}")
 endforeach()
+set(BLOOMSEQ_PC_REQUIRES "")
+if(ISAL_FOUND)
+  set(BLOOMSEQ_PC_REQUIRES " libisal")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/templates/bloomseq.pc.in ${PROJECT_BINARY_DIR}/package/bloomseq.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/package/bloomseq.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
@@ -85,6 +94,9 @@ bloomseq-calibrate expose the performance model that picks the parameters.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME bloomseq-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libhts-dev, zlib1g-dev, libcxxopts-dev, pkg-config")
+if(ISAL_FOUND)
+  string(APPEND CPACK_DEBIAN_DEV_PACKAGE_DEPENDS ", libisal-dev")
+endif()
 set(CPACK_DEBIAN_DEV_DESCRIPTION "bloomseq library: headers, static libraries, CMake and pkg-config files
 The host library of the bloomseq tools: sequence input, 2-bit encoding, H3
 hashing, Bloom filters, the blast-bloom and facs pipelines and the

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs what bloomseq needs from Debian 12 packages (run as root). Idempotent: skips what is already there.
 #   scripts/install-deps.sh          build dependencies
-#   scripts/install-deps.sh --test   build dependencies + the peers the tests compare against
+#   scripts/install-deps.sh --test   build dependencies + the peers the tests compare against (blastn, multiqc)
 #   scripts/install-deps.sh --bench  build dependencies + the peers, simulators and tools the benchmarks use
 set -euo pipefail
 
-pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libcxxopts-dev catch2)
+pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libisal-dev libcxxopts-dev catch2)
 case "${1:-}" in
-  --test) pkgs+=(ncbi-blast+ dpkg-dev file lintian) ;;  # dpkg-dev, file, lintian: the .deb check
-  --bench) pkgs+=(ncbi-blast+ art-nextgen-simulation-tools kraken2 bbmap mash minimap2 python3 time xz-utils linux-perf) ;;
+  --test) pkgs+=(ncbi-blast+ multiqc dpkg-dev file lintian) ;;  # dpkg-dev, file, lintian: the .deb check
+  --bench) pkgs+=(ncbi-blast+ multiqc tabix art-nextgen-simulation-tools kraken2 bbmap mash minimap2 python3 time xz-utils linux-perf) ;;
 esac
 
 missing=()

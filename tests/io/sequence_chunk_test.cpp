@@ -188,3 +188,41 @@ TEST_CASE("chunks: empty file, FASTA and gzip input", "[io][chunk]") {
   check_same(dir.file("x.fq.gz"));
   CHECK(chunked(dir.file("x.fq.gz"), 1000).records.size() == 300);
 }
+
+TEST_CASE("chunks: gzip streams are cut like mapped files, across buffer refills", "[io][chunk]") {
+  // Several MB: records straddle the stream buffer's refills and the inflater's input reads. The plain file,
+  // read through its mapping without any inflating, is the oracle for the gzip one, chunked or not.
+  TempDir dir;
+  std::mt19937_64 rng(23);
+  for (const char* eol : {"\n", "\r\n"}) {
+    INFO("eol " << (eol[1] ? "CRLF" : "LF"));
+    std::string fq = random_fastq(rng, 40000, eol);
+    write_bytes(dir.file("big.fq"), fq);
+    write_bytes(dir.file("big.fq.gz"), bloomseq_test::gzip_bytes(fq));
+    const Outcome want = serial(dir.file("big.fq"));
+    REQUIRE(want.error.empty());
+    for (uint64_t max_bases : {uint64_t(1000), uint64_t(1) << 20, uint64_t(1) << 40}) {
+      INFO("max_bases " << max_bases);
+      const Outcome got = chunked(dir.file("big.fq.gz"), max_bases);
+      CHECK(got.error.empty());
+      REQUIRE(got.records.size() == want.records.size());
+      bool same = true;
+      for (size_t i = 0; i < got.records.size(); ++i)
+        same &= got.records[i].name == want.records[i].name && got.records[i].comment == want.records[i].comment &&
+                got.records[i].seq == want.records[i].seq && got.records[i].qual == want.records[i].qual;
+      CHECK(same);
+    }
+    // A malformed record deep in the stream: the same message (file aside) as from the plain file.
+    const size_t at = fq.find("\n@", fq.size() * 3 / 4) + 1;
+    fq.insert(fq.find('\n', fq.find('\n', at) + 1) + 1, "ACGT\n");  // a second sequence line: quality too short
+    write_bytes(dir.file("bad.fq"), fq);
+    write_bytes(dir.file("bad.fq.gz"), bloomseq_test::gzip_bytes(fq));
+    const Outcome bad_plain = serial(dir.file("bad.fq"));
+    REQUIRE(!bad_plain.error.empty());
+    check_same(dir.file("bad.fq.gz"));
+    const Outcome bad_gz = chunked(dir.file("bad.fq.gz"), 1000);
+    std::string expected = bad_plain.error;
+    expected.replace(expected.find(dir.file("bad.fq")), dir.file("bad.fq").size(), dir.file("bad.fq.gz"));
+    CHECK(bad_gz.error == expected);
+  }
+}

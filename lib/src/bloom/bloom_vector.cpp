@@ -10,8 +10,9 @@
 namespace bloomseq {
 
 BloomVector::BloomVector(uint64_t m_bits) : m_bits_(m_bits) {
-  if (m_bits == 0 || m_bits > kMaxBloomBits)
-    throw UsageError("Bloom vector size must be 1..2^32 bits, got " + std::to_string(m_bits));
+  // The layout's own limit (2^32 classic, 2^41 blocked) is checked where the layout is known.
+  if (m_bits == 0 || m_bits > kMaxBlockedBloomBits)
+    throw UsageError("Bloom vector size must be 1..2^41 bits, got " + std::to_string(m_bits));
   words_.assign(bloom_words(m_bits), 0);
 }
 

@@ -111,6 +111,9 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("count", "how distinct k-mers are counted: exact (sort, 8 bytes per k-mer) or hll (HyperLogLog estimate)",
        cxxopts::value<std::string>()->default_value("exact"))
       ("seed", "H3 hash seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)))
+      ("t,threads", "threads for --count hll (0 = all cores): a file is then read twice, counted and inserted in "
+                    "parallel, without holding its sequences",
+       cxxopts::value<int>()->default_value("0"))
       ("json", "JSON file with the parameters, the filters built and (--auto-tune) the plan",
        cxxopts::value<std::string>())
       ("q,quiet", "do not print the table of filters built")
@@ -162,6 +165,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   else if (count == "hll") p.count = KmerCount::hyperloglog;
   else throw UsageError("build-filter: --count must be exact or hll, got '" + count + "'");
   if (p.w < 1 || p.w > 32) throw UsageError("build-filter: -w must be 1..32, got " + std::to_string(p.w));
+  b.threads = r["threads"].as<int>();
+  if (b.threads < 0 || b.threads > 1024) throw UsageError("build-filter: -t must be 0..1024, got " + std::to_string(b.threads));
   if (!(p.fpr > 0 && p.fpr < 1)) throw UsageError("build-filter: --fpr must be in (0, 1)");
   b.tune = parse_auto_tune(r, "build-filter", false);
   if (b.tune.on) {

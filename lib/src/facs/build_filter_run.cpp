@@ -60,7 +60,9 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
   for (const FilterEntry& f : set.filters) taken.insert(f.name);
   const size_t first_new = set.filters.size();
 
-  auto add = [&](const std::vector<std::string_view>& seqs, const std::string& name, const std::string& source) {
+  // `seqs` in memory, or (`streamed`) the whole file `source` read from disk by build_filter_from_file.
+  auto add = [&](const std::vector<std::string_view>& seqs, const std::string& name, const std::string& source,
+                 bool streamed = false) {
     if (name.empty() || name.find_first_of("\t\n,") != std::string::npos)
       throw UsageError("build-filter: filter name '" + name + "' must be non-empty without tabs, commas or newlines");
     if (!taken.insert(name).second)
@@ -76,6 +78,13 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
                                                   tune.read_len, p.w, tune.profile.device, tune.profile.calibration);
       if (!q.m_bits) q.m_bits = fp.m_bits;
       if (!q.hashes) q.hashes = fp.k;
+    }
+    auto report = [&](const char* what, uint64_t done, uint64_t total) { show(std::string(what) + " " + name, done, total); };
+    if (streamed) {
+      set.filters.push_back(build_filter_from_file(source, q, name, o.threads, report));
+      if (set.filters.back().elements == 0)
+        throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
+      return;
     }
     uint64_t bases = 0;
     for (std::string_view s : seqs) bases += s.size();
@@ -105,6 +114,11 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
   };
   for (size_t i = 0; i < refs.size(); ++i) {
+    // --count hll over a whole file: streamed twice from disk on all threads, never all in memory.
+    if (p.count == KmerCount::hyperloglog && !p.per_record && !tune.on && refs[i] != "-") {
+      add({}, names.empty() ? file_stem(refs[i]) : names[i], refs[i], true);
+      continue;
+    }
     std::vector<SequenceRecord> recs;
     {
       SequenceReader reader(refs[i]);

@@ -41,6 +41,19 @@ std::string_view pair_base(std::string_view name) {
   return name;
 }
 
+// Mates of one batch: as many as reads, each named as its read (less /1, /2). `first` records precede the batch.
+void check_mates(const std::vector<SequenceRecord>& m1, const std::vector<SequenceRecord>& m2, uint64_t first,
+                 const std::string& path1, const std::string& path2) {
+  for (size_t i = 0; i < m1.size(); ++i) {
+    const std::string record = std::to_string(first + i + 1);
+    if (i == m2.size())
+      throw DataError(path1 + ": record " + record + " ('" + m1[i].name + "') has no mate: " + path2 + " ended first");
+    if (pair_base(m1[i].name) != pair_base(m2[i].name))
+      throw DataError(path2 + ": record " + record + " ('" + m2[i].name + "') is not the mate of '" + m1[i].name +
+                      "' in " + path1);
+  }
+}
+
 void append_record(std::string& out, const SequenceRecord& r, bool fastq) {
   out += fastq ? '@' : '>';
   out += r.name;
@@ -88,7 +101,8 @@ FilterSet load_filters(const std::vector<std::string>& paths, int requested_w) {
 }
 
 struct Slot {
-  SequenceChunk chunk;  // single reads: cut by the reader, parsed by the worker
+  SequenceChunk chunk, chunk2;  // cut by the readers (mate 1, mate 2), parsed by the worker
+  uint64_t first_record = 0;     // records before the chunk
   std::exception_ptr error;  // raised when the slot's turn to emit comes, so that errors keep input order
   std::vector<SequenceRecord> mates1, mates2;
   std::vector<std::string_view> v1, v2;
@@ -212,47 +226,35 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
       cp.threads, [] { return Slot{}; },
       [&](Slot& s) {
         s.error = nullptr;
-        if (!paired) {  // single reads: the workers parse their chunks, errors are raised in input order
-          if (input_failed) return false;
-          try {
-            if (!reader1.next_chunk(s.chunk, cp.batch_bases)) return false;
-          } catch (...) {
-            s.error = std::current_exception();
-            input_failed = true;
-          }
-          return true;
-        }
-        if (reader1.next_batch(s.mates1, cp.batch_bases) == 0) {
-          if (paired) {
-            SequenceRecord extra;
-            if (reader2->next(extra))
+        // The workers parse the chunks (and check the mates); errors are raised in input order.
+        if (input_failed) return false;
+        try {
+          if (!reader1.next_chunk(s.chunk, cp.batch_bases)) {
+            if (paired && reader2->next_chunk(s.chunk2, 0, 1))
               throw DataError(reader2->path() + ": record " + std::to_string(reader2->records_read()) +
                               " has no mate: " + reads_path + " ended first");
+            return false;
           }
-          return false;
-        }
-        if (paired) {
-          s.mates2.resize(s.mates1.size());
-          for (size_t i = 0; i < s.mates1.size(); ++i) {
-            if (!reader2->next(s.mates2[i]))
-              throw DataError(reads_path + ": record " + std::to_string(reader1.records_read() - s.mates1.size() + i + 1) +
-                              " ('" + s.mates1[i].name + "') has no mate: " + reader2->path() + " ended first");
-            if (pair_base(s.mates1[i].name) != pair_base(s.mates2[i].name))
-              throw DataError(reader2->path() + ": record " + std::to_string(reader2->records_read()) + " ('" +
-                              s.mates2[i].name + "') is not the mate of '" + s.mates1[i].name + "' in " + reads_path);
-          }
+          s.first_record = reader1.records_read() - s.chunk.records();
+          // As many mates as reads (fewer only where the mate file ends: the worker reports it).
+          if (paired) reader2->next_chunk(s.chunk2, UINT64_MAX, s.chunk.records());
+        } catch (...) {
+          s.error = std::current_exception();
+          input_failed = true;
         }
         return true;
       },
       [&](Slot& s) {
         if (s.error) return;
-        if (!paired) {
-          try {
-            s.chunk.parse(s.mates1);
-          } catch (...) {
-            s.error = std::current_exception();
-            return;
+        try {
+          s.chunk.parse(s.mates1);
+          if (paired) {
+            s.chunk2.parse(s.mates2);
+            check_mates(s.mates1, s.mates2, s.first_record, reads_path, reader2->path());
           }
+        } catch (...) {
+          s.error = std::current_exception();
+          return;
         }
         const size_t n = s.mates1.size();
         s.bases = 0;

@@ -70,7 +70,8 @@ void ClassifySummary::add(const BatchScores& s) {
 }
 
 std::string ClassifySummary::tsv(const std::vector<std::string>& names) const {
-  std::string out = "#filter_id\thits\tmisses\tshared\trate_hits\trate_misses\trate_shared\tbest\trate_best\n";
+  // BioBloom's header, byte for byte: MultiQC finds the file by "filter_id\thits\tmisses\tshared\trate_hit\t..."
+  std::string out = "filter_id\thits\tmisses\tshared\trate_hit\trate_miss\trate_shared\tbest\trate_best\n";
   const double t = total ? double(total) : 1.0;
   auto row = [&](const std::string& name, uint64_t h, uint64_t sh, uint64_t b) {
     out += name;

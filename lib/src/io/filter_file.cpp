@@ -211,8 +211,10 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
     if (k < 1 || k > uint32_t(kMaxHashes))
       c.fail("k = " + std::to_string(k) + " (must be 1.." + std::to_string(kMaxHashes) + ")");
     e.k = int(k);
-    if (e.m_bits < 1 || e.m_bits > kMaxBloomBits)
-      c.fail("m = " + std::to_string(e.m_bits) + " bits is out of range (1..2^32)");
+    const bool blocked = e.layout == BloomLayout::blocked512;
+    if (e.m_bits < 1 || e.m_bits > (blocked ? kMaxBlockedBloomBits : kMaxBloomBits))
+      c.fail("m = " + std::to_string(e.m_bits) + " bits is out of range (1.." + (blocked ? "2^41" : "2^32") +
+             " for the " + layout_name(e.layout) + " layout)");
     if (e.layout == BloomLayout::blocked512 && e.m_bits % kBloomBlockBits != 0)
       c.fail("m = " + std::to_string(e.m_bits) + " bits is not a whole number of 512-bit blocks");
     if (bytes != payload_bytes(e.m_bits))
@@ -292,6 +294,8 @@ void write_filter_file(const std::string& path, const FilterSet& set,
   for (auto& e : set.filters) {
     if (e.name.size() > kMaxStringBytes || e.source.size() > kMaxStringBytes)
       throw UsageError("filter file: name or source of '" + e.name.substr(0, 64) + "' too long");
+    if (e.bits.m_bits() > (e.layout == BloomLayout::classic ? kMaxBloomBits : kMaxBlockedBloomBits))
+      throw UsageError("filter file: '" + e.name.substr(0, 64) + "' has more bits than its layout addresses");
     header += 8 + e.name.size() + e.source.size() + kMinEntryBytes - 8 + entry_extra;
   }
   header = align_up(header);

@@ -34,6 +34,7 @@
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/twobit.hpp"
+#include "gzip_inflater.hpp"
 #include "io_common.hpp"
 #include "mapped_input_guard.hpp"
 
@@ -110,6 +111,42 @@ std::string describe_byte(unsigned char c) {
   return buf;
 }
 
+// Where the bytes of a streamed input come from: htslib (plain text, BGZF, gzip without ISA-L, stdin) or ISA-L.
+struct ByteSource {
+  virtual ~ByteSource() = default;
+  // Like bgzf_read: bytes copied, 0 at the end, -1 on error (then error_code()/error_errno() say why).
+  virtual ssize_t read(char* dst, size_t n) = 0;
+  virtual int error_code() const = 0;  // BGZF_ERR_* bits
+  virtual int error_errno() const = 0;
+};
+
+class BgzfSource final : public ByteSource {
+ public:
+  explicit BgzfSource(BGZF* fp) : fp_(fp) {}
+  ssize_t read(char* dst, size_t n) override {
+    const ssize_t got = bgzf_read(fp_, dst, n);
+    if (got < 0) errno_ = errno;
+    return got;
+  }
+  int error_code() const override { return fp_->errcode; }
+  int error_errno() const override { return errno_; }
+
+ private:
+  BGZF* fp_;
+  int errno_ = 0;
+};
+
+class InflaterSource final : public ByteSource {
+ public:
+  explicit InflaterSource(std::unique_ptr<io_detail::GzipInflater> z) : z_(std::move(z)) {}
+  ssize_t read(char* dst, size_t n) override { return z_->read(dst, n); }
+  int error_code() const override { return z_->error_code(); }
+  int error_errno() const override { return z_->error_errno(); }
+
+ private:
+  std::unique_ptr<io_detail::GzipInflater> z_;
+};
+
 // Decompresses ahead on a second thread so that inflating and parsing overlap (inflate alone is slower than the
 // parser). Only used for compressed regular files: a blocked read on a pipe would make the destructor wait.
 class Prefetcher {
@@ -117,7 +154,7 @@ class Prefetcher {
   static constexpr size_t kChunkBytes = size_t(1) << 20;
   static constexpr size_t kQueued = 4;
 
-  explicit Prefetcher(BGZF* fp) : fp_(fp), thread_([this] { run(); }) {}
+  explicit Prefetcher(ByteSource& src) : src_(src), thread_([this] { run(); }) {}
   ~Prefetcher() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -162,24 +199,28 @@ class Prefetcher {
         }
       }
       chunk.resize(kChunkBytes);
-      ssize_t got = bgzf_read(fp_, chunk.data(), chunk.size());
-      int err = errno;
+      // A full chunk: the source may hand out less per call (ISA-L stops at block ends).
+      size_t have = 0;
+      ssize_t got = 0;
+      while (have < chunk.size() && (got = src_.read(chunk.data() + have, chunk.size() - have)) > 0) have += size_t(got);
       std::lock_guard<std::mutex> lock(mu_);
+      if (have > 0) {
+        chunk.resize(have);
+        queue_.push_back(std::move(chunk));
+      }
       if (got <= 0) {
         done_ = true;
         failed_ = got < 0;
-        error_code_ = fp_->errcode;
-        error_errno_ = err;
+        error_code_ = src_.error_code();
+        error_errno_ = src_.error_errno();
         cv_.notify_all();
         return;
       }
-      chunk.resize(size_t(got));
-      queue_.push_back(std::move(chunk));
       cv_.notify_all();
     }
   }
 
-  BGZF* fp_;
+  ByteSource& src_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::vector<char>> queue_;
@@ -211,7 +252,8 @@ struct SequenceReader::Impl {
   uint64_t record_line = 0;
   std::string scratch;
   std::vector<SequenceRecord> pool;  // spare records so next_batch() reuses string capacity
-  std::unique_ptr<Prefetcher> prefetch;
+  std::unique_ptr<ByteSource> source;  // streamed input (not for a mapped file or .2bit)
+  std::unique_ptr<Prefetcher> prefetch;  // reads `source` ahead on its own thread
   std::unique_ptr<TwoBitReader> twobit;  // a .2bit file is served record by record
   size_t twobit_next = 0;
   std::function<void(uint64_t)> on_bases;  // progress inside long FASTA records (SequenceReader::on_bases)
@@ -219,6 +261,7 @@ struct SequenceReader::Impl {
 
   ~Impl() {
     prefetch.reset();  // joins the thread before the stream goes away
+    source.reset();
     if (fp) bgzf_close(fp);
     if (mapped) {
       io_detail::unregister_mapping(mapped_slot);
@@ -268,11 +311,11 @@ struct SequenceReader::Impl {
     if (end == buf.size()) buf.resize(buf.size() * 2);
     data = buf.data();
     ssize_t n = prefetch ? prefetch->read(buf.data() + end, buf.size() - end)
-                         : bgzf_read(fp, buf.data() + end, buf.size() - end);
+                         : source->read(buf.data() + end, buf.size() - end);
     if (n < 0) {
       // Decompression runs ahead, so the damage is at or after the record being parsed.
-      const int ec = prefetch ? prefetch->error_code() : fp->errcode;
-      if (prefetch) errno = prefetch->error_errno();
+      const int ec = prefetch ? prefetch->error_code() : source->error_code();
+      errno = prefetch ? prefetch->error_errno() : source->error_errno();
       std::string why;
       if ((ec & BGZF_ERR_ZLIB) && (ec & BGZF_ERR_IO))
         why = "truncated compressed data (incomplete file?)";
@@ -396,39 +439,58 @@ struct SequenceReader::Impl {
     released = upto;
   }
 
-  // Whether a plain FASTQ record starts at `p` of the mapping: '@' header, one sequence line not starting with
-  // '+' or '@', a '+' line, one quality line as long as the sequence, each ending in '\n'. next() would take
-  // exactly these four lines as one record (their characters still to be checked), so a run of them can be cut
-  // here and parsed elsewhere. Sets `e` past the record, `bases` to the sequence length and `nl` to the offsets
-  // of its four '\n'.
-  bool plain_fastq_at(size_t p, size_t& e, size_t& bases, size_t* line_ends) const {
-    if (!mapped || format == '>' || p >= end || data[p] != '@') return false;
+  enum PlainRecord { kNotPlain, kPlain, kNeedMore };
+
+  // Whether a plain FASTQ record starts at `p` of `data`: '@' header, one sequence line not starting with '+' or
+  // '@', a '+' line, one quality line as long as the sequence, each ending in '\n'. next() would take exactly these
+  // four lines as one record (their characters still to be checked), so a run of them can be cut here and parsed
+  // elsewhere. kNeedMore: the bytes end before the record does and more input may follow. Sets `e` past the
+  // record, `bases` to the sequence length and `line_ends` to the offsets of its four '\n'.
+  PlainRecord plain_fastq_at(size_t p, size_t& e, size_t& bases, size_t* line_ends) const {
+    if (twobit || format == '>') return kNotPlain;
+    if (p >= end) return eof ? kNotPlain : kNeedMore;
+    if (data[p] != '@') return kNotPlain;
     const char* const stop = data + end;
+    const PlainRecord short_of_data = eof ? kNotPlain : kNeedMore;
     auto line_end = [&](const char* from) -> const char* {
       return from < stop ? static_cast<const char*>(std::memchr(from, '\n', size_t(stop - from))) : nullptr;
     };
     auto content = [](const char* from, const char* nl) { return size_t(nl - from) - (nl > from && nl[-1] == '\r'); };
     const char* nl1 = line_end(data + p);
-    if (!nl1) return false;
+    if (!nl1) return short_of_data;
     const char* sq = nl1 + 1;
-    if (sq >= stop || *sq == '+' || *sq == '@') return false;
+    if (sq >= stop) return short_of_data;
+    if (*sq == '+' || *sq == '@') return kNotPlain;
     const char* nl2 = line_end(sq);
-    if (!nl2) return false;
+    if (!nl2) return short_of_data;
     const char* pl = nl2 + 1;
-    if (pl >= stop || *pl != '+') return false;
+    if (pl >= stop) return short_of_data;
+    if (*pl != '+') return kNotPlain;
     const char* nl3 = line_end(pl);
-    if (!nl3) return false;
+    if (!nl3) return short_of_data;
     const char* ql = nl3 + 1;
     const char* nl4 = line_end(ql);
-    if (!nl4) return false;
+    if (!nl4) return short_of_data;
     bases = content(sq, nl2);
-    if (content(ql, nl4) != bases) return false;
+    if (content(ql, nl4) != bases) return kNotPlain;
     e = size_t(nl4 + 1 - data);
     line_ends[0] = size_t(nl1 - data);
     line_ends[1] = size_t(nl2 - data);
     line_ends[2] = size_t(nl3 - data);
     line_ends[3] = size_t(nl4 - data);
-    return true;
+    return kPlain;
+  }
+
+  // plain_fastq_at(pos), reading more of a stream while the record may continue past the buffer (a FASTQ record
+  // longer than kMaxPlainBytes is left to next()). fill() may move the unread bytes: offsets from before a call
+  // are stale after it.
+  static constexpr size_t kMaxPlainBytes = size_t(16) << 20;
+  bool plain_fastq_next(size_t& e, size_t& bases, size_t* line_ends) {
+    for (;;) {
+      const PlainRecord r = plain_fastq_at(pos, e, bases, line_ends);
+      if (r != kNeedMore) return r == kPlain;
+      if (mapped || end - pos > kMaxPlainBytes || !fill()) return false;
+    }
   }
 
   bool next(SequenceRecord& rec) {
@@ -545,11 +607,16 @@ SequenceReader::SequenceReader(const std::string& path, bool decompress_ahead) :
     return;
   }
   impl_->buf.resize(kBufferBytes);
+  // Plain gzip from a regular file: ISA-L where built with it (several times zlib's speed), else htslib.
+  if (impl_->fp->is_gzip && path != "-")
+    if (auto z = io_detail::GzipInflater::open(path)) impl_->source = std::make_unique<InflaterSource>(std::move(z));
+  if (!impl_->source) impl_->source = std::make_unique<BgzfSource>(impl_->fp);
   // Not for stdin: a reader thread blocked on a pipe would make closing wait for input.
   if (decompress_ahead && impl_->fp->is_compressed && path != "-") {
     // BGZF blocks are independent: htslib's thread pool inflates several at once (and reads ahead itself).
     // Plain gzip is one stream: a single thread inflates ahead of the parser.
-    if (impl_->fp->is_gzip || bgzf_mt(impl_->fp, 2, 64) != 0) impl_->prefetch = std::make_unique<Prefetcher>(impl_->fp);
+    if (impl_->fp->is_gzip || bgzf_mt(impl_->fp, 2, 64) != 0)
+      impl_->prefetch = std::make_unique<Prefetcher>(*impl_->source);
   }
 }
 
@@ -596,6 +663,7 @@ struct SequenceChunk::Impl {
   size_t raw_records = 0;
   uint64_t first_line = 0, first_record = 0;  // lines and records before the cut bytes
   std::vector<uint32_t> ends;  // [raw record][4]: offsets of its line ends in the cut bytes
+  std::string own;  // the cut bytes when they come from a stream (compressed input, stdin): the buffer moves on
 
   // A cut record whose lines pass the reader's checks, without its line-by-line machinery; false (rec undefined)
   // if any check fails: the reader's parser then reports the error.
@@ -653,7 +721,7 @@ size_t SequenceChunk::parse(std::vector<SequenceRecord>& batch) {
   return n;
 }
 
-bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases) {
+bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases, size_t max_records) {
   Impl& in = *impl_;
   SequenceChunk::Impl& c = *chunk.impl_;
   c.used = c.raw_records = 0;
@@ -661,38 +729,46 @@ bool SequenceReader::next_chunk(SequenceChunk& chunk, uint64_t max_bases) {
   uint64_t bases = 0;
   size_t e = 0, len = 0, nl[4];
   // Records parsed here, up to the first plain FASTQ record.
-  while (!in.plain_fastq_at(in.pos, e, len, nl) || e - in.pos > UINT32_MAX) {
+  while (!in.plain_fastq_next(e, len, nl) || e - in.pos > UINT32_MAX) {
     if (c.used == c.parsed.size()) c.parsed.emplace_back();
     if (!next(c.parsed[c.used])) return c.used > 0;
     bases += c.parsed[c.used++].seq.size();
-    if (bases >= max_bases) return true;
+    if (bases >= max_bases || c.used >= max_records) return true;
   }
-  // A run of plain FASTQ records, only cut.
+  // A run of plain FASTQ records, only cut: a mapped file's bytes stay where they are, a stream's are copied out
+  // record by record (its buffer is refilled in between).
+  const bool copy = in.mapped == nullptr;
   const size_t from = in.pos;
   c.raw.name = in.name;
-  c.raw.data = in.data + from;
   c.raw.eof = true;
   c.raw.format = '@';
   c.first_line = in.line;
   c.first_record = in.record;
   c.ends.clear();
-  size_t p = from;
+  c.own.clear();
+  size_t bytes = 0;  // cut so far
   do {
-    p = e;
+    const size_t start = in.pos;
+    if (copy) c.own.append(in.data + start, e - start);
+    for (size_t x : nl) c.ends.push_back(uint32_t(x - start + bytes));
+    bytes += e - start;
+    in.pos = e;
     bases += len;
     ++c.raw_records;
-    for (size_t x : nl) c.ends.push_back(uint32_t(x - from));
-  } while (bases < max_bases && in.plain_fastq_at(p, e, len, nl) && e - from <= UINT32_MAX);
-  c.raw.end = p - from;
-  in.pos = p;
+  } while (bases < max_bases && c.used + c.raw_records < max_records && in.plain_fastq_next(e, len, nl) &&
+           bytes + (e - in.pos) <= UINT32_MAX);
+  c.raw.data = copy ? c.own.data() : in.data + from;
+  c.raw.end = bytes;
   in.line += 4 * c.raw_records;
   in.record += c.raw_records;
   if (in.format == 0) in.format = '@';
   records_ += c.raw_records;
   // Chunks handed out may still be parsed behind pos (one per worker, a worker rarely more than two behind);
   // a page dropped too early only costs a minor fault.
-  in.release_lag = std::max(in.release_lag, 3 * (p - from));
-  in.release_parsed();
+  if (!copy) {
+    in.release_lag = std::max(in.release_lag, 3 * bytes);
+    in.release_parsed();
+  }
   return true;
 }
 

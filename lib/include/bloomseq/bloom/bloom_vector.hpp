@@ -7,8 +7,11 @@
 
 namespace bloomseq {
 
-// Largest vector the 32-bit hashes can address evenly.
+// Largest classic vector the 32-bit hashes can address evenly (one hash picks one bit).
 constexpr uint64_t kMaxBloomBits = uint64_t(1) << 32;
+// Largest blocked vector: hash 0 picks one of up to 2^32 blocks of 512 bits (blocked_bloom_view.hpp), 256 GiB; a
+// 3.1-Gbase genome at FPR 5e-4 needs about 2^36.
+constexpr uint64_t kMaxBlockedBloomBits = uint64_t(1) << 41;
 
 class BloomVector {
  public:

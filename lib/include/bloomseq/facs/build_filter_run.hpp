@@ -22,6 +22,7 @@ struct BuildFilterRequest {
   bool json = false;              // --json given
   std::string json_path;
   std::string layout_name;        // as given ("blocked" or "classic"), for messages
+  int threads = 0;                // -t: build threads for --count hll (0 = all cores)
   BuildParams params;             // with --auto-tune, params.fpr is the target
   FacsAutoTuneOptions tune;
   std::string command_line;       // recorded in the container and the JSON report

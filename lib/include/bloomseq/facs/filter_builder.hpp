@@ -32,6 +32,21 @@ void size_filter(uint64_t n, const BuildParams& p, uint64_t& m_bits, int& k);
 FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildParams& p, const std::string& name,
                          const std::string& source, const BuildProgress& progress = nullptr);
 
+// Builds one filter from every record of a sequence file without holding its sequences or k-mers: the file is
+// read twice, batch by batch (64 Mbases, or one longer record). Pass 1 counts distinct k-mers with HyperLogLog
+// (registers per thread, merged: the same estimate as estimate_distinct_wmers), pass 2 inserts; both split the
+// records into 1-Mbase slices over `threads` threads (0 = all cores). The bits equal build_filter's with
+// KmerCount::hyperloglog on the same sequences, whatever the thread count. Peak memory: the filter plus a batch.
+// `path` must be readable twice (not "-").
+FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p, const std::string& name,
+                                   int threads, const BuildProgress& progress = nullptr);
+
+// MemAvailable from /proc/meminfo in bytes, 0 if unknown.
+uint64_t available_memory_bytes();
+// Throws UsageError, saying what is needed and what is available, if a filter of m bits would not fit in the
+// memory available now (checked before allocating it).
+void check_filter_memory(uint64_t m_bits, const std::string& name);
+
 // An empty container with the build parameters (w, seed, canonical).
 FilterSet make_filter_set(const BuildParams& p, const std::string& command_line);
 

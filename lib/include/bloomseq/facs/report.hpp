@@ -1,7 +1,8 @@
 // Outputs of `facs classify`: the per-read TSV lines and the run summary in BioBloom Tools' summary.tsv layout
-// (filter_id, hits, misses, shared, rate_hits, rate_misses, rate_shared; then multiMatch and noMatch rows), which
-// MultiQC's BioBloom Tools module parses. Two extra numeric columns, best and rate_best, count the reads whose
-// call is the filter (best score, no tie).
+// (header filter_id, hits, misses, shared, rate_hit, rate_miss, rate_shared, spelt and ordered exactly as BioBloom
+// writes them, no '#': MultiQC recognises the file by that header line; then one row per filter, multiMatch and
+// noMatch), which MultiQC's BioBloom Tools module parses. Two extra numeric columns after BioBloom's, best and
+// rate_best, count the reads whose call is the filter (best score, no tie); MultiQC ignores them.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -3,6 +3,7 @@
 // Records come in batches sized in bases so memory stays bounded whatever the file size.
 // Every error names the file and the record number (1-based) and, where known, the line.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,12 +39,14 @@ class SequenceReader {
   // of records appended (0 at the end). `batch` is cleared first; its strings' capacity is reused.
   size_t next_batch(std::vector<SequenceRecord>& batch, uint64_t max_bases);
 
-  // Hands out the next run of whole records (at least `max_bases` bases unless the input ends); false at the end.
-  // From a mapped (uncompressed, regular) file, plain four-line FASTQ records are only cut here, at record
-  // boundaries, and parsed by whoever holds the chunk (a worker thread); other records (FASTA, multi-line or
-  // malformed FASTQ, blank lines, other inputs) are parsed here as next() parses them. Either way the chunk yields
+  // Hands out the next run of whole records (at least `max_bases` bases unless the input ends or the run reaches
+  // `max_records` records: a mate file's chunk takes as many records as its partner's); false at the end.
+  // Plain four-line FASTQ records are only cut here, at record boundaries, and parsed by whoever holds the chunk
+  // (a worker thread): from a mapped (uncompressed, regular) file in place, from a stream (compressed input,
+  // stdin) copied into the chunk. Other records (FASTA, multi-line or malformed FASTQ, blank lines, .2bit) are
+  // parsed here as next() parses them. Either way the chunk yields
   // the records, checks and error messages (file, record and line) of next(). Throws as next() does.
-  bool next_chunk(SequenceChunk& chunk, uint64_t max_bases);
+  bool next_chunk(SequenceChunk& chunk, uint64_t max_bases, size_t max_records = SIZE_MAX);
 
   // Calls `f` with the bases read so far (earlier records and the current one) every ~1 Mbase of FASTA
   // sequence, so that progress can move inside a long record such as a chromosome.
@@ -61,8 +64,8 @@ class SequenceReader {
   uint64_t records_ = 0;
 };
 
-// Records cut by SequenceReader::next_chunk. The bytes stay in the reader's mapping: the reader must outlive
-// the chunk's parsing.
+// Records cut by SequenceReader::next_chunk. A mapped file's bytes stay in the reader's mapping: the reader must
+// outlive the chunk's parsing.
 class SequenceChunk {
  public:
   SequenceChunk();
