@@ -81,6 +81,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   filters_ = SubqueryFilters(queries_.codes, filter_params, force_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced, by_position);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
+  for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
   for (const auto& q : queries_.codes) {
     search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
     cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
@@ -337,7 +338,8 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       const ExtensionCutoffs& cut = cutoffs_[query];
       ++extensions[t];
       // As blastn: a failed extension marks only the word itself as explored.
-      if (w >= 11 && approximate_ungapped_score(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring) < cut.reduced) {
+      if (w >= 11 && approximate_ungapped_score(concatenated_.codes.data(), concatenated_.codes.size() - 1, s, s_len,
+                                                concatenated_.offset[g] + q_pos, x.s_pos, scoring) < cut.reduced) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
         return;
       }

@@ -82,6 +82,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-2"))
       ("xdrop", "ungapped X-drop in bits (blastn -xdrop_ungap)", cxxopts::value<double>()->default_value("20"))
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
+      ("ungapped", "report ungapped HSPs (blastn -ungapped -sum_stats false)")
       ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"))
       ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
                      "at every (w-15)-th position, which find the same seeds)")
@@ -148,6 +149,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.penalty = r["penalty"].as<int>();
   p.xdrop_bits = r["xdrop"].as<double>();
   p.evalue = r["evalue"].as<double>();
+  if (r.count("ungapped")) p.gapped = false;
   if (r.count("sub-query")) p.n_sub = parse_size(r["sub-query"].as<std::string>(), "--sub-query");
   p.m_bits = parse_size(r["bloom-bits"].as<std::string>(), "--bloom-bits");
   p.k = r["hashes"].as<int>();
