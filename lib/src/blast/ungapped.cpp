@@ -138,15 +138,6 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
   return score;
 }
 
-namespace {
-// BLAST's BlastKarlinEtoS_simple: the smallest score whose E-value in `space` is at most e (at least 1).
-int64_t score_for_evalue(const KarlinParams& kp, double space, double e) {
-  e = std::max(e, 1.0e-297);
-  const int64_t s = int64_t(std::ceil(std::log(kp.K * space / e) / kp.lambda));
-  return std::max<int64_t>(1, s);
-}
-}  // namespace
-
 ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length, double search_space,
                                    uint64_t mean_subject_length, double evalue) {
   ExtensionCutoffs c;
