@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
+#include <stdexcept>
 
 namespace bloomseq {
 namespace {
@@ -18,10 +20,8 @@ struct Cell {
   int best_gap;
 };
 
-}  // namespace
-
-XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
-                                  bool traceback) {
+template <int kStepB, bool traceback>
+XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff) {
   XdropAlignment out;
   const int gap_extend = sc.gap_extend;
   const int gap_open_extend = sc.gap_open + sc.gap_extend;
@@ -36,12 +36,34 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
   };
   ensure(std::min<int64_t>(N + 1, x / std::max(gap_extend, 1) + 4));
   // Traceback rows: row a holds cells [row_first[a], row_first[a] + row_len[a]) of B.
-  std::vector<uint8_t> script;
-  std::vector<int64_t> row_start, row_first;
+  // Traceback cells, row after row, in blocks that are never moved (reused between calls on a thread); a row
+  // never spans two blocks. Every cell read back was written.
+  struct Blocks {
+    std::vector<std::unique_ptr<uint8_t[]>> data;
+    std::vector<size_t> size;
+  };
+  thread_local Blocks blocks;
+  thread_local std::vector<uint8_t*> row_ptr;
+  thread_local std::vector<int64_t> row_first;
+  size_t block = 0, block_used = 0;
+  auto new_row = [&](size_t cells) -> uint8_t* {
+    if (block < blocks.data.size() && block_used + cells > blocks.size[block]) ++block, block_used = 0;
+    while (block < blocks.data.size() && cells > blocks.size[block]) ++block;  // a smaller block is skipped
+    if (block == blocks.data.size()) {
+      const size_t n = std::max<size_t>(size_t(1) << 20, 2 * cells);
+      blocks.data.emplace_back(new uint8_t[n]);
+      blocks.size.push_back(n);
+      block_used = 0;
+    }
+    uint8_t* p = blocks.data[block].get() + block_used;
+    block_used += cells;
+    return p;
+  };
   if (traceback) {
-    row_start.push_back(0);
-    row_first.push_back(0);
+    row_ptr.clear();
+    row_first.clear();
   }
+  int64_t row_room = 0;  // cells of the current row
 
   int score = -gap_open_extend;
   col[0] = {0, -gap_open_extend};
@@ -53,23 +75,32 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
     score -= gap_extend;
   }
   if (traceback) {
-    script.assign(size_t(i), kGapInA);
-    script[0] = kSub;
+    uint8_t* row0 = new_row(size_t(i));
+    std::fill(row0, row0 + i, kGapInA);
+    row0[0] = kSub;
+    row_ptr.push_back(row0);
+    row_first.push_back(0);
   }
+  // Scores by letter code (0..3 bases, anything above ambiguous), one row per letter of A.
+  int table[5][5];
+  for (int u = 0; u < 5; ++u)
+    for (int v = 0; v < 5; ++v) table[u][v] = sc.pair(uint8_t(u), uint8_t(v));
+  const uint8_t* b_letters = B.base;  // letter k at b_letters[(k - 1) * kStepB]
   int64_t b_size = i, first_b = 0;
   int best_score = 0;
   int64_t best_a = 0, best_b = 0;
 
   for (int64_t a = 1; a <= M; ++a) {
     const uint8_t la = A.at(a);
-    int64_t row_base = 0;
+    const int* row_scores = table[la < 4 ? la : 4];
+    uint8_t* row = nullptr;  // cell b at row[b - row_start_b]
+    const int64_t row_start_b = first_b;
     if (traceback) {
-      row_base = int64_t(script.size());
-      row_start.push_back(row_base);
-      row_first.push_back(first_b);
       // Room for the current window and the growth below (at most x / extend + 3 cells past b_size).
-      const int64_t room = b_size - first_b + (gap_extend > 0 ? x / gap_extend + 3 : N + 3) + 2;
-      script.resize(size_t(row_base + room), kSub);
+      row_room = b_size - first_b + (gap_extend > 0 ? x / gap_extend + 3 : N + 3) + 2;
+      row = new_row(size_t(row_room));
+      row_ptr.push_back(row);
+      row_first.push_back(first_b);
     }
     score = kMinScore;
     int score_gap_row = kMinScore;
@@ -77,7 +108,11 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
     int64_t b = first_b;
     for (; b < b_size; ++b) {
       int score_gap_col = col[size_t(b)].best_gap;
-      const int next_score = col[size_t(b)].best + (b < N ? sc.pair(la, B.at(b + 1)) : 0);
+      int next_score = col[size_t(b)].best;
+      if (b < N) {
+        const uint8_t lb = b_letters[b * kStepB];
+        next_score += row_scores[lb < 4 ? lb : 4];
+      }
       uint8_t op = kSub;
       if (score < score_gap_col) {
         op = kGapInB;
@@ -111,7 +146,7 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
         col[size_t(b)].best = score;
       }
       score = next_score;
-      if (traceback) script[size_t(row_base + (b - row_first[size_t(a)]))] = op;
+      if (traceback) row[b - row_start_b] = op;
     }
     if (first_b == b_size) break;
     if (last_b < b_size - 1) {
@@ -121,9 +156,8 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
         ensure(b_size);
         col[size_t(b_size)] = {score_gap_row, score_gap_row - gap_open_extend};
         if (traceback) {
-          const int64_t at = row_base + (b_size - row_first[size_t(a)]);
-          if (at >= int64_t(script.size())) script.resize(size_t(at + 1), kSub);
-          script[size_t(at)] = kGapInA;
+          if (b_size - row_first.back() >= row_room) throw std::logic_error("gapped traceback row overflow");
+          row[b_size - row_start_b] = kGapInA;
         }
         score_gap_row -= gap_extend;
         ++b_size;
@@ -145,7 +179,7 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
   uint8_t state = kSub;
   std::vector<GapOp> back;
   while (a > 0 || b > 0) {
-    const uint8_t next = script[size_t(row_start[size_t(a)] + (b - row_first[size_t(a)]))];
+    const uint8_t next = row_ptr[size_t(a)][b - row_first[size_t(a)]];
     switch (state) {
       case kGapInA: state = (next & kExtendGapA) ? kGapInA : uint8_t(next & kOpMask); break;
       case kGapInB: state = (next & kExtendGapB) ? kGapInB : uint8_t(next & kOpMask); break;
@@ -165,6 +199,19 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
   }
   out.ops.assign(back.rbegin(), back.rend());
   return out;
+}
+
+}  // namespace
+
+XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
+                                  bool traceback) {
+  if (B.step == 1) return traceback ? align<1, true>(A, B, sc, x_dropoff) : align<1, false>(A, B, sc, x_dropoff);
+  if (B.step == -1) return traceback ? align<-1, true>(A, B, sc, x_dropoff) : align<-1, false>(A, B, sc, x_dropoff);
+  // Any other stride: copy the letters into order.
+  std::vector<uint8_t> copy(size_t(std::max<int64_t>(B.length, 0)));
+  for (int64_t k = 1; k <= B.length; ++k) copy[size_t(k - 1)] = B.at(k);
+  const LetterRun contiguous{copy.data(), 1, B.length};
+  return traceback ? align<1, true>(A, contiguous, sc, x_dropoff) : align<1, false>(A, contiguous, sc, x_dropoff);
 }
 
 }  // namespace bloomseq
