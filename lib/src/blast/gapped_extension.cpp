@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 
 namespace bloomseq {
 namespace {
@@ -29,11 +30,36 @@ bool contained(const Box& in, const Box& by) {
   return close(by.q_start, by.s_start, in.q_start, in.s_start) || close(by.q_end, by.s_end, in.q_end, in.s_end);
 }
 
-bool contained_in_any(const Box& in, const std::vector<Box>& kept) {
-  for (const Box& k : kept)
-    if (contained(in, k)) return true;
-  return false;
-}
+// The kept alignments, indexed by the 50-diagonal band of their start and of their end: a container's start or end
+// lies within 50 diagonals of the tested alignment's, so only the neighbouring bands need looking at.
+class KeptBoxes {
+ public:
+  void add(const Box& b) {
+    const size_t i = boxes_.size();
+    boxes_.push_back(b);
+    by_start_[band(b.q_start - b.s_start)].push_back(i);
+    const int64_t e = band(b.q_end - b.s_end);
+    if (e != band(b.q_start - b.s_start)) by_end_[e].push_back(i);
+  }
+  bool contains(const Box& in) const {
+    for (const int64_t d : {in.q_start - in.s_start, in.q_end - in.s_end})
+      for (int64_t k = band(d) - 1; k <= band(d) + 1; ++k)
+        for (const auto* map : {&by_start_, &by_end_}) {
+          const auto it = map->find(k);
+          if (it == map->end()) continue;
+          for (size_t i : it->second)
+            if (contained(in, boxes_[i])) return true;
+        }
+    return false;
+  }
+
+ private:
+  static int64_t band(int64_t diagonal) {
+    return diagonal >= 0 ? diagonal / kMinDiagSeparation : -((-diagonal + kMinDiagSeparation - 1) / kMinDiagSeparation);
+  }
+  std::vector<Box> boxes_;
+  std::unordered_map<int64_t, std::vector<size_t>> by_start_, by_end_;
+};
 
 // Of alignments sharing a start (then an end) keep the best: higher score, then the longer ranges
 // (Blast_HSPListPurgeHSPsWithCommonEndpoints).
@@ -139,10 +165,11 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
            std::make_tuple(-b.score, b.s_start, -int64_t(b.length), b.q_start);
   });
   std::vector<Box> prelim;
+  KeptBoxes prelim_index;
   for (const GapTrigger& t : triggers) {
     const Box ungapped{int64_t(t.q_start), int64_t(t.q_start + t.length), int64_t(t.s_start),
                        int64_t(t.s_start + t.length), t.score};
-    if (contained_in_any(ungapped, prelim)) continue;
+    if (prelim_index.contains(ungapped)) continue;
     int64_t q_off = int64_t(t.q_seed), s_off = int64_t(t.s_seed);
     if (ungapped.s_end >= s_off + 8) q_off += 3, s_off += 3;
     const int x = int(std::min<int64_t>(p.xdrop_gap, t.score));
@@ -160,18 +187,19 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
       g.s_end = s_mid + right.a_end;
       g.score += right.score;
     }
-    if (g.score >= p.cutoff) prelim.push_back(g);
+    if (g.score >= p.cutoff) {
+      prelim.push_back(g);
+      prelim_index.add(g);
+    }
   }
   purge_common_endpoints(prelim, [](const Box& b) -> const Box& { return b; });
   std::sort(prelim.begin(), prelim.end(), score_order);
 
   // Final pass with traceback.
   std::vector<Final> finals;
-  std::vector<Box> done;
+  KeptBoxes done;
   for (Box h : prelim) {
-    if (contained_in_any(h, done)) {
-        continue;
-    }
+    if (done.contains(h)) continue;
     choose_start(q, s, SL, h);
     const int64_t qs = h.q_gapped, ss = h.s_gapped;
     // Rows are query letters here (ALIGN_EX); the left part includes the start point.
@@ -227,16 +255,16 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
     r.q_start = uint64_t(b.q_start), r.q_end = uint64_t(b.q_end);
     r.s_start = uint64_t(b.s_start), r.s_end = uint64_t(b.s_end);
     r.score = b.score;
-    done.push_back(b);
+    done.add(b);
     finals.push_back(f);
   }
   purge_common_endpoints(finals, [](const Final& f) -> const Box& { return f.box; });
   std::sort(finals.begin(), finals.end(), [](const Final& a, const Final& b) { return score_order(a.box, b.box); });
   std::vector<GappedHsp> out;
-  std::vector<Box> kept;
+  KeptBoxes kept;
   for (const Final& f : finals) {
-    if (contained_in_any(f.box, kept)) continue;
-    kept.push_back(f.box);
+    if (kept.contains(f.box)) continue;
+    kept.add(f.box);
     out.push_back(f.hsp);
   }
   return out;
