@@ -80,8 +80,16 @@ TEST_CASE("blast-bloom: defaults", "[cli]") {
   CHECK(s.params.threads == 1);
   CHECK(s.params.chunk_bases == 65536);
   CHECK(s.params.batch_bases == (uint64_t(64) << 20));
-  CHECK(s.params.reward == 1);
-  CHECK(s.params.penalty == -2);
+  // blastn -task blastn's defaults: gapped, 2/-3, gap costs 5/2, X-drops 20/30/100 bits.
+  CHECK(s.params.reward == 2);
+  CHECK(s.params.penalty == -3);
+  CHECK(s.params.gapped);
+  CHECK(s.params.gap_open == 5);
+  CHECK(s.params.gap_extend == 2);
+  CHECK(s.params.xdrop_bits == 20);
+  CHECK(s.params.xdrop_gap_bits == 30);
+  CHECK(s.params.xdrop_final_bits == 100);
+  CHECK_FALSE(blast({"blast-bloom", "--ungapped", "q.fa", "db.fa"}).search.params.gapped);
   CHECK(s.params.layout == Stage1aLayout::automatic);
   CHECK(s.stage == "hsp");
   CHECK(s.backend == "auto");
@@ -129,8 +137,10 @@ TEST_CASE("blast-bloom: out-of-range values are refused, naming the option", "[c
   CHECK_THAT(usage_message({"blast-bloom", "-m", "32", "q", "d"}), Catch::Contains("Bloom vector bits"));
   CHECK_THAT(usage_message({"blast-bloom", "-t", "0", "q", "d"}), Catch::Contains("threads must be 1..1024"));
   CHECK_THAT(usage_message({"blast-bloom", "--chunk", "100", "q", "d"}), Catch::Contains("chunk size"));
-  CHECK_THAT(usage_message({"blast-bloom", "--reward", "3", "q", "d"}),
+  CHECK_THAT(usage_message({"blast-bloom", "--reward", "3", "--penalty=-2", "q", "d"}),
              Catch::Contains("reward/penalty 3/-2 not supported"));
+  CHECK_THAT(usage_message({"blast-bloom", "--gapopen", "1", "--gapextend", "1", "q", "d"}),
+             Catch::Contains("gap costs 1/1 not supported for reward/penalty 2/-3"));
   CHECK_THAT(usage_message({"blast-bloom", "--stage", "2", "q", "d"}), Catch::Contains("--stage must be"));
   CHECK_THAT(usage_message({"blast-bloom", "--layout", "x", "q", "d"}), Catch::Contains("unknown layout 'x'"));
   CHECK_THAT(usage_message({"blast-bloom", "--backend", "gpu", "q", "d"}), Catch::Contains("--backend must be"));

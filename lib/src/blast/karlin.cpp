@@ -80,6 +80,12 @@ double effective_search_space(const KarlinParams& kp, uint64_t query_length, uin
   return double(eff_db) * double(eff_q);  // BLAST multiplies the integers (Int8); exact below 2^53
 }
 
+int64_t score_for_evalue(const KarlinParams& kp, double space, double e) {
+  e = std::max(e, 1.0e-297);
+  const int64_t s = int64_t(std::ceil(std::log(kp.K * space / e) / kp.lambda));
+  return std::max<int64_t>(1, s);
+}
+
 double evalue_of(const KarlinParams& kp, int64_t score, double search_space) {
   return search_space * std::exp(-kp.lambda * double(score) + kp.logK);
 }

@@ -69,6 +69,20 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   params_.validate();
   karlin_ = ungapped_karlin(params_.reward, params_.penalty);
   xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
+  if (params_.gapped) {
+    gapped_ = gapped_karlin(params_.reward, params_.penalty, params_.gap_open, params_.gap_extend, karlin_);
+    GappedScoring& g = gapped_params_.scoring;
+    g.reward = params_.reward;
+    g.penalty = params_.penalty;
+    g.ambiguous = ambiguous_score(params_.reward, params_.penalty);
+    g.gap_open = params_.gap_open;
+    g.gap_extend = params_.gap_extend;
+    // BlastExtensionParametersNew: truncated, the final X-drop at least the preliminary one.
+    const double ln2 = 0.69314718055994530941723212145818;
+    gapped_params_.xdrop_gap = int(params_.xdrop_gap_bits * ln2 / gapped_.params.lambda);
+    gapped_params_.xdrop_final =
+        int(std::max(params_.xdrop_final_bits * ln2 / gapped_.params.lambda, double(gapped_params_.xdrop_gap)));
+  }
   const auto t0 = std::chrono::steady_clock::now();
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
@@ -86,9 +100,23 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   filters_ = SubqueryFilters(queries_.codes, filter_params, caps_.needs_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced, by_position);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
+  for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
   for (const auto& q : queries_.codes) {
-    search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
-    cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
+    if (params_.gapped) {
+      // BlastInitialWordParametersUpdate for a gapped search: the ungapped cut-off is the gap trigger (in the
+      // ungapped statistics), at most the gapped hit cut-off.
+      search_space_.push_back(effective_search_space(gapped_.params, q.size(), totals_.bases, totals_.records));
+      ExtensionCutoffs c;
+      c.hit = score_for_evalue(gapped_.params, search_space_.back(), params_.evalue);
+      const int64_t trigger =
+          int64_t((params_.gap_trigger_bits * 0.69314718055994530941723212145818 + karlin_.logK) / karlin_.lambda);
+      c.word = std::min(trigger, c.hit);
+      c.reduced = int64_t(0.8 * double(c.word));
+      cutoffs_.push_back(c);
+    } else {
+      search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
+      cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
+    }
   }
   stats_.seconds_build = seconds_since(t0);
   stats_.tp.assign(filters_.count(), 0);
@@ -125,6 +153,7 @@ void BlastSearch::search(const DbBatch& batch) {
     const size_t c1 = std::min(chunks.size(), c0 + group);
     search_chunks(batch, std::vector<DbChunk>(chunks.begin() + long(c0), chunks.begin() + long(c1)));
   }
+  if (run_stage2 && params_.gapped) extend_gapped_batch(batch);
 }
 
 void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks) {
@@ -326,6 +355,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     }
 
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
+  if (triggers_.size() < size_t(T)) triggers_.resize(size_t(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
     auto process = [&](size_t g, DiagonalTable& diag, const Item& x) {
@@ -341,7 +371,8 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       const ExtensionCutoffs& cut = cutoffs_[query];
       ++extensions[t];
       // As blastn: a failed extension marks only the word itself as explored.
-      if (w >= 11 && approximate_ungapped_score(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring) < cut.reduced) {
+      if (w >= 11 && approximate_ungapped_score(concatenated_.codes.data(), concatenated_.codes.size() - 1, s, s_len,
+                                                concatenated_.offset[g] + q_pos, x.s_pos, scoring) < cut.reduced) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
         return;
       }
@@ -351,6 +382,14 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         return;
       }
       diag.record(rec_stream + x.s_pos, q_pos, rec_stream + e.s_start + e.length);
+      if (params_.gapped) {
+        Trigger tr;
+        tr.subject = x.record;
+        tr.strand_index = uint32_t(g);
+        tr.hit = GapTrigger{q_pos, x.s_pos, e.q_start, e.s_start, e.length, e.score};
+        triggers_[t].push_back(tr);
+        return;
+      }
       if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) return;
       const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
       if (!(evalue <= params_.evalue)) return;
@@ -363,6 +402,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       h.s_start = e.s_start;
       h.s_end = e.s_start + e.length;
       h.score = e.score;
+      h.align_length = e.length;
       for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == s[e.s_start + k] && s[e.s_start + k] < 4);
       h.evalue = evalue;
       h.bits = bitscore_of(karlin_, e.score);
@@ -393,6 +433,65 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     hsps_.insert(hsps_.end(), found[t].begin(), found[t].end());
   }
   stats_.seconds_stage2 += seconds_since(t0);
+}
+
+void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Trigger> all;
+  for (auto& v : triggers_) {
+    all.insert(all.end(), v.begin(), v.end());
+    std::vector<Trigger>().swap(v);
+  }
+  stats_.gap_triggers += all.size();
+  // One work unit per (subject record, query strand); their order in `all` does not matter (extend_gapped sorts).
+  std::sort(all.begin(), all.end(), [](const Trigger& a, const Trigger& b) {
+    return std::tie(a.subject, a.strand_index, a.hit.s_seed, a.hit.q_seed) <
+           std::tie(b.subject, b.strand_index, b.hit.s_seed, b.hit.q_seed);
+  });
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (i == 0 || all[i].subject != all[i - 1].subject || all[i].strand_index != all[i - 1].strand_index)
+      starts.push_back(i);
+  starts.push_back(all.size());
+  const size_t groups = starts.size() - 1;
+  std::vector<std::vector<Hsp>> found(groups);
+  parallel_for(groups, params_.threads, [&](size_t k) {
+    const Trigger& first = all[starts[k]];
+    const uint32_t g = first.strand_index;
+    const uint32_t query = g / 2;
+    const bool minus = (g & 1) != 0;
+    const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
+    const uint8_t* s = batch.codes.data() + batch.local_starts[first.subject];
+    const uint64_t s_len = batch.lengths[first.subject];
+    std::vector<GapTrigger> hits;
+    for (size_t i = starts[k]; i < starts[k + 1]; ++i) hits.push_back(all[i].hit);
+    GappedExtensionParams gp = gapped_params_;
+    gp.cutoff = cutoffs_[query].hit;
+    const uint64_t q_len = qc.size();
+    for (const GappedHsp& r : extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp)) {
+      const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
+      const double evalue = evalue_of(gapped_.params, e_score, search_space_[query]);
+      if (!(evalue <= params_.evalue)) continue;
+      Hsp h;
+      h.query = query;
+      h.subject = batch.first_record + first.subject;
+      h.strand = minus ? 1 : 0;
+      h.q_start = minus ? q_len - r.q_end : r.q_start;
+      h.q_end = minus ? q_len - r.q_start : r.q_end;
+      h.s_start = r.s_start;
+      h.s_end = r.s_end;
+      h.score = r.score;
+      h.identities = r.identities;
+      h.align_length = r.align_length;
+      h.gaps = r.align_length - r.identities - r.mismatches;
+      h.gap_opens = r.gap_opens;
+      h.evalue = evalue;
+      h.bits = bitscore_of(gapped_.params, r.score);
+      found[k].push_back(h);
+    }
+  });
+  for (auto& f : found) hsps_.insert(hsps_.end(), f.begin(), f.end());
+  stats_.seconds_stage3 += seconds_since(t0);
 }
 
 std::vector<Hsp> BlastSearch::finish() {
@@ -436,8 +535,10 @@ TabularHit BlastSearch::tabular(const Hsp& h) const {
   TabularHit t;
   t.query = queries_.names[h.query];
   t.subject = subject_names_[h.subject];
-  t.length = h.q_end - h.q_start;
+  t.length = h.align_length;
   t.identities = h.identities;
+  t.gaps = h.gaps;
+  t.gap_opens = h.gap_opens;
   t.q_start = h.q_start + 1;
   t.q_end = h.q_end;
   if (h.strand == 0) {

@@ -76,6 +76,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("reward", p.reward)
       .value("penalty", p.penalty)
       .value("xdrop_bits", p.xdrop_bits)
+      .value("gapped", p.gapped)
       .value("evalue", p.evalue)
       .value("chunk_bases", p.chunk_bases)
       .end_object();
@@ -86,6 +87,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("stage1a", st.seconds_stage1a)
       .value("stage1b", st.seconds_stage1b)
       .value("stage2", st.seconds_stage2)
+      .value("stage3", st.seconds_stage3)
       .value("total", total_seconds)
       .end_object();
   j.value("subqueries", uint64_t(s.filters().count()));
@@ -96,6 +98,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("false_positives", st.false_positives)
       .value("seeds", st.seeds)
       .value("extensions", st.extensions)
+      .value("gap_triggers", st.gap_triggers)
       .value("hsps", st.hsps);
   // FPR: overall = sum FP / sum (DB - TP) over sub-queries; modeled = the same weighting of eq. 2.
   double fp = 0, neg = 0, modeled = 0;

@@ -26,9 +26,9 @@ std::string format_bitscore(double b) {
 std::string format_tabular(const TabularHit& h) {
   char buf[256];
   const double pident = h.length ? 100.0 * double(h.identities) / double(h.length) : 0.0;
-  std::snprintf(buf, sizeof buf, "\t%.3f\t%llu\t%llu\t0\t%llu\t%llu\t%llu\t%llu\t", pident,
-                (unsigned long long)h.length, (unsigned long long)(h.length - h.identities),
-                (unsigned long long)h.q_start, (unsigned long long)h.q_end, (unsigned long long)h.s_start,
+  std::snprintf(buf, sizeof buf, "\t%.3f\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t", pident,
+                (unsigned long long)h.length, (unsigned long long)(h.length - h.identities - h.gaps),
+                (unsigned long long)h.gap_opens, (unsigned long long)h.q_start, (unsigned long long)h.q_end, (unsigned long long)h.s_start,
                 (unsigned long long)h.s_end);
   return h.query + '\t' + h.subject + buf + format_evalue(h.evalue) + '\t' + format_bitscore(h.bits);
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "bloomseq/blast/karlin.hpp"
+#include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
 
@@ -57,9 +58,22 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
   // XOR of the two 4-byte words (codes 0..3, so the two low bits of each byte say it all). Two groups come from
   // one 8-byte load where both lie inside the sequences; each group's score is then applied in blastn's order.
   const int64_t all_match = 4 * int64_t(sc.reward), mismatch_cost = int64_t(sc.reward) - int64_t(sc.penalty);
+  // A group with a code above 3: blastn packs the query's four codes into one byte as (q0 << 6) | (q1 << 4) |
+  // (q2 << 2) | q3 whatever their values, XORs it with the subject's packed byte and scores each 2-bit field
+  // (zero = match). An ambiguous subject base is scored as the nucleotide matrix scores it.
   auto slow_group = [&](uint64_t qa, uint64_t sa) {
+    const uint8_t* qq = q + qa;
+    const uint8_t* ss = s + sa;
+    if (ss[0] > 3 || ss[1] > 3 || ss[2] > 3 || ss[3] > 3) {
+      int64_t g = 0;
+      for (int j = 0; j < 4; ++j) g += sc.pair(qq[j] > 3 ? kInvalidBase : qq[j], ss[j]);
+      return g;
+    }
+    const unsigned qb = ((unsigned(qq[0]) << 6) | (unsigned(qq[1]) << 4) | (unsigned(qq[2]) << 2) | qq[3]) & 0xFFu;
+    const unsigned sb = (unsigned(ss[0]) << 6) | (unsigned(ss[1]) << 4) | (unsigned(ss[2]) << 2) | ss[3];
+    const unsigned x = qb ^ sb;
     int64_t g = 0;
-    for (int j = 0; j < 4; ++j) g += sc.pair(q[qa + uint64_t(j)], s[sa + uint64_t(j)]);
+    for (int j = 0; j < 4; ++j) g += ((x >> (2 * j)) & 3u) ? sc.penalty : sc.reward;
     return g;
   };
   auto group = [&](uint64_t qa, uint64_t sa) {
@@ -124,15 +138,6 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
   return score;
 }
 
-namespace {
-// BLAST's BlastKarlinEtoS_simple: the smallest score whose E-value in `space` is at most e (at least 1).
-int64_t score_for_evalue(const KarlinParams& kp, double space, double e) {
-  e = std::max(e, 1.0e-297);
-  const int64_t s = int64_t(std::ceil(std::log(kp.K * space / e) / kp.lambda));
-  return std::max<int64_t>(1, s);
-}
-}  // namespace
-
 ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length, double search_space,
                                    uint64_t mean_subject_length, double evalue) {
   ExtensionCutoffs c;
@@ -142,6 +147,14 @@ ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length
   c.word = std::min(score_for_evalue(kp, word_space, 0.05), c.hit);
   c.reduced = int64_t(0.8 * double(c.word));
   return c;
+}
+
+void ConcatenatedQuery::add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus) {
+  for (const std::vector<uint8_t>* strand : {&plus, &minus}) {
+    offset.push_back(codes.size());
+    for (uint8_t c : *strand) codes.push_back(c < 4 ? c : kN);
+    codes.push_back(kSentinel);
+  }
 }
 
 int ambiguous_score(int reward, int penalty) {

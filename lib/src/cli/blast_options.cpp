@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bloomseq/app/argument_limits.hpp"
+#include "bloomseq/blast/gapped_karlin.hpp"
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -78,10 +79,16 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                         "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
   opts.add_options("Search")
       ("w,word-size", "word size w (1..32)", cxxopts::value<int>()->default_value("11"))
-      ("reward", "match reward (1/-2 or 2/-3)", cxxopts::value<int>()->default_value("1"))
-      ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-2"))
+      ("reward", "match reward (1/-2 or 2/-3)", cxxopts::value<int>()->default_value("2"))
+      ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-3"))
+      ("gapopen", "gap open cost (blastn -gapopen)", cxxopts::value<int>()->default_value("5"))
+      ("gapextend", "gap extension cost (blastn -gapextend)", cxxopts::value<int>()->default_value("2"))
       ("xdrop", "ungapped X-drop in bits (blastn -xdrop_ungap)", cxxopts::value<double>()->default_value("20"))
+      ("xdrop-gap", "preliminary gapped X-drop in bits (blastn -xdrop_gap)", cxxopts::value<double>()->default_value("30"))
+      ("xdrop-gap-final", "final gapped X-drop in bits (blastn -xdrop_gap_final)",
+       cxxopts::value<double>()->default_value("100"))
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
+      ("ungapped", "report ungapped HSPs (blastn -ungapped -sum_stats false) instead of gapped alignments")
       ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"))
       ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
                      "at every (w-15)-th position, which find the same seeds)")
@@ -148,6 +155,12 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.penalty = r["penalty"].as<int>();
   p.xdrop_bits = r["xdrop"].as<double>();
   p.evalue = r["evalue"].as<double>();
+  p.gapped = r.count("ungapped") == 0;
+  p.gap_open = r["gapopen"].as<int>();
+  p.gap_extend = r["gapextend"].as<int>();
+  p.xdrop_gap_bits = r["xdrop-gap"].as<double>();
+  p.xdrop_final_bits = r["xdrop-gap-final"].as<double>();
+
   if (r.count("sub-query")) p.n_sub = parse_size(r["sub-query"].as<std::string>(), "--sub-query");
   p.m_bits = parse_size(r["bloom-bits"].as<std::string>(), "--bloom-bits");
   p.k = r["hashes"].as<int>();
@@ -157,7 +170,13 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.chunk_bases = parse_size(r["chunk"].as<std::string>(), "--chunk");
   p.batch_bases = parse_size(r["batch"].as<std::string>(), "--batch");
   p.validate();
-  ungapped_karlin(p.reward, p.penalty);  // reject unsupported scoring before reading anything
+  // Reject unsupported scoring before reading anything.
+  const KarlinParams ungapped = ungapped_karlin(p.reward, p.penalty);
+  if (p.gapped) {
+    if (p.gap_open < 0 || p.gap_extend < 1) throw UsageError("--gapopen must be >= 0 and --gapextend >= 1");
+    if (!(p.xdrop_gap_bits > 0) || !(p.xdrop_final_bits > 0)) throw UsageError("--xdrop-gap and --xdrop-gap-final must be positive");
+    gapped_karlin(p.reward, p.penalty, p.gap_open, p.gap_extend, ungapped);
+  }
   o.stage = r["stage"].as<std::string>();
   if (o.stage != "1a" && o.stage != "1b" && o.stage != "hsp")
     throw UsageError("--stage must be 1a, 1b or hsp, got '" + o.stage + "'");

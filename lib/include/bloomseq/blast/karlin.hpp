@@ -25,6 +25,9 @@ int64_t length_adjustment(const KarlinParams& kp, uint64_t query_length, uint64_
 // (m - ell) * (n - N ell), each factor at least 1.
 double effective_search_space(const KarlinParams& kp, uint64_t query_length, uint64_t db_length, uint64_t db_sequences);
 
+// BLAST's BlastKarlinEtoS_simple: the smallest score whose E-value in `space` is at most e (at least 1).
+int64_t score_for_evalue(const KarlinParams& kp, double space, double e);
+
 double evalue_of(const KarlinParams& kp, int64_t score, double search_space);
 double bitscore_of(const KarlinParams& kp, int64_t score);
 

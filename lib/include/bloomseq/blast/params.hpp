@@ -33,6 +33,14 @@ struct BlastParams {
   int penalty = -2;
   double xdrop_bits = 20.0;  // ungapped X-drop in bits (blastn -xdrop_ungap)
   double evalue = 10.0;
+  // Gapped extension (blastn -task blastn): ungapped HSPs that reach the gap trigger are extended with gaps
+  // (gapped_extension.hpp). Off: the ungapped HSPs themselves are reported (blastn -ungapped -sum_stats false).
+  bool gapped = false;
+  int gap_open = 5;              // blastn -gapopen
+  int gap_extend = 2;            // blastn -gapextend
+  double xdrop_gap_bits = 30.0;  // preliminary gapped X-drop (blastn -xdrop_gap)
+  double xdrop_final_bits = 100.0;  // X-drop of the final alignment with traceback (blastn -xdrop_gap_final)
+  double gap_trigger_bits = 27.0;   // ungapped score in bits that triggers a gapped extension
   // Stage 1a normally tests every database w-mer (the paper's scheme; what stage-1a/1b outputs report). When only
   // HSPs are wanted, a shorter probe word of probe_word bases tested at every s-th database position only, s = w -
   // probe_word + 1, finds every exact w-mer match too (each contains one such probe), s times fewer tests; stage 1b

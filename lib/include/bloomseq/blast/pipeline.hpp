@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/gapped_extension.hpp"
+#include "bloomseq/blast/gapped_karlin.hpp"
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
@@ -27,7 +29,8 @@ struct QuerySet {
   size_t size() const { return names.size(); }
 };
 
-// One ungapped HSP. Coordinates are 0-based half-open on the plus strands of query and subject.
+// One HSP (ungapped, or gapped with --gapped). Coordinates are 0-based half-open on the plus strands of query and
+// subject.
 struct Hsp {
   uint32_t query = 0;
   uint32_t subject = 0;
@@ -35,6 +38,9 @@ struct Hsp {
   uint64_t q_start = 0, q_end = 0, s_start = 0, s_end = 0;
   int64_t score = 0;
   uint64_t identities = 0;
+  uint64_t align_length = 0;  // columns (gaps included)
+  uint64_t gaps = 0;          // gap columns
+  uint64_t gap_opens = 0;
   double evalue = 0;
   double bits = 0;
 };
@@ -46,7 +52,8 @@ struct BlastStats {
   uint64_t stage1a_hits = 0;
   uint64_t true_positives = 0, false_positives = 0;
   uint64_t seeds = 0, extensions = 0, hsps = 0;
-  double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0;
+  uint64_t gap_triggers = 0;  // ungapped HSPs handed to stage 3
+  double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0, seconds_stage3 = 0;
   std::vector<uint64_t> tp, fp;  // per sub-query
 };
 
@@ -88,19 +95,30 @@ class BlastSearch {
   void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks);
   // Stage 2 on the seeds of those chunks (seeds[i]: chunk i's, in stream order; total_seeds in all).
   void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds);
+  // Stage 3 on the gap triggers found in `batch` (its subject records are still in memory).
+  void extend_gapped_batch(const DbBatch& batch);
+  struct Trigger {
+    uint32_t subject = 0;  // within the batch
+    uint32_t strand_index = 0;  // 2 * query + strand
+    GapTrigger hit;
+  };
 
   QuerySet queries_;
   BlastParams params_;
   DbTotals totals_;
   Stage1aLayout layout_;
   SubqueryFilters filters_;
-  KarlinParams karlin_;
+  KarlinParams karlin_;     // ungapped: the ungapped X-drop and gap trigger, and E-values without --gapped
+  GappedKarlin gapped_;     // with --gapped: E-values, bit scores and cut-offs
+  GappedExtensionParams gapped_params_;
+  std::vector<std::vector<Trigger>> triggers_;  // per stage-2 thread, for the current batch
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query
   std::unique_ptr<Stage1aBackend> stage1a_;
   Stage1aCapabilities caps_;
   bool stage1a_prepared_ = false;
   std::vector<double> search_space_;  // per query
+  ConcatenatedQuery concatenated_;     // what blastn's ungapped pre-screen reads
   std::vector<std::string> subject_names_;
   std::vector<Hsp> hsps_;
   std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches

@@ -19,6 +19,8 @@ struct TabularHit {
   uint64_t q_start = 0, q_end = 0, s_start = 0, s_end = 0;
   double evalue = 0;
   double bits = 0;
+  uint64_t gaps = 0;       // columns with a gap (length = identities + mismatches + gaps)
+  uint64_t gap_opens = 0;  // runs of gap columns
 };
 
 // The line without its newline.

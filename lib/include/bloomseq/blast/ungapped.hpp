@@ -40,8 +40,25 @@ UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_
 // multiple of 4 (in subject-record coordinates) at or after the seed start; bases beyond the last whole group of 4
 // on either side are not looked at. blastn extends base by base only when this score reaches 80% of the word-level
 // cutoff, so a few borderline HSPs are never reported by blastn; reproducing the screen keeps the outputs equal.
+// blastn runs the screen on its concatenated query (ConcatenatedQuery), not on one strand of one record: `q` may
+// be that buffer, `q_pos` the seed's offset in it. Query codes above 3 are blastn's (14 = N, 15 = the sentinel
+// between strands) and enter the 4-base group exactly as blastn packs them.
 int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len, uint64_t q_pos,
                                    uint64_t s_pos, const UngappedScoring& scoring);
+
+// The query as blastn's ungapped pre-screen sees it: every record's plus strand, a sentinel, its reverse
+// complement, a sentinel, records in input order. The 4-base screen does not stop at record or strand ends, so a
+// seed near an end scores bases of the other strand (or the next record) there; base-by-base extensions do stop
+// at the sentinel. Reproducing the layout keeps the screen's verdicts equal to blastn's.
+// Neighbouring records are adjacent only within one of blastn's query batches, whose sizes blastn adapts to the
+// hit counts of earlier batches; across records this layout assumes one batch (docs/blast-bloom.md).
+struct ConcatenatedQuery {
+  static constexpr uint8_t kN = 14;         // blastn's code for N (and here for every ambiguity code)
+  static constexpr uint8_t kSentinel = 15;  // between strands
+  std::vector<uint8_t> codes;    // ends with a sentinel; blastn's query length excludes it
+  std::vector<uint64_t> offset;  // per query strand g = 2 * record + (minus ? 1 : 0)
+  void add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus);
+};
 
 // The cutoffs blastn applies while extending (BlastInitialWordParametersUpdate / BlastHitSavingParametersUpdate):
 // hit = smallest score with E <= evalue in the query's effective search space; word = min(hit, smallest score

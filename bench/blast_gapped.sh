@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# blast-bloom's default (gapped) output vs blastn -task blastn -dust no -outfmt 6, side by side in one run: wall and
+# CPU time, their ratio, and agreement: the share of blastn's lines that blast-bloom prints identically, blastn's
+# alignments with E <= 1e-10 missing from blast-bloom (same line), and blast-bloom's lines with E <= 1e-10 that
+# blastn does not print. Prints a table and writes OUT_DIR/blast_gapped.csv.
+#
+# Usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]
+#   Genomes come from scripts/fetch-data.sh (cached). BLAST_BENCH_THREADS (default 1 2): blast-bloom thread counts;
+#   blastn -subject runs on one thread. BLAST_BENCH_CASES (default all): a subset of lambda ecoli1m ecoli_ssuis bees.
+set -euo pipefail
+bin="${1:?usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]}"
+out="${2:-bench-results}"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$out"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+source "$here/bench/blast_inputs.sh"
+bees="$tmp/bees.fa"
+for f in "$here"/data/bee-viruses/*.fa; do cat "$f"; echo; done | sed '/^$/d' > "$bees"
+
+threads="${BLAST_BENCH_THREADS:-1 2}"
+cases="${BLAST_BENCH_CASES:-lambda ecoli1m ecoli_ssuis bees}"
+csv="$out/blast_gapped.csv"
+echo "case,tool,threads,wall_s,cpu_s,lines,identical_pct,missing_e10,extra_e10,cpu_ratio_vs_blastn" > "$csv"
+printf "\n%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" case tool thr wall_s cpu_s lines identical% miss_e10 \
+  extra_e10 cpu/bn
+measure() {  # -> "wall cpu" of the command, its stdout into $tmp/out
+  /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" > "$tmp/out" 2> /dev/null
+  awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$tmp/time"
+}
+agreement() {  # want got -> "identical_pct missing_e10 extra_e10"
+  python3 - "$1" "$2" <<'PY'
+import sys
+from collections import Counter
+want = [l.rstrip("\n") for l in open(sys.argv[1])]
+got = [l.rstrip("\n") for l in open(sys.argv[2])]
+cw, cg = Counter(want), Counter(got)
+same = sum(min(n, cg[l]) for l, n in cw.items())
+strong = lambda l: float(l.split("\t")[10]) <= 1e-10
+miss = sum(max(0, n - cg[l]) for l, n in cw.items() if strong(l))
+extra = sum(max(0, n - cw[l]) for l, n in cg.items() if strong(l))
+print("%.2f %d %d" % (100.0 * same / max(len(want), 1), miss, extra))
+PY
+}
+run_case() {  # name query subject
+  local name="$1" q="$2" db="$3"
+  read -r bw bc < <(measure blastn -task blastn -dust no -query "$q" -subject "$db" -outfmt 6)
+  cp "$tmp/out" "$tmp/want"
+  local n; n=$(wc -l < "$tmp/want")
+  printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" "$name" blastn 1 "$bw" "$bc" "$n" - - - 1.00
+  echo "$name,blastn,1,$bw,$bc,$n,,,,1" >> "$csv"
+  for t in $threads; do
+    read -r ow oc < <(measure "$bin/blast-bloom" --no-header --no-progress -t "$t" "$q" "$db")
+    read -r pct miss extra < <(agreement "$tmp/want" "$tmp/out")
+    local m r; m=$(wc -l < "$tmp/out"); r=$(awk -v a="$oc" -v b="$bc" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 1e-3)}')
+    printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" "$name" blast-bloom "$t" "$ow" "$oc" "$m" "$pct" "$miss" \
+      "$extra" "$r"
+    echo "$name,blast-bloom,$t,$ow,$oc,$m,$pct,$miss,$extra,$r" >> "$csv"
+  done
+}
+for c in $cases; do
+  case "$c" in
+    lambda) run_case "lambda-ecoli" "$lambda" "$ecoli" ;;
+    ecoli1m) run_case "ecoli1M-ecoli" "$ecoli_1m" "$ecoli" ;;
+    ecoli_ssuis) run_case "ecoli-ssuis" "$ecoli" "$ssuis" ;;
+    bees) run_case "bees-bees" "$bees" "$bees" ;;
+  esac
+done
+echo "CSV: $csv"

@@ -1,0 +1,45 @@
+// Stage 3: gapped extension of one query strand against one subject record, as blastn -task blastn does it.
+// Preliminary pass (BLAST_GetGappedScore): ungapped HSPs that reached the gap trigger, best first; one inside a
+// gapped HSP already found (both ends in its query and subject ranges, score not higher) is skipped; the others
+// are extended with gaps both ways from a point 3 bases into the seed, rounded up to a multiple of 4 in the
+// subject, with X = min(xdrop_gap, ungapped score); results reaching `cutoff` are kept, and of those sharing a
+// start or an end only the best. Final pass (Blast_TracebackFromHSPList): best first, skipping those inside a
+// final alignment, each is aligned again with traceback and X = xdrop_final from a start point inside a run of
+// matches (BlastGetStartForGappedAlignmentNucl); again one per start or end, then best first, one not inside a
+// better one. E-values and the E-value cut-off are the caller's.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bloomseq/blast/xdrop_gapped.hpp"
+
+namespace bloomseq {
+
+// An ungapped HSP that triggers a gapped extension. Coordinates on the query strand and subject record, 0-based.
+struct GapTrigger {
+  uint64_t q_seed = 0, s_seed = 0;  // the seed's first base (where the ungapped extension started)
+  uint64_t q_start = 0, s_start = 0, length = 0;
+  int64_t score = 0;
+};
+
+struct GappedHsp {
+  uint64_t q_start = 0, q_end = 0, s_start = 0, s_end = 0;  // half-open, on the query strand and subject record
+  int64_t score = 0;
+  uint64_t align_length = 0;  // columns, gaps included
+  uint64_t identities = 0;
+  uint64_t mismatches = 0;
+  uint64_t gap_opens = 0;
+};
+
+struct GappedExtensionParams {
+  GappedScoring scoring;
+  int xdrop_gap = 0;    // raw
+  int xdrop_final = 0;  // raw
+  int64_t cutoff = 0;   // preliminary gapped score needed to keep an alignment
+};
+
+// `triggers` in any order. Results ordered best first (BLAST's score order).
+std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
+                                     std::vector<GapTrigger> triggers, const GappedExtensionParams& params);
+
+}  // namespace bloomseq

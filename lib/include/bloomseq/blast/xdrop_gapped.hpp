@@ -1,0 +1,50 @@
+// One-directional gapped X-drop alignment with affine gaps, as BLAST's semi-gapped extension computes it
+// (Blast_SemiGappedAlign for the score, ALIGN_EX for the traceback): the best-scoring alignment of a prefix of A
+// with a prefix of B, both read from the extension's start point outwards, where a gap of length L costs
+// open + L * extend. Row a (letters of A) is computed over the window of B columns that has not yet dropped more
+// than X below the best score seen; the window's bookkeeping (including which cells keep stale gap scores when
+// they drop out) follows BLAST so that ties and borderline cells resolve as blastn resolves them.
+// Plain C++: the DP core for the CPU stage 3; no I/O.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace bloomseq {
+
+// A strided view of letters: letter k (1-based, k = 1 is the letter next to the start point) is base[(k - 1) * step].
+// step = -1 reads a sequence leftwards from the start point.
+struct LetterRun {
+  const uint8_t* base = nullptr;
+  int64_t step = 1;
+  int64_t length = 0;  // letters available
+  uint8_t at(int64_t k) const { return base[(k - 1) * step]; }
+};
+
+struct GappedScoring {
+  int reward = 2;
+  int penalty = -3;
+  int ambiguous = -2;  // a code > 3 against anything (BLAST's nucleotide matrix for a fully degenerate code)
+  int gap_open = 5;
+  int gap_extend = 2;
+  int pair(uint8_t a, uint8_t b) const { return (a < 4 && b < 4) ? (a == b ? reward : penalty) : ambiguous; }
+};
+
+// Alignment operations, from the start point outwards.
+enum class GapOp : uint8_t {
+  substitution,  // one letter of A against one of B
+  gap_in_a,      // a letter of B against a gap
+  gap_in_b,      // a letter of A against a gap
+};
+
+struct XdropAlignment {
+  int score = 0;
+  int64_t a_end = 0;  // letters of A used
+  int64_t b_end = 0;  // letters of B used
+  std::vector<GapOp> ops;  // with traceback only: from the start point outwards
+};
+
+// Score-only (ops stay empty) or with traceback. x_dropoff below open + extend is raised to it, as BLAST does.
+XdropAlignment xdrop_gapped_align(const LetterRun& a, const LetterRun& b, const GappedScoring& scoring, int x_dropoff,
+                                  bool traceback);
+
+}  // namespace bloomseq

@@ -1,0 +1,273 @@
+#include "bloomseq/blast/gapped_extension.hpp"
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+namespace bloomseq {
+namespace {
+
+struct Box {
+  int64_t q_start, q_end, s_start, s_end;  // half-open
+  int64_t score;
+  int64_t q_gapped = 0, s_gapped = 0;  // where the final alignment starts looking
+};
+
+// BLAST's containment test (s_HSPIsContained; blastn's min_diag_separation is 50): both ends of `in` inside
+// `by`'s query and subject ranges (ends inclusive), a score no higher, and its start or its end within 50
+// diagonals of `by`'s start or end (alignments on distant diagonals, such as repeats inside a long self-match,
+// are kept).
+constexpr int64_t kMinDiagSeparation = 50;
+bool contained(const Box& in, const Box& by) {
+  if (!(in.score <= by.score && by.q_start <= in.q_start && in.q_start <= by.q_end && by.s_start <= in.s_start &&
+        in.s_start <= by.s_end && by.q_start <= in.q_end && in.q_end <= by.q_end && by.s_start <= in.s_end &&
+        in.s_end <= by.s_end))
+    return false;
+  auto close = [](int64_t q1, int64_t s1, int64_t q2, int64_t s2) {
+    const int64_t d = (q1 - s1) - (q2 - s2);
+    return (d < 0 ? -d : d) < kMinDiagSeparation;
+  };
+  return close(by.q_start, by.s_start, in.q_start, in.s_start) || close(by.q_end, by.s_end, in.q_end, in.s_end);
+}
+
+// The kept alignments, indexed by the 50-diagonal band of their start and of their end: a container's start or end
+// lies within 50 diagonals of the tested alignment's, so only the neighbouring bands need looking at.
+class KeptBoxes {
+ public:
+  void add(const Box& b) {
+    const size_t i = boxes_.size();
+    boxes_.push_back(b);
+    by_start_[band(b.q_start - b.s_start)].push_back(i);
+    const int64_t e = band(b.q_end - b.s_end);
+    if (e != band(b.q_start - b.s_start)) by_end_[e].push_back(i);
+  }
+  bool contains(const Box& in) const {
+    for (const int64_t d : {in.q_start - in.s_start, in.q_end - in.s_end})
+      for (int64_t k = band(d) - 1; k <= band(d) + 1; ++k)
+        for (const auto* map : {&by_start_, &by_end_}) {
+          const auto it = map->find(k);
+          if (it == map->end()) continue;
+          for (size_t i : it->second)
+            if (contained(in, boxes_[i])) return true;
+        }
+    return false;
+  }
+
+ private:
+  static int64_t band(int64_t diagonal) {
+    return diagonal >= 0 ? diagonal / kMinDiagSeparation : -((-diagonal + kMinDiagSeparation - 1) / kMinDiagSeparation);
+  }
+  std::vector<Box> boxes_;
+  std::unordered_map<int64_t, std::vector<size_t>> by_start_, by_end_;
+};
+
+// Of alignments sharing a start (then an end) keep the best: higher score, then the longer ranges
+// (Blast_HSPListPurgeHSPsWithCommonEndpoints).
+template <class T, class GetBox>
+void purge_common_endpoints(std::vector<T>& v, GetBox box) {
+  std::sort(v.begin(), v.end(), [&](const T& x, const T& y) {
+    const Box &a = box(x), &b = box(y);
+    return std::make_tuple(a.q_start, a.s_start, -a.score, -a.q_end, -a.s_end) <
+           std::make_tuple(b.q_start, b.s_start, -b.score, -b.q_end, -b.s_end);
+  });
+  v.erase(std::unique(v.begin(), v.end(),
+                      [&](const T& x, const T& y) {
+                        return box(x).q_start == box(y).q_start && box(x).s_start == box(y).s_start;
+                      }),
+          v.end());
+  std::sort(v.begin(), v.end(), [&](const T& x, const T& y) {
+    const Box &a = box(x), &b = box(y);
+    return std::make_tuple(a.q_end, a.s_end, -a.score, a.q_start, a.s_start) <
+           std::make_tuple(b.q_end, b.s_end, -b.score, b.q_start, b.s_start);
+  });
+  v.erase(std::unique(v.begin(), v.end(),
+                      [&](const T& x, const T& y) {
+                        return box(x).q_end == box(y).q_end && box(x).s_end == box(y).s_end;
+                      }),
+          v.end());
+}
+
+// BLAST's HSP order (ScoreCompareHSPs): score down, subject start up, subject end down, query start up, query end
+// down.
+bool score_order(const Box& a, const Box& b) {
+  return std::make_tuple(-a.score, a.s_start, -a.s_end, a.q_start, -a.q_end) <
+         std::make_tuple(-b.score, b.s_start, -b.s_end, b.q_start, -b.q_end);
+}
+
+// BlastGetStartForGappedAlignmentNucl: keep the preliminary start point when it lies in a run of more than 10
+// identities (counted both ways from it); otherwise move it to the middle of the longest run of identities on
+// the HSP's diagonal at the start point (or to 7 bases into a run longer than 15).
+// Identity as blastn's traceback sees it (subject with its ambiguity codes): equal codes, N against N included.
+inline bool same_base(uint8_t a, uint8_t b) { return a == b; }
+
+void choose_start(const uint8_t* q, const uint8_t* s, int64_t s_len, Box& h) {
+  int run_limit = 10;
+  {
+    int score = -1;
+    int64_t qi = h.q_gapped, si = h.s_gapped;
+    while (qi < h.q_end && si < s_len && same_base(q[qi], s[si])) {
+      ++qi, ++si;
+      if (++score > run_limit) return;
+    }
+    qi = h.q_gapped, si = h.s_gapped;
+    while (qi >= 0 && si >= 0 && same_base(q[qi], s[si])) {
+      --qi, --si;
+      if (++score > run_limit) return;
+    }
+  }
+  run_limit = int(run_limit * 1.5);
+  const int64_t offset = std::min(h.s_gapped - h.s_start, h.q_gapped - h.q_start);
+  const int64_t q_start = h.q_gapped - offset, s_start = h.s_gapped - offset;
+  const int64_t len = std::min(h.s_end - s_start, h.q_end - q_start);
+  int64_t max_score = 0, max_offset = q_start, score = 0, index = q_start;
+  bool match = false, prev_match = false;
+  for (; index < q_start + len; ++index) {
+    match = same_base(q[index], s[index - q_start + s_start]);
+    if (match != prev_match) {
+      prev_match = match;
+      if (match) {
+        score = 1;
+      } else if (score > max_score) {
+        max_score = score;
+        max_offset = index - score / 2;
+      }
+    } else if (match) {
+      if (++score > run_limit) {
+        h.q_gapped = index - run_limit / 2;
+        h.s_gapped = h.q_gapped + s_start - q_start;
+        return;
+      }
+    }
+  }
+  if (match && score > max_score) {
+    max_score = score;
+    max_offset = index - score / 2;
+  }
+  if (max_score > 0) {
+    h.q_gapped = max_offset;
+    h.s_gapped = max_offset + s_start - q_start;
+  }
+}
+
+struct Final {
+  Box box;
+  GappedHsp hsp;
+};
+
+}  // namespace
+
+std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
+                                     std::vector<GapTrigger> triggers, const GappedExtensionParams& p) {
+  const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
+  // Preliminary pass, best ungapped HSP first (score_compare_match).
+  std::sort(triggers.begin(), triggers.end(), [](const GapTrigger& a, const GapTrigger& b) {
+    return std::make_tuple(-a.score, a.s_start, -int64_t(a.length), a.q_start) <
+           std::make_tuple(-b.score, b.s_start, -int64_t(b.length), b.q_start);
+  });
+  std::vector<Box> prelim;
+  KeptBoxes prelim_index;
+  for (const GapTrigger& t : triggers) {
+    const Box ungapped{int64_t(t.q_start), int64_t(t.q_start + t.length), int64_t(t.s_start),
+                       int64_t(t.s_start + t.length), t.score};
+    if (prelim_index.contains(ungapped)) continue;
+    int64_t q_off = int64_t(t.q_seed), s_off = int64_t(t.s_seed);
+    if (ungapped.s_end >= s_off + 8) q_off += 3, s_off += 3;
+    const int x = int(std::min<int64_t>(p.xdrop_gap, t.score));
+    const int64_t adjust = 4 - s_off % 4;
+    int64_t q_mid = q_off + adjust, s_mid = s_off + adjust;
+    if (q_mid > QL || s_mid > SL) q_mid -= 4, s_mid -= 4;
+    // Rows are subject letters, columns query letters, as in blastn's packed-subject alignment.
+    const XdropAlignment left = xdrop_gapped_align(LetterRun{s + s_mid - 1, -1, s_mid},
+                                                   LetterRun{q + q_mid - 1, -1, q_mid}, p.scoring, x, false);
+    Box g{q_mid - left.b_end, q_mid, s_mid - left.a_end, s_mid, left.score, q_off, s_off};
+    if (q_mid < QL && s_mid < SL) {
+      const XdropAlignment right = xdrop_gapped_align(LetterRun{s + s_mid, 1, SL - s_mid},
+                                                      LetterRun{q + q_mid, 1, QL - q_mid}, p.scoring, x, false);
+      g.q_end = q_mid + right.b_end;
+      g.s_end = s_mid + right.a_end;
+      g.score += right.score;
+    }
+    if (g.score >= p.cutoff) {
+      prelim.push_back(g);
+      prelim_index.add(g);
+    }
+  }
+  purge_common_endpoints(prelim, [](const Box& b) -> const Box& { return b; });
+  std::sort(prelim.begin(), prelim.end(), score_order);
+
+  // Final pass with traceback.
+  std::vector<Final> finals;
+  KeptBoxes done;
+  for (Box h : prelim) {
+    if (done.contains(h)) continue;
+    choose_start(q, s, SL, h);
+    const int64_t qs = h.q_gapped, ss = h.s_gapped;
+    // Rows are query letters here (ALIGN_EX); the left part includes the start point.
+    const XdropAlignment left = xdrop_gapped_align(LetterRun{q + qs, -1, qs + 1}, LetterRun{s + ss, -1, ss + 1},
+                                                   p.scoring, p.xdrop_final, true);
+    const XdropAlignment right = xdrop_gapped_align(LetterRun{q + qs + 1, 1, QL - qs - 1},
+                                                    LetterRun{s + ss + 1, 1, SL - ss - 1}, p.scoring,
+                                                    p.xdrop_final, true);
+    Final f;
+    Box& b = f.box;
+    b.q_start = qs - left.a_end + 1;
+    b.s_start = ss - left.b_end + 1;
+    b.q_end = qs + right.a_end + 1;
+    b.s_end = ss + right.b_end + 1;
+    b.score = left.score + right.score;
+    std::vector<GapOp> ops(left.ops.rbegin(), left.ops.rend());
+    ops.insert(ops.end(), right.ops.begin(), right.ops.end());
+    // A leading or trailing gap cannot belong to a best alignment; BLAST drops any and credits its cost back.
+    const int gap_cost_open = p.scoring.gap_open, gap_cost_extend = p.scoring.gap_extend;
+    size_t first = 0, last = ops.size();
+    auto trim = [&](size_t& at, int dir) {
+      while (first < last && ops[dir > 0 ? at : at - 1] != GapOp::substitution) {
+        const GapOp kind = ops[dir > 0 ? at : at - 1];
+        int64_t n = 0;
+        while (first < last && ops[dir > 0 ? at : at - 1] == kind) {
+          dir > 0 ? ++at : --at;
+          ++n;
+        }
+        b.score += gap_cost_open + n * gap_cost_extend;
+        const bool subject_gap = kind == GapOp::gap_in_a;  // a subject letter against a gap
+        if (dir > 0) (subject_gap ? b.s_start : b.q_start) += n;
+        else (subject_gap ? b.s_end : b.q_end) -= n;
+      }
+    };
+    trim(first, 1);
+    trim(last, -1);
+    GappedHsp& r = f.hsp;
+    int64_t qi = b.q_start, si = b.s_start;
+    GapOp prev = GapOp::substitution;
+    for (size_t k = first; k < last; ++k) {
+      const GapOp op = ops[k];
+      if (op == GapOp::substitution) {
+        if (same_base(q[qi], s[si])) ++r.identities;
+        else ++r.mismatches;
+        ++qi, ++si;
+      } else {
+        if (op != prev) ++r.gap_opens;
+        (op == GapOp::gap_in_a ? si : qi) += 1;
+      }
+      prev = op;
+    }
+    r.align_length = last - first;
+    r.q_start = uint64_t(b.q_start), r.q_end = uint64_t(b.q_end);
+    r.s_start = uint64_t(b.s_start), r.s_end = uint64_t(b.s_end);
+    r.score = b.score;
+    done.add(b);
+    finals.push_back(f);
+  }
+  purge_common_endpoints(finals, [](const Final& f) -> const Box& { return f.box; });
+  std::sort(finals.begin(), finals.end(), [](const Final& a, const Final& b) { return score_order(a.box, b.box); });
+  std::vector<GappedHsp> out;
+  KeptBoxes kept;
+  for (const Final& f : finals) {
+    if (kept.contains(f.box)) continue;
+    kept.add(f.box);
+    out.push_back(f.hsp);
+  }
+  return out;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,217 @@
+#include "bloomseq/blast/xdrop_gapped.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <stdexcept>
+
+namespace bloomseq {
+namespace {
+
+constexpr int kMinScore = INT_MIN / 2;  // "minus infinity" that survives a few subtractions
+
+// Traceback cell: the operation that reached the cell, plus whether the gap states leaving it extend a gap.
+constexpr uint8_t kOpMask = 3;
+constexpr uint8_t kSub = 0, kGapInA = 1, kGapInB = 2;
+constexpr uint8_t kExtendGapA = 4, kExtendGapB = 8;
+
+struct Cell {
+  int best;
+  int best_gap;
+};
+
+template <int kStepB, bool traceback>
+XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff) {
+  XdropAlignment out;
+  const int gap_extend = sc.gap_extend;
+  const int gap_open_extend = sc.gap_open + sc.gap_extend;
+  const int x = std::max(x_dropoff, gap_open_extend);
+  const int64_t M = A.length, N = B.length;
+  if (M <= 0 || N <= 0) return out;
+
+  // Columns are touched only inside the X-drop window: grow on demand (reused between calls on a thread).
+  thread_local std::vector<Cell> col;
+  auto ensure = [&](int64_t b) {
+    if (size_t(b) >= col.size()) col.resize(std::max<size_t>(size_t(b) + 1, col.size() * 2 + 64));
+  };
+  ensure(std::min<int64_t>(N + 1, x / std::max(gap_extend, 1) + 4));
+  // Traceback rows: row a holds cells [row_first[a], row_first[a] + row_len[a]) of B.
+  // Traceback cells, row after row, in blocks that are never moved (reused between calls on a thread); a row
+  // never spans two blocks. Every cell read back was written.
+  struct Blocks {
+    std::vector<std::unique_ptr<uint8_t[]>> data;
+    std::vector<size_t> size;
+  };
+  thread_local Blocks blocks;
+  thread_local std::vector<uint8_t*> row_ptr;
+  thread_local std::vector<int64_t> row_first;
+  size_t block = 0, block_used = 0;
+  auto new_row = [&](size_t cells) -> uint8_t* {
+    if (block < blocks.data.size() && block_used + cells > blocks.size[block]) ++block, block_used = 0;
+    while (block < blocks.data.size() && cells > blocks.size[block]) ++block;  // a smaller block is skipped
+    if (block == blocks.data.size()) {
+      const size_t n = std::max<size_t>(size_t(1) << 20, 2 * cells);
+      blocks.data.emplace_back(new uint8_t[n]);
+      blocks.size.push_back(n);
+      block_used = 0;
+    }
+    uint8_t* p = blocks.data[block].get() + block_used;
+    block_used += cells;
+    return p;
+  };
+  if (traceback) {
+    row_ptr.clear();
+    row_first.clear();
+  }
+  int64_t row_room = 0;  // cells of the current row
+
+  int score = -gap_open_extend;
+  col[0] = {0, -gap_open_extend};
+  int64_t i = 1;
+  for (; i <= N; ++i) {
+    if (score < -x) break;
+    ensure(i);
+    col[size_t(i)] = {score, score - gap_open_extend};
+    score -= gap_extend;
+  }
+  if (traceback) {
+    uint8_t* row0 = new_row(size_t(i));
+    std::fill(row0, row0 + i, kGapInA);
+    row0[0] = kSub;
+    row_ptr.push_back(row0);
+    row_first.push_back(0);
+  }
+  // Scores by letter code (0..3 bases, anything above ambiguous), one row per letter of A.
+  int table[5][5];
+  for (int u = 0; u < 5; ++u)
+    for (int v = 0; v < 5; ++v) table[u][v] = sc.pair(uint8_t(u), uint8_t(v));
+  const uint8_t* b_letters = B.base;  // letter k at b_letters[(k - 1) * kStepB]
+  int64_t b_size = i, first_b = 0;
+  int best_score = 0;
+  int64_t best_a = 0, best_b = 0;
+
+  for (int64_t a = 1; a <= M; ++a) {
+    const uint8_t la = A.at(a);
+    const int* row_scores = table[la < 4 ? la : 4];
+    uint8_t* row = nullptr;  // cell b at row[b - row_start_b]
+    const int64_t row_start_b = first_b;
+    if (traceback) {
+      // Room for the current window and the growth below (at most x / extend + 3 cells past b_size).
+      row_room = b_size - first_b + (gap_extend > 0 ? x / gap_extend + 3 : N + 3) + 2;
+      row = new_row(size_t(row_room));
+      row_ptr.push_back(row);
+      row_first.push_back(first_b);
+    }
+    score = kMinScore;
+    int score_gap_row = kMinScore;
+    int64_t last_b = first_b;
+    int64_t b = first_b;
+    for (; b < b_size; ++b) {
+      int score_gap_col = col[size_t(b)].best_gap;
+      int next_score = col[size_t(b)].best;
+      if (b < N) {
+        const uint8_t lb = b_letters[b * kStepB];
+        next_score += row_scores[lb < 4 ? lb : 4];
+      }
+      uint8_t op = kSub;
+      if (score < score_gap_col) {
+        op = kGapInB;
+        score = score_gap_col;
+      }
+      if (score < score_gap_row) {
+        op = kGapInA;
+        score = score_gap_row;
+      }
+      if (best_score - score > x) {
+        // Out of the window: this column is skipped from now on (its stale gap score stays, as in BLAST).
+        if (b == first_b) ++first_b;
+        else col[size_t(b)].best = kMinScore;
+      } else {
+        last_b = b;
+        if (score > best_score) {
+          best_score = score;
+          best_a = a;
+          best_b = b;
+        }
+        score_gap_row -= gap_extend;
+        score_gap_col -= gap_extend;
+        if (score_gap_col < score - gap_open_extend) {
+          col[size_t(b)].best_gap = score - gap_open_extend;
+        } else {
+          col[size_t(b)].best_gap = score_gap_col;
+          op |= kExtendGapB;
+        }
+        if (score_gap_row < score - gap_open_extend) score_gap_row = score - gap_open_extend;
+        else op |= kExtendGapA;
+        col[size_t(b)].best = score;
+      }
+      score = next_score;
+      if (traceback) row[b - row_start_b] = op;
+    }
+    if (first_b == b_size) break;
+    if (last_b < b_size - 1) {
+      b_size = last_b + 1;
+    } else {
+      while (score_gap_row >= best_score - x && b_size <= N) {
+        ensure(b_size);
+        col[size_t(b_size)] = {score_gap_row, score_gap_row - gap_open_extend};
+        if (traceback) {
+          if (b_size - row_first.back() >= row_room) throw std::logic_error("gapped traceback row overflow");
+          row[b_size - row_start_b] = kGapInA;
+        }
+        score_gap_row -= gap_extend;
+        ++b_size;
+      }
+    }
+    if (b_size <= N) {
+      ensure(b_size);
+      col[size_t(b_size)] = {kMinScore, kMinScore};
+      ++b_size;
+    }
+  }
+  out.score = best_score;
+  out.a_end = best_a;
+  out.b_end = best_b;
+  if (!traceback) return out;
+
+  // Walk back from the best cell to the start point; the gap flags say whether a gap continues.
+  int64_t a = best_a, b = best_b;
+  uint8_t state = kSub;
+  std::vector<GapOp> back;
+  while (a > 0 || b > 0) {
+    const uint8_t next = row_ptr[size_t(a)][b - row_first[size_t(a)]];
+    switch (state) {
+      case kGapInA: state = (next & kExtendGapA) ? kGapInA : uint8_t(next & kOpMask); break;
+      case kGapInB: state = (next & kExtendGapB) ? kGapInB : uint8_t(next & kOpMask); break;
+      default: state = next & kOpMask; break;
+    }
+    if (state == kGapInA) {
+      --b;
+      back.push_back(GapOp::gap_in_a);
+    } else if (state == kGapInB) {
+      --a;
+      back.push_back(GapOp::gap_in_b);
+    } else {
+      --a;
+      --b;
+      back.push_back(GapOp::substitution);
+    }
+  }
+  out.ops.assign(back.rbegin(), back.rend());
+  return out;
+}
+
+}  // namespace
+
+XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
+                                  bool traceback) {
+  if (B.step == 1) return traceback ? align<1, true>(A, B, sc, x_dropoff) : align<1, false>(A, B, sc, x_dropoff);
+  if (B.step == -1) return traceback ? align<-1, true>(A, B, sc, x_dropoff) : align<-1, false>(A, B, sc, x_dropoff);
+  // Any other stride: copy the letters into order.
+  std::vector<uint8_t> copy(size_t(std::max<int64_t>(B.length, 0)));
+  for (int64_t k = 1; k <= B.length; ++k) copy[size_t(k - 1)] = B.at(k);
+  const LetterRun contiguous{copy.data(), 1, B.length};
+  return traceback ? align<1, true>(A, contiguous, sc, x_dropoff) : align<1, false>(A, contiguous, sc, x_dropoff);
+}
+
+}  // namespace bloomseq

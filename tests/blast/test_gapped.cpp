@@ -1,0 +1,231 @@
+// Stage 3's dynamic programming against an independent brute force: with an X-drop too large to stop anything,
+// the one-directional gapped X-drop alignment must find the best score of any alignment of a prefix of A with a
+// prefix of B (affine gaps: open + length x extend), computed here by a plain Gotoh recursion over the full
+// matrix, and the first cell (row by row) that reaches it. Every traceback, with any X-drop, must re-score to the
+// reported score and consume the reported letters. All reward/penalty/gap-cost combinations blastn tabulates.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <random>
+#include <vector>
+
+#include "bloomseq/blast/gapped_extension.hpp"
+#include "bloomseq/blast/gapped_karlin.hpp"
+#include "bloomseq/blast/karlin.hpp"
+#include "bloomseq/blast/xdrop_gapped.hpp"
+#include "bloomseq/error.hpp"
+
+using namespace bloomseq;
+
+namespace {
+
+struct Best {
+  int score = 0;
+  int64_t a = 0, b = 0;
+};
+
+// Gotoh over the whole (M + 1) x (N + 1) matrix, alignments anchored at (0, 0).
+Best brute_force(const std::vector<uint8_t>& A, const std::vector<uint8_t>& B, const GappedScoring& sc) {
+  const int64_t M = int64_t(A.size()), N = int64_t(B.size());
+  const long NEG = -1000000;
+  std::vector<std::vector<long>> H(size_t(M + 1), std::vector<long>(size_t(N + 1), NEG)), E = H, F = H;
+  H[0][0] = 0;
+  Best best;
+  for (int64_t a = 0; a <= M; ++a)
+    for (int64_t b = 0; b <= N; ++b) {
+      if (a == 0 && b == 0) continue;
+      // E: ends with a letter of A against a gap; F: a letter of B against a gap.
+      if (a > 0) E[a][b] = std::max(H[a - 1][b] - sc.gap_open - sc.gap_extend, E[a - 1][b] - sc.gap_extend);
+      if (b > 0) F[a][b] = std::max(H[a][b - 1] - sc.gap_open - sc.gap_extend, F[a][b - 1] - sc.gap_extend);
+      long h = std::max(E[a][b], F[a][b]);
+      if (a > 0 && b > 0) h = std::max(h, H[a - 1][b - 1] + sc.pair(A[size_t(a - 1)], B[size_t(b - 1)]));
+      H[a][b] = h;
+      if (a > 0 && h > best.score) best = {int(h), a, b};
+    }
+  return best;
+}
+
+int rescore(const XdropAlignment& r, const std::vector<uint8_t>& A, const std::vector<uint8_t>& B,
+            const GappedScoring& sc, int64_t& used_a, int64_t& used_b) {
+  int score = 0;
+  used_a = used_b = 0;
+  GapOp prev = GapOp::substitution;
+  for (GapOp op : r.ops) {
+    if (op == GapOp::substitution) {
+      score += sc.pair(A[size_t(used_a)], B[size_t(used_b)]);
+      ++used_a, ++used_b;
+    } else {
+      score -= sc.gap_extend + (op != prev ? sc.gap_open : 0);
+      (op == GapOp::gap_in_b ? used_a : used_b) += 1;
+    }
+    prev = op;
+  }
+  return score;
+}
+
+struct Combo {
+  int reward, penalty, open, extend;
+};
+
+// Every affine combination in blastn's tables (gap costs 0/0 are megablast's linear gaps, not this aligner).
+const std::vector<Combo> kCombos = {
+    {1, -5, 3, 3}, {1, -4, 1, 2}, {1, -4, 0, 2}, {1, -4, 2, 1}, {1, -4, 1, 1}, {2, -7, 2, 4}, {2, -7, 0, 4},
+    {2, -7, 4, 2}, {2, -7, 2, 2}, {1, -3, 2, 2}, {1, -3, 1, 2}, {1, -3, 0, 2}, {1, -3, 2, 1}, {1, -3, 1, 1},
+    {2, -5, 2, 4}, {2, -5, 0, 4}, {2, -5, 4, 2}, {2, -5, 2, 2}, {1, -2, 2, 2}, {1, -2, 1, 2}, {1, -2, 0, 2},
+    {1, -2, 3, 1}, {1, -2, 2, 1}, {1, -2, 1, 1}, {2, -3, 4, 4}, {2, -3, 2, 4}, {2, -3, 0, 4}, {2, -3, 3, 3},
+    {2, -3, 6, 2}, {2, -3, 5, 2}, {2, -3, 4, 2}, {2, -3, 2, 2}, {3, -4, 6, 3}, {3, -4, 5, 3}, {3, -4, 4, 3},
+    {3, -4, 6, 2}, {3, -4, 5, 2}, {3, -4, 4, 2}, {4, -5, 6, 5}, {4, -5, 5, 5}, {4, -5, 4, 5}, {4, -5, 3, 5},
+    {1, -1, 3, 2}, {1, -1, 2, 2}, {1, -1, 1, 2}, {1, -1, 0, 2}, {1, -1, 4, 1}, {1, -1, 3, 1}, {1, -1, 2, 1},
+    {3, -2, 5, 5}, {5, -4, 10, 6}, {5, -4, 8, 6},
+};
+
+std::vector<uint8_t> random_seq(std::mt19937& rng, int64_t len, const std::vector<uint8_t>* like) {
+  std::vector<uint8_t> s(static_cast<size_t>(len), 0);
+  for (int64_t i = 0; i < len; ++i) {
+    // Related sequences (mostly copies with changes) give alignments worth extending; a few N (code 4).
+    if (like && i < int64_t(like->size()) && rng() % 4 != 0) s[size_t(i)] = (*like)[size_t(i)];
+    else s[size_t(i)] = uint8_t(rng() % 23 == 0 ? 4 : rng() % 4);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("gapped X-drop alignment without a drop-off equals the brute-force optimum", "[gapped]") {
+  std::mt19937 rng(12345);
+  for (const Combo& c : kCombos) {
+    const GappedScoring sc{c.reward, c.penalty, -1, c.open, c.extend};
+    for (int trial = 0; trial < 60; ++trial) {
+      const std::vector<uint8_t> A = random_seq(rng, int64_t(rng() % 14), nullptr);
+      const std::vector<uint8_t> B = random_seq(rng, int64_t(rng() % 14), &A);
+      const Best want = brute_force(A, B, sc);
+      for (bool tb : {false, true}) {
+        const XdropAlignment got =
+            xdrop_gapped_align(LetterRun{A.data(), 1, int64_t(A.size())}, LetterRun{B.data(), 1, int64_t(B.size())},
+                               sc, 1000000, tb);
+        INFO("reward " << c.reward << " penalty " << c.penalty << " gaps " << c.open << "/" << c.extend);
+        REQUIRE(got.score == want.score);
+        if (want.score > 0) {
+          REQUIRE(got.a_end == want.a);
+          REQUIRE(got.b_end == want.b);
+        }
+        if (tb) {
+          int64_t ua, ub;
+          REQUIRE(rescore(got, A, B, sc, ua, ub) == got.score);
+          REQUIRE(ua == got.a_end);
+          REQUIRE(ub == got.b_end);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gapped X-drop tracebacks re-score to their score at any drop-off", "[gapped]") {
+  std::mt19937 rng(777);
+  for (const Combo& c : kCombos) {
+    const GappedScoring sc{c.reward, c.penalty, -1, c.open, c.extend};
+    for (int trial = 0; trial < 40; ++trial) {
+      const std::vector<uint8_t> A = random_seq(rng, 5 + int64_t(rng() % 60), nullptr);
+      const std::vector<uint8_t> B = random_seq(rng, 5 + int64_t(rng() % 60), &A);
+      const int x = 1 + int(rng() % 25);
+      const LetterRun ra{A.data(), 1, int64_t(A.size())}, rb{B.data(), 1, int64_t(B.size())};
+      const XdropAlignment score_only = xdrop_gapped_align(ra, rb, sc, x, false);
+      const XdropAlignment traced = xdrop_gapped_align(ra, rb, sc, x, true);
+      REQUIRE(traced.score == score_only.score);
+      REQUIRE(traced.a_end == score_only.a_end);
+      REQUIRE(traced.b_end == score_only.b_end);
+      int64_t ua, ub;
+      REQUIRE(rescore(traced, A, B, sc, ua, ub) == traced.score);
+      REQUIRE(ua == traced.a_end);
+      REQUIRE(ub == traced.b_end);
+      // A drop-off never finds more than the full optimum.
+      REQUIRE(traced.score <= brute_force(A, B, sc).score);
+    }
+  }
+}
+
+TEST_CASE("reading leftwards aligns the reversed sequences", "[gapped]") {
+  std::mt19937 rng(99);
+  const GappedScoring sc{2, -3, -2, 5, 2};
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::vector<uint8_t> A = random_seq(rng, 1 + int64_t(rng() % 40), nullptr);
+    const std::vector<uint8_t> B = random_seq(rng, 1 + int64_t(rng() % 40), &A);
+    const std::vector<uint8_t> Ar(A.rbegin(), A.rend()), Br(B.rbegin(), B.rend());
+    const XdropAlignment fwd = xdrop_gapped_align(LetterRun{Ar.data(), 1, int64_t(Ar.size())},
+                                                  LetterRun{Br.data(), 1, int64_t(Br.size())}, sc, 30, true);
+    const XdropAlignment back = xdrop_gapped_align(LetterRun{A.data() + A.size() - 1, -1, int64_t(A.size())},
+                                                   LetterRun{B.data() + B.size() - 1, -1, int64_t(B.size())}, sc, 30,
+                                                   true);
+    REQUIRE(fwd.score == back.score);
+    REQUIRE(fwd.a_end == back.a_end);
+    REQUIRE(fwd.b_end == back.b_end);
+    REQUIRE(fwd.ops == back.ops);
+  }
+}
+
+TEST_CASE("gapped extension of a sequence against itself is one full-length alignment", "[gapped]") {
+  std::mt19937 rng(5);
+  std::vector<uint8_t> s(3000);
+  for (auto& c : s) c = uint8_t(rng() % 4);
+  GappedExtensionParams p;
+  p.scoring = GappedScoring{2, -3, -2, 5, 2};
+  p.xdrop_gap = 47;
+  p.xdrop_final = 110;
+  p.cutoff = 30;
+  const std::vector<GappedHsp> hsps = extend_gapped(s.data(), s.size(), s.data(), s.size(),
+                                                    {GapTrigger{100, 100, 0, 0, 3000, 6000}}, p);
+  REQUIRE(!hsps.empty());
+  CHECK(hsps[0].q_start == 0);
+  CHECK(hsps[0].q_end == 3000);
+  CHECK(hsps[0].s_end == 3000);
+  CHECK(hsps[0].score == 6000);
+  CHECK(hsps[0].identities == 3000);
+  CHECK(hsps[0].gap_opens == 0);
+}
+
+TEST_CASE("an insertion is aligned with one gap and counted as blastn counts it", "[gapped]") {
+  std::mt19937 rng(8);
+  std::vector<uint8_t> q(400);
+  for (auto& c : q) c = uint8_t(rng() % 4);
+  std::vector<uint8_t> s(q.begin(), q.begin() + 200);
+  s.insert(s.end(), {0, 1, 2});  // three extra subject bases
+  s.insert(s.end(), q.begin() + 200, q.end());
+  GappedExtensionParams p;
+  p.scoring = GappedScoring{2, -3, -2, 5, 2};
+  p.xdrop_gap = 47;
+  p.xdrop_final = 110;
+  p.cutoff = 30;
+  const std::vector<GappedHsp> hsps =
+      extend_gapped(q.data(), q.size(), s.data(), s.size(), {GapTrigger{20, 20, 0, 0, 200, 400}}, p);
+  REQUIRE(!hsps.empty());
+  const GappedHsp& h = hsps[0];
+  CHECK(h.q_start == 0);
+  CHECK(h.q_end == 400);
+  CHECK(h.s_end == 403);
+  CHECK(h.align_length == 403);
+  CHECK(h.gap_opens == 1);
+  CHECK(h.identities + h.mismatches == 400);
+  CHECK(h.score == 2 * int64_t(h.identities) - 3 * int64_t(h.mismatches) - (5 + 3 * 2));
+}
+
+TEST_CASE("gapped Karlin-Altschul values follow blastn's tables and rules", "[gapped]") {
+  const KarlinParams u23 = ungapped_karlin(2, -3), u12 = ungapped_karlin(1, -2);
+  const GappedKarlin g = gapped_karlin(2, -3, 5, 2, u23);  // blastn -task blastn defaults
+  CHECK(g.params.lambda == Approx(0.625));
+  CHECK(g.params.K == Approx(0.41));
+  CHECK(g.params.H == Approx(0.78));
+  CHECK(g.params.alpha == Approx(0.8));
+  CHECK(g.params.beta == Approx(-2));
+  CHECK(g.round_down);
+  const GappedKarlin h = gapped_karlin(1, -2, 2, 2, u12);
+  CHECK(h.params.lambda == Approx(1.33));
+  CHECK(!h.round_down);
+  // Beyond the largest tabulated costs: the ungapped values.
+  CHECK(gapped_karlin(2, -3, 7, 5, u23).params.lambda == Approx(u23.lambda));
+  // 2/-4 is 1/-2 scaled by 2: gap costs and lambda scale with it.
+  CHECK(gapped_karlin(2, -4, 4, 4, u12).params.lambda == Approx(1.33 / 2));
+  CHECK_THROWS_AS(gapped_karlin(2, -3, 1, 1, u23), UsageError);
+  CHECK_THROWS_AS(gapped_karlin(2, -3, 0, 0, u23), UsageError);
+  CHECK_THROWS_AS(gapped_karlin(7, -11, 5, 2, u23), UsageError);
+}
