@@ -1,6 +1,6 @@
 // A program outside the tools that runs a whole blast-bloom search through the library (run_search) and
 // receives the HSPs as values instead of text: it prints, per query and subject, the number of HSPs and the best
-// bit score.
+// bit score, for the gapped alignments blast-bloom reports by default.
 //
 //   seed_counts QUERY.fa DATABASE.fa[.gz|.2bit] [word size (default 11)]
 #include <bloomseq/bloomseq.hpp>
@@ -20,7 +20,13 @@ int main(int argc, char** argv) {
   bloomseq::SearchRequest request;
   request.query = argv[1];
   request.db = argv[2];
+  // blast-bloom's defaults, those of blastn -task blastn: gapped alignments, reward 2, penalty -3, gaps 5/2.
   request.params.w = argc == 4 ? std::atoi(argv[3]) : 11;
+  request.params.gapped = true;
+  request.params.reward = 2;
+  request.params.penalty = -3;
+  request.params.gap_open = 5;
+  request.params.gap_extend = 2;
   request.output = "/dev/null";  // the tabular text is not needed: the HSPs come through on_hsps
 
   struct Summary {
