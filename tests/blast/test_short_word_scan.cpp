@@ -205,7 +205,7 @@ TEST_CASE("the automatic layout keeps an explicit choice and bit-slices what onl
   const LayoutShape many{5000000, 8000, uint64_t(1) << 18, 6, 11};  // 625 sub-queries: 20 MB of vectors
   CHECK(resolve_layout(Stage1aLayout::automatic, many) == Stage1aLayout::bitsliced);
   CHECK(resolve_layout(Stage1aLayout::vector, many) == Stage1aLayout::vector);
-  CHECK(resolve_layout(Stage1aLayout::naive, many) == Stage1aLayout::naive);
+  CHECK(resolve_layout(Stage1aLayout::paper_vector, many) == Stage1aLayout::paper_vector);
   // One sub-query of 64 Mbit: its vector (8 MB) outgrows L2 as the matrix (512 MB) outgrows every cache.
   const LayoutShape huge{48502, 50000, uint64_t(1) << 26, 6, 11};
   CHECK(resolve_layout(Stage1aLayout::automatic, huge) == Stage1aLayout::bitsliced);

@@ -1,4 +1,4 @@
-// Stage 1a: the vector-by-vector, bit-sliced (every SIMD path this CPU has) and naive layouts give the same hits,
+// Stage 1a: the vector-by-vector, bit-sliced (every SIMD path this CPU has) and paper-vector layouts give the same hits,
 // and those hits are exactly what a Bloom filter built with the bit-loop H3 definition answers — hence no false
 // negatives. Awkward sizes throughout: prime n_sub, m not a multiple of 32, records shorter than w, N runs,
 // chunks far smaller than a record so that chunk boundaries fall inside w-mers.
@@ -104,13 +104,13 @@ TEST_CASE("stage-1a layouts agree with a bit-loop Bloom oracle on awkward inputs
     for (uint64_t chunk : {uint64_t(7), uint64_t(c.w), uint64_t(1031), uint64_t(1) << 20}) {
       INFO("chunk=" << chunk);
       const auto chunks = chunk_batch(batch, chunk, c.w);
-      std::vector<Stage1aHit> vec_hits, naive_hits;
+      std::vector<Stage1aHit> vec_hits, paper_hits;
       for (const auto& ch : chunks) {
         stage1a_vector_layout(filters.vectors(), ch, vec_hits);
-        stage1a_naive(filters.vectors(), ch, naive_hits);
+        stage1a_paper_vector(filters.vectors(), ch, paper_hits);
       }
       CHECK(vec_hits == expected);
-      CHECK(naive_hits == expected);
+      CHECK(paper_hits == expected);
       for (const char* isa : {"scalar", "avx2", "avx512"}) {
         if (!force_bitsliced_isa(isa)) continue;  // this CPU lacks it
         INFO("isa=" << isa);
@@ -127,7 +127,7 @@ TEST_CASE("stage-1a layouts agree with a bit-loop Bloom oracle on awkward inputs
           if (h.db_pos % stride == 0) want.push_back(h);
         for (const auto& ch : chunks) {
           stage1a_vector_layout(filters.vectors(), ch, v_hits, stride);
-          stage1a_naive(filters.vectors(), ch, n_hits, stride);
+          stage1a_paper_vector(filters.vectors(), ch, n_hits, stride);
           stage1a_bitsliced(filters.bitsliced(), ch, b_hits, stride);
         }
         CHECK(v_hits == want);

@@ -3,10 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <string>
 
 #include "blast/helpers.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/model/cost_model.hpp"
 
 using namespace bloomseq;
 using namespace blast_test;
@@ -37,7 +40,7 @@ TEST_CASE("stage 1a: the CPU backend's layouts give the reference oracle's hits,
   const Observed oracle = run(adapt_stage1a_backend(make_reference_backend()));
   REQUIRE(oracle.stats.false_positives > 100);
   REQUIRE(oracle.hsps.size() >= 2);
-  for (Stage1aLayout layout : {Stage1aLayout::vector, Stage1aLayout::bitsliced, Stage1aLayout::naive}) {
+  for (Stage1aLayout layout : {Stage1aLayout::vector, Stage1aLayout::bitsliced, Stage1aLayout::paper_vector}) {
     INFO(layout_name(layout));
     p.layout = layout;
     const Observed cpu = run(nullptr);  // the CPU backend
@@ -70,4 +73,15 @@ TEST_CASE("stage 1a: capabilities decide what the search asks of a backend") {
   p.probe_word = 12;
   BlastSearch s(make_queries(q), p, totals_of(db), adapt_stage1a_backend(make_reference_backend()));
   CHECK_THROWS_AS(s.search(make_batch(db)), std::logic_error);
+}
+
+TEST_CASE("the pipeline's layouts and the model's have one name each", "[blast][layout]") {
+  for (const char* name : {"paper-vector", "vector", "bitsliced"}) {
+    INFO(name);
+    CHECK(std::string(layout_name(parse_layout(name))) == name);
+    CHECK(std::string(model::to_string(model::parse_layout(name))) == name);
+  }
+  CHECK(parse_layout("paper") == Stage1aLayout::paper_vector);
+  CHECK(parse_layout("bit-sliced") == Stage1aLayout::bitsliced);
+  CHECK_THROWS_AS(parse_layout("naive"), UsageError);
 }

@@ -130,7 +130,7 @@ TEST_CASE("probe words at a stride give the same seeds, in the same order, and t
                            Variant{20, 16, 2, 4096, 3000, Stage1aLayout::bitsliced},
                            Variant{32, 9, 2, 1024, 1, Stage1aLayout::bitsliced},
                            Variant{12, 5, 1, 1024, 2500, Stage1aLayout::vector},
-                           Variant{17, 16, 1, 2048, uint64_t(1) << 30, Stage1aLayout::naive}}) {
+                           Variant{17, 16, 1, 2048, uint64_t(1) << 30, Stage1aLayout::paper_vector}}) {
     INFO("w=" << v.w << " probe=" << v.probe << " threads=" << v.threads << " chunk=" << v.chunk
               << " batch=" << v.batch);
     // Long exact repeats (the db copies query stretches on both strands) next to mutated ones and N runs.

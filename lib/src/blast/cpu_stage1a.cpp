@@ -19,7 +19,7 @@ class CpuStage1a final : public Stage1aBackend {
     const uint64_t stride = setup_.stride;
     switch (setup_.layout) {
       case Stage1aLayout::bitsliced: return stage1a_bitsliced(matrix_, chunk, hits, stride);
-      case Stage1aLayout::naive: return stage1a_naive(vectors_, chunk, hits, stride);
+      case Stage1aLayout::paper_vector: return stage1a_paper_vector(vectors_, chunk, hits, stride);
       default:
         return setup_.exact_filter ? stage1a_exact(vectors_, chunk, hits, stride)
                                    : stage1a_vector_layout(vectors_, chunk, hits, stride);

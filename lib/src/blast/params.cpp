@@ -14,9 +14,9 @@ namespace bloomseq {
 Stage1aLayout parse_layout(const std::string& name) {
   if (name == "auto") return Stage1aLayout::automatic;
   if (name == "vector") return Stage1aLayout::vector;
-  if (name == "bitsliced") return Stage1aLayout::bitsliced;
-  if (name == "naive") return Stage1aLayout::naive;
-  throw UsageError("unknown layout '" + name + "' (expected auto, vector, bitsliced or naive)");
+  if (name == "bitsliced" || name == "bit-sliced") return Stage1aLayout::bitsliced;
+  if (name == "paper-vector" || name == "paper") return Stage1aLayout::paper_vector;
+  throw UsageError("unknown layout '" + name + "' (expected auto, vector, bitsliced or paper-vector)");
 }
 
 const char* layout_name(Stage1aLayout layout) {
@@ -24,7 +24,7 @@ const char* layout_name(Stage1aLayout layout) {
     case Stage1aLayout::automatic: return "auto";
     case Stage1aLayout::vector: return "vector";
     case Stage1aLayout::bitsliced: return "bitsliced";
-    case Stage1aLayout::naive: return "naive";
+    case Stage1aLayout::paper_vector: return "paper-vector";
   }
   return "?";
 }

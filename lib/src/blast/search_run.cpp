@@ -30,18 +30,18 @@ namespace {
 
 const char* kProgram = "blast-bloom";
 
-// The model's layouts and the pipeline's: the paper's vector kernel (all k hashes per test) is the naive layout.
+// The model's layouts and the pipeline's (the same three, under the same names).
 model::Layout to_model_layout(Stage1aLayout l) {
   switch (l) {
     case Stage1aLayout::bitsliced: return model::Layout::BitSliced;
-    case Stage1aLayout::naive: return model::Layout::PaperVector;
+    case Stage1aLayout::paper_vector: return model::Layout::PaperVector;
     default: return model::Layout::Vector;
   }
 }
 Stage1aLayout from_model_layout(model::Layout l) {
   switch (l) {
     case model::Layout::BitSliced: return Stage1aLayout::bitsliced;
-    case model::Layout::PaperVector: return Stage1aLayout::naive;
+    case model::Layout::PaperVector: return Stage1aLayout::paper_vector;
     default: return Stage1aLayout::vector;
   }
 }

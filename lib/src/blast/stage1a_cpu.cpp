@@ -136,7 +136,7 @@ uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector
   return tested;
 }
 
-uint64_t stage1a_naive(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+uint64_t stage1a_paper_vector(const SubqueryVectors& vec, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
   std::vector<uint64_t> pos, keys;
   chunk_wmers(chunk, stride, pos, keys);

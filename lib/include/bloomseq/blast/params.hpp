@@ -13,10 +13,12 @@ enum class Stage1aLayout {
   automatic,  // bit-sliced when there are many vectors, vector-by-vector otherwise
   vector,     // the paper's layout: one m-bit vector per sub-query, hashes shared across vectors
   bitsliced,  // rows = bit positions, columns = sub-queries: k row reads answer all sub-queries at once
-  naive,      // the paper's loop with the k hashes recomputed for every (w-mer, vector) test (baseline only)
+  paper_vector,  // the papers' kernel: k hashes recomputed for every (w-mer, vector) test (baseline only)
 };
 
-Stage1aLayout parse_layout(const std::string& name);  // "auto" | "vector" | "bitsliced" | "naive"; UsageError otherwise
+// "auto" | "vector" | "bitsliced" (or "bit-sliced") | "paper-vector" (or "paper"), the names the model's layouts
+// take too (model::parse_layout); UsageError otherwise.
+Stage1aLayout parse_layout(const std::string& name);
 const char* layout_name(Stage1aLayout layout);
 
 struct BlastParams {

@@ -1,5 +1,5 @@
 // Where stage 1a runs inside the blast-bloom pipeline. BlastSearch takes one Stage1aBackend at construction: the
-// CPU backend (make_cpu_stage1a: the bit-sliced, vector, naive and exact layouts, run chunk by chunk in the
+// CPU backend (make_cpu_stage1a: the bit-sliced, vector, paper-vector and exact layouts, run chunk by chunk in the
 // search's worker threads) unless a device backend is given (make_stage1a_backend("cuda"), over the library's
 // Backend interface in backend/backend.hpp). Every backend receives the same sub-query filters and DbChunk and
 // must return the same hits, sorted by (db_pos, subquery), and the number of valid database w-mers it tested.

@@ -23,7 +23,7 @@ uint64_t stage1a_exact(const SubqueryVectors& vectors, const DbChunk& chunk, std
                        uint64_t stride = 1);
 
 // The paper's Algorithm 1 literally: for each vector, for each w-mer, each hash function evaluated when probed.
-uint64_t stage1a_naive(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+uint64_t stage1a_paper_vector(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                            uint64_t stride = 1);
 
 // The bit-sliced layout: k row reads per w-mer ANDed 64 columns (or 256/512 with AVX2/AVX-512) at a time.
