@@ -125,3 +125,23 @@ TEST_CASE("bit addressing: slot reduction covers the whole vector and stays in r
   CHECK(test_bit(words, 33));
   CHECK_FALSE(test_bit(words, 32));
 }
+
+TEST_CASE("a vector zeroed in slices with progress equals one zeroed at once", "[bloom]") {
+  // 2^30 + 96 bits: two 64-MB slices and a short tail.
+  for (uint64_t m : {uint64_t(64), uint64_t(1) << 20, (uint64_t(1) << 30) + 96}) {
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    BloomVector sliced(m, [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); });
+    const BloomVector whole(m);
+    REQUIRE(sliced.m_bits() == m);
+    REQUIRE(sliced.words().size() == whole.words().size());
+    REQUIRE(sliced.popcount() == 0);
+    REQUIRE(!calls.empty());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      REQUIRE(calls[i].second == whole.words().size() * 4);
+      if (i) REQUIRE(calls[i].first > calls[i - 1].first);
+    }
+    REQUIRE(calls.back().first == calls.back().second);
+    if (m > (uint64_t(1) << 30)) REQUIRE(calls.size() == 3);  // 64 MB + 64 MB + the 12-byte tail
+  }
+  REQUIRE_THROWS_AS(BloomVector(0, nullptr), UsageError);
+}

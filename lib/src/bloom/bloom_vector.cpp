@@ -16,6 +16,18 @@ BloomVector::BloomVector(uint64_t m_bits) : m_bits_(m_bits) {
   words_.assign(bloom_words(m_bits), 0);
 }
 
+BloomVector::BloomVector(uint64_t m_bits, const std::function<void(uint64_t, uint64_t)>& zeroed) : m_bits_(m_bits) {
+  if (m_bits == 0 || m_bits > kMaxBlockedBloomBits)
+    throw UsageError("Bloom vector size must be 1..2^41 bits, got " + std::to_string(m_bits));
+  const size_t words = bloom_words(m_bits);
+  constexpr size_t kSlice = size_t(16) << 20;  // words (64 MB)
+  words_.reserve(words);  // no reallocation below: each resize only zeroes the new slice
+  while (words_.size() < words) {
+    words_.resize(std::min(words, words_.size() + kSlice), 0);
+    if (zeroed) zeroed(uint64_t(words_.size()) * 4, uint64_t(words) * 4);
+  }
+}
+
 uint64_t BloomVector::popcount() const {
   uint64_t n = 0;
   for (uint32_t w : words_) n += uint64_t(__builtin_popcount(w));

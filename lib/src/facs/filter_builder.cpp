@@ -258,7 +258,9 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
   uint64_t m = 0;
   size_filter(f.elements, p, m, f.k);
   check_filter_memory(m, name);
-  f.bits = BloomVector(m);
+  f.bits = BloomVector(m, [&](uint64_t done, uint64_t total) {
+    if (progress) progress("zeroing the filter of", done, total);
+  });
   f.layout = p.layout;
 
   const bool blocked = p.layout == BloomLayout::blocked512;
@@ -293,16 +295,28 @@ FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p
   f.layout = p.layout;
   constexpr uint64_t kBatchBases = uint64_t(64) << 20;  // records read at a time (a longer record alone)
   // Runs fn(thread, seq, from, to) over every slice of the file, batch by batch; returns the records seen.
+  // Progress counts the bases whose slices are done, reported by whichever thread finishes a slice (a chromosome
+  // is one batch: minutes of hashing that would otherwise show nothing); while a batch is read the line is
+  // redrawn at the count already done.
   auto pass = [&](const char* phase, uint64_t total, auto&& fn) {
     SequenceReader reader(path);
     std::vector<SequenceRecord> batch;
     uint64_t records = 0, bases = 0;
-    reader.on_bases([&](uint64_t b) {
-      if (progress) progress(phase, bases + b, total);
+    std::atomic<uint64_t> sliced{0};
+    std::mutex reporting;
+    reader.on_bases([&](uint64_t) {
+      if (progress) progress(phase, bases, total);
     });
     while (size_t n = reader.next_batch(batch, kBatchBases)) {
       records += n;
-      parallel_slices(batch, threads, fn);
+      sliced = 0;
+      parallel_slices(batch, threads, [&](int t, std::string_view s, size_t from, size_t to) {
+        fn(t, s, from, to);
+        const uint64_t done = sliced += to - from;
+        if (!progress) return;
+        std::unique_lock<std::mutex> lock(reporting, std::try_to_lock);  // the callback is not thread-safe
+        if (lock.owns_lock()) progress(phase, bases + done, total);
+      });
       for (const SequenceRecord& r : batch) bases += r.seq.size();
       if (progress) progress(phase, bases, total);
     }
@@ -325,7 +339,9 @@ FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p
   uint64_t m = 0;
   size_filter(f.elements, p, m, f.k);
   check_filter_memory(m, name);
-  f.bits = BloomVector(m);
+  f.bits = BloomVector(m, [&](uint64_t done, uint64_t total) {
+    if (progress) progress("zeroing the filter of", done, total);
+  });
 
   // Pass 2: every k-mer inserted, threads setting bits with atomic ORs.
   const H3Family family(layout_hashes(p.layout, f.k), p.w, p.seed);

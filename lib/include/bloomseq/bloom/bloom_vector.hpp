@@ -1,6 +1,7 @@
 // The owning Bloom vector and the sizing formulas.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "bloomseq/bloom/bloom_view.hpp"
@@ -17,6 +18,9 @@ class BloomVector {
  public:
   BloomVector() = default;
   explicit BloomVector(uint64_t m_bits);
+  // The same, zeroed in slices with zeroed(bytes done, bytes in all) after each: a genome's filter is gigabytes,
+  // and faulting them in takes seconds that a progress line should show.
+  BloomVector(uint64_t m_bits, const std::function<void(uint64_t, uint64_t)>& zeroed);
 
   uint64_t m_bits() const { return m_bits_; }
   BloomView view() { return {words_.data(), m_bits_}; }
