@@ -73,6 +73,40 @@ std::vector<uint64_t> oracle_kmers(const std::string& s, int w) {
 
 }  // namespace
 
+TEST_CASE("build: the exact count's two-level partition sort counts every word size right, short ones included") {
+  // Word sizes around the partition's byte boundaries: no second byte (w <= 4), overlapping bytes (5..7), two
+  // whole bytes and more; the bits must equal the streamed (unsorted) build's.
+  std::mt19937_64 rng(11);
+  std::string a(300000, 'A');
+  for (char& c : a) c = "ACGT"[rng() % 4];
+  const std::string b = a.substr(1000, 50000) + "NN" + a.substr(7, 999);
+  for (int w : {2, 4, 5, 7, 8, 9, 13, 31}) {
+    std::vector<uint64_t> want = oracle_kmers(a, w), more = oracle_kmers(b, w);
+    want.insert(want.end(), more.begin(), more.end());
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    BuildParams exact;
+    exact.w = w;
+    exact.m_bits = 1 << 20;
+    exact.hashes = 3;
+    BuildParams streamed = exact;
+    streamed.count = KmerCount::hyperloglog;
+    uint64_t last = 0, total = 0;
+    const FilterEntry e = build_filter({a, b}, exact, "e", "mem", [&](const char* phase, uint64_t done, uint64_t all) {
+      if (std::string(phase).rfind("sorting", 0) != 0) return;
+      CHECK(done >= last);
+      CHECK(done <= all);
+      last = done;
+      total = all;
+    });
+    const FilterEntry s = build_filter({a, b}, streamed, "s", "mem");
+    INFO("w = " << w);
+    CHECK(e.elements == want.size());
+    CHECK(e.bits.words() == s.bits.words());
+    CHECK(last == total);  // the sort's progress ends at its total
+  }
+}
+
 TEST_CASE("build: streamed from a file on threads, sized by HyperLogLog against an exact k-mer oracle") {
   // A small synthetic genome in several records: one of 2.6 Mbases (slices of 1 Mbase: k-mers across their joins),
   // repeats (a copied stretch and a reverse-complemented one), N runs, lower case, a record shorter than w.

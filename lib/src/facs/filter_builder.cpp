@@ -52,19 +52,14 @@ void for_each_canonical_reporting(const std::vector<std::string_view>& seqs, int
     }
 }
 
-// Sorts and deduplicates k-mer keys in place with progress: partitioned by their top 8 bits (American flag sort,
-// two passes), then bucket by bucket, each a small sort (a bucket holds every copy of its keys). A single sort of
-// a large genome's keys takes minutes without a sign of life; this takes about as long with progress throughout.
-void sort_unique_reporting(std::vector<uint64_t>& keys, int w, const BuildProgress& progress, const char* phase) {
-  const int shift = std::max(0, 2 * w - 8);
-  const uint64_t n = keys.size(), work = 3 * n;  // counting, moving, sorting
-  uint64_t done = 0;
-  auto tick = [&] {
-    if (progress && ++done % kReportEvery == 0) progress(phase, done, work);
-  };
+// Partitions keys[first, last) in place by the 8 bits at `shift` (American flag sort: count, then follow each
+// cycle of misplaced keys); returns the 257 bucket bounds, offsets from `first`. tick() after every key counted or
+// moved.
+template <class Tick>
+std::vector<size_t> flag_partition(uint64_t* keys, size_t n, int shift, Tick&& tick) {
   std::vector<size_t> start(257, 0);
-  for (uint64_t k : keys) {
-    ++start[size_t(k >> shift) + 1];
+  for (size_t i = 0; i < n; ++i) {
+    ++start[size_t((keys[i] >> shift) & 255) + 1];
     tick();
   }
   for (size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
@@ -72,21 +67,46 @@ void sort_unique_reporting(std::vector<uint64_t>& keys, int w, const BuildProgre
   for (size_t b = 0; b < 256; ++b)
     while (next[b] < start[b + 1]) {  // follow the cycle from the first misplaced key of bucket b
       uint64_t v = keys[next[b]];
-      for (size_t d = size_t(v >> shift); d != b; d = size_t(v >> shift)) {
+      for (size_t d = size_t((v >> shift) & 255); d != b; d = size_t((v >> shift) & 255)) {
         std::swap(v, keys[next[d]++]);
         tick();
       }
       keys[next[b]++] = v;
       tick();
     }
+  return start;
+}
+
+// Sorts and deduplicates k-mer keys in place with progress: partitioned by their top 8 bits, each part again by the
+// next 8 (flag_partition), then the 65,536 small parts sorted one by one (a part holds every copy of its keys). A
+// single sort of a large genome's keys takes minutes without a sign of life, and so does a sort of one of 256
+// parts of a gigabase's keys at a busy moment; this takes about as long with progress throughout.
+void sort_unique_reporting(std::vector<uint64_t>& keys, int w, const BuildProgress& progress, const char* phase) {
+  const int shift = std::max(0, 2 * w - 8), shift2 = std::max(0, shift - 8);
+  const uint64_t n = keys.size(), work = 5 * n;  // counting and moving twice, sorting
+  uint64_t done = 0;
+  auto tick = [&] {
+    if (progress && ++done % kReportEvery == 0) progress(phase, done, work);
+  };
+  const std::vector<size_t> start = flag_partition(keys.data(), keys.size(), shift, tick);
   size_t out = 0;
   for (size_t b = 0; b < 256; ++b) {
-    const auto first = keys.begin() + long(start[b]), last = keys.begin() + long(start[b + 1]);
-    std::sort(first, last);
-    const auto end = std::unique(first, last);
-    if (out != start[b]) std::move(first, end, keys.begin() + long(out));  // down, into the room of dropped copies
-    out += size_t(end - first);
-    done += start[b + 1] - start[b];
+    uint64_t* const part = keys.data() + start[b];
+    const size_t len = start[b + 1] - start[b];
+    // Short keys (2w <= 8) have no second byte to split on: the whole part is one sub-part.
+    std::vector<size_t> sub = {0, len};
+    if (shift > 0) sub = flag_partition(part, len, shift2, tick);
+    else done += 2 * len;
+    for (size_t c = 0; c + 1 < sub.size(); ++c) {
+      uint64_t* const first = part + sub[c];
+      uint64_t* const last = part + sub[c + 1];
+      std::sort(first, last);
+      uint64_t* const end = std::unique(first, last);
+      if (keys.data() + out != first) std::move(first, end, keys.data() + out);  // down, into dropped copies' room
+      out += size_t(end - first);
+      done += size_t(last - first);
+      if (progress && (c & 15) == 15) progress(phase, done, work);
+    }
     if (progress) progress(phase, done, work);
   }
   keys.resize(out);
