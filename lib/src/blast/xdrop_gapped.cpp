@@ -20,6 +20,9 @@ struct Cell {
   int best_gap;
 };
 
+// One X-drop dynamic program over A x B (blastn's semi-gapped alignment), with the traceback when asked.
+// Kept as one function: the row loop's state (band ends, best cell, the gap states, the traceback row being
+// written) stays in registers from row to row; split up, that state would cross calls in stage 3's inner loop.
 template <int kStepB, bool traceback>
 XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff) {
   XdropAlignment out;

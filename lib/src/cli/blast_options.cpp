@@ -69,6 +69,8 @@ BlastEncodeOptions parse_encode(int argc, const char* const* argv, std::string& 
   return e;
 }
 
+// blast-bloom's search options: declared, parsed and validated in one place so that each option's help text,
+// default and check sit together (one option after the other; long only because the tool has many options).
 BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& help, bool& version) {
   cxxopts::Options opts("blast-bloom",
                         "BLAST with Bloom filters: every database w-mer is tested against one Bloom vector per "

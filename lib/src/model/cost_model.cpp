@@ -49,6 +49,9 @@ double cpu_cores_used(const Stage1aConfig& c, const DeviceProfile& d) {
 }
 }  // namespace
 
+// Stage-1a time and FPR of one configuration. Kept as one function: it is the model's equations in the papers'
+// order (FPR, then per layout and device the memory and compute terms, then transfers and stage 1b), each branch
+// a short formula whose comment cites its equation; a function per branch would scatter one page of algebra.
 Prediction predict_stage1a(const Stage1aConfig& c, const DeviceProfile& d, const Calibration& cal) {
   Prediction r;
   if (c.n_sub < uint64_t(c.w) || c.k <= 0 || c.m_bits == 0 || c.w <= 0) {
