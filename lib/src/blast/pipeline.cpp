@@ -136,6 +136,7 @@ double BlastSearch::empirical_fpr(uint32_t v) const {
 
 void BlastSearch::search(const DbBatch& batch) {
   for (const auto& n : batch.names) subject_names_.push_back(n);
+  subject_lengths_.insert(subject_lengths_.end(), batch.lengths.begin(), batch.lengths.end());
   // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
   const int probe = params_.probe_word;
   if (probe > 0 && !caps_.probe_words)
@@ -535,6 +536,9 @@ TabularHit BlastSearch::tabular(const Hsp& h) const {
   TabularHit t;
   t.query = queries_.names[h.query];
   t.subject = subject_names_[h.subject];
+  t.q_len = queries_.codes[h.query].size();
+  t.s_len = subject_lengths_[h.subject];
+  t.score = h.score;
   t.length = h.align_length;
   t.identities = h.identities;
   t.gaps = h.gaps;

@@ -288,7 +288,7 @@ class StageOutput {
     }
   }
   // Observers that print stage 1a hits or stage 1b seeds as they come.
-  void observe(const std::string& stage, bool header, BlastSearch& search) {
+  void observe(const std::string& stage, bool header, const TabularFormat& format, BlastSearch& search) {
     if (stage == "1a") {
       if (header) add("#subject\tsstart\tsubquery\tquery\tsubquery_qstart\tsubquery_length\n");
       search.on_stage1a = [this, &search](const DbBatch& b, const std::vector<Stage1aHit>& hits) {
@@ -311,7 +311,7 @@ class StageOutput {
               (x.strand ? "-\n" : "+\n"));
       };
     } else if (header) {
-      add(tabular_header() + '\n');
+      add(tabular_header(format) + '\n');
     }
   }
   void commit() {
@@ -385,14 +385,14 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
 
   BlastSearch search(std::move(queries), p, db.totals(), std::move(stage1a));
   search.run_stage2 = o.stage == "hsp";
-  out.observe(o.stage, o.header, search);
+  out.observe(o.stage, o.header, o.format, search);
   if (progress_on) {
     progress.finish();  // the estimate goes on a line of its own
     print_estimate(log, db.totals(), db.parses_again(), counting_s, search, o.profile, query_bases);
   }
   stream_database(db, search, p.batch_bases, progress_on, progress);
   const std::vector<Hsp> hsps = search.finish();
-  for (const Hsp& h : hsps) out.add(format_tabular(search.tabular(h)) + '\n');
+  for (const Hsp& h : hsps) out.add(format_tabular(search.tabular(h), o.format) + '\n');
   out.commit();
   if (sinks.on_hsps) sinks.on_hsps(search, hsps);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

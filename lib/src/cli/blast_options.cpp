@@ -37,9 +37,13 @@ minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or 
 throughput >= --target-throughput (db w-mers/s). -k, -m, --sub-query, --layout and -t given explicitly stay fixed.
 The plan is printed on stderr before the run; --stats puts its predictions next to the measured values.
 
-The HSPs equal those of
-  blastn -task blastn -ungapped -dust no -sum_stats false -word_size W -reward R -penalty P -subject DB -outfmt 6
-(ambiguity codes in the database may give small differences: see docs/blast-bloom.md).
+The HSPs are meant to equal those of
+  blastn -task blastn -dust no -subject DB -outfmt 6                  (the default: gapped, w 11, 2/-3, gaps 5/2)
+  blastn -task blastn -ungapped -dust no -sum_stats false -outfmt 6   (--ungapped)
+with the same word size and scores; docs/blast-bloom.md lists the known differences.
+--outfmt columns: std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident
+positive ppos qstart qend sstart send evalue bitscore score qlen slen qcovhsp sstrand, e.g.
+  blast-bloom --outfmt "6 qseqid sseqid pident length evalue bitscore qlen slen qcovhsp" query.fa db.fa
 Negative numbers need '=': --penalty=-3.
 Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 70 internal error, 74 I/O error.
 )";
@@ -120,6 +124,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
+      ("outfmt", "tabular columns as blastn takes them: \"6\" (the 12 standard ones) or \"6 qseqid sseqid pident "
+                 "... qlen slen qcovhsp\" (see below)", cxxopts::value<std::string>()->default_value("6"))
       ("no-header", "omit the '#' header line")
       ("progress", "show progress on stderr (default: when stderr is a terminal)")
       ("no-progress", "never show progress")
@@ -226,6 +232,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.stats = r.count("stats") > 0;
   if (o.stats) o.stats_path = r["stats"].as<std::string>();
   o.header = !r.count("no-header");
+  o.format = parse_outfmt(r["outfmt"].as<std::string>());
+  if (r.count("outfmt") && o.stage != "hsp") throw UsageError("--outfmt applies to HSPs (--stage hsp) only");
   return o;
 }
 

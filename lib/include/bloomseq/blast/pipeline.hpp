@@ -120,6 +120,7 @@ class BlastSearch {
   std::vector<double> search_space_;  // per query
   ConcatenatedQuery concatenated_;     // what blastn's ungapped pre-screen reads
   std::vector<std::string> subject_names_;
+  std::vector<uint64_t> subject_lengths_;
   std::vector<Hsp> hsps_;
   std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches
   BlastStats stats_;

@@ -11,6 +11,7 @@
 
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/tabular.hpp"
 #include "bloomseq/model/planner.hpp"
 
 namespace bloomseq {
@@ -36,6 +37,7 @@ struct SearchRequest {
   bool stats = false;  // --stats given
   std::string stats_path;
   bool header = true;
+  TabularFormat format;  // --outfmt: the HSP columns
   bool progress = false, no_progress = false;
   std::string command_line;  // recorded in the --stats JSON
 };

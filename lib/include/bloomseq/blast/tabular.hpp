@@ -1,7 +1,9 @@
-// BLAST tabular output (-outfmt 6): the 12 standard columns with BLAST+'s number formatting.
+// BLAST tabular output (-outfmt 6): the 12 standard columns, or a column list as blastn takes it
+// ("6 qseqid sseqid pident ... qlen slen qcovhsp"), with BLAST+'s number formatting.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace bloomseq {
 
@@ -21,12 +23,32 @@ struct TabularHit {
   double bits = 0;
   uint64_t gaps = 0;       // columns with a gap (length = identities + mismatches + gaps)
   uint64_t gap_opens = 0;  // runs of gap columns
+  int64_t score = 0;       // raw score
+  uint64_t q_len = 0, s_len = 0;  // the query record's and the subject record's lengths
 };
 
+// The columns blast-bloom can print (blastn's names). Per-subject columns (qcovs, qcovus) and sequence columns
+// (qseq, sseq) are not among them.
+enum class TabularColumn {
+  qseqid, qaccver, qacc, sseqid, saccver, sacc, pident, length, mismatch, gapopen, gaps, nident, positive, ppos,
+  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand
+};
+
+struct TabularFormat {
+  // blastn's default 12 ("std"): qaccver saccver pident length mismatch gapopen qstart qend sstart send evalue
+  // bitscore.
+  std::vector<TabularColumn> columns;
+  TabularFormat();
+};
+
+// Parses --outfmt: "6" or "6 COLUMN ..." (blastn's names, "std" for the 12 standard ones). Anything else (another
+// format number, an unknown or unsupported column) is a UsageError naming it.
+TabularFormat parse_outfmt(const std::string& spec);
+
 // The line without its newline.
-std::string format_tabular(const TabularHit& h);
+std::string format_tabular(const TabularHit& h, const TabularFormat& format = TabularFormat());
 
 // The header line naming the columns (a comment, starts with '#').
-std::string tabular_header();
+std::string tabular_header(const TabularFormat& format = TabularFormat());
 
 }  // namespace bloomseq

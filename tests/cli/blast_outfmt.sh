@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# --outfmt with blastn's column names: every supported column must print what blastn -outfmt "6 ..." prints for
+# the same alignments (identifiers, lengths, qcovhsp's rounding, ppos, raw score, sstrand), and what blast-bloom
+# cannot print must be refused. Skipped (77) when blastn is not installed.
+# Usage: blast_outfmt.sh BIN_DIR SRC_DIR
+set -uo pipefail
+bin="$1"; src="$2"
+command -v blastn >/dev/null 2>&1 || { echo "blastn not installed: skipped"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bee="$src/data/bee-viruses"
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+
+cols="qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore qlen slen qcovhsp score
+      nident gaps positive ppos sstrand qacc sacc qaccver saccver"
+cols=$(echo $cols)
+# Versioned accessions as plain identifiers, and a 3-kb query whose HSPs cover 33%, ~1% and <1% of it (qcovhsp's
+# rounding), against a 4-kb subject that overlaps it by 1 kb.
+seq=$(grep -v '>' "$src/data/lambda_virus.fa" | tr -d '\n')
+{ echo ">NC_001416.1 lambda 1-3000"; echo "${seq:0:3000}" | fold -w 70; } > "$tmp/q.fa"
+{ echo ">AB012345.2 lambda 2001-6000"; echo "${seq:2000:4000}" | fold -w 70; } > "$tmp/s.fa"
+pairs=("$tmp/q.fa $tmp/s.fa" "$bee/vdv1.fa $bee/vdv1dwv5.fa" "$bee/vdv1dwv9.fa $bee/dwv.fa" "$tmp/q.fa $bee/vdv1.fa")
+total=0
+for pair in "${pairs[@]}"; do
+  read -r q s <<< "$pair"
+  blastn -task blastn -dust no -query "$q" -subject "$s" -outfmt "6 $cols" 2>/dev/null > "$tmp/want"
+  "$bin/blast-bloom" --no-header --no-progress --outfmt "6 $cols" "$q" "$s" > "$tmp/got"
+  n=$(wc -l < "$tmp/want"); total=$((total + n))
+  check "$(basename "$q") vs $(basename "$s"): $n lines, all $(echo $cols | wc -w) columns as blastn" \
+    "cmp -s $tmp/want $tmp/got || { diff $tmp/want $tmp/got | head -5; false; }"
+done
+check "the pairs give alignments to compare ($total)" "[ $total -ge 20 ]"
+blastn -task blastn -dust no -query "$tmp/q.fa" -subject "$tmp/s.fa" -outfmt "6 qcovhsp" > "$tmp/cov"
+check "qcovhsp: 33, 1 and 0 among blastn's values for the lambda pair" \
+  "grep -qx 33 $tmp/cov && grep -qx 1 $tmp/cov && grep -qx 0 $tmp/cov"
+
+# "6" alone and "6 std" are the default 12 columns.
+"$bin/blast-bloom" --no-progress "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > "$tmp/default"
+"$bin/blast-bloom" --no-progress --outfmt "6 std" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > "$tmp/std"
+"$bin/blast-bloom" --no-progress --outfmt 6 "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > "$tmp/six"
+check "'6 std' and '6' equal the default output" "cmp -s $tmp/default $tmp/std && cmp -s $tmp/default $tmp/six"
+"$bin/blast-bloom" --no-progress --outfmt "6 qseqid slen qcovhsp" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > "$tmp/three"
+check "the header names the chosen columns" "[ \"\$(head -1 $tmp/three)\" = \"# qseqid\$(printf '\t')slen\$(printf '\t')qcovhsp\" ]"
+
+# Refused: other formats, unknown or unsupported columns, columns with --stage 1a/1b (usage error, no output).
+for bad in "7" "6 qseqid qcovs" "6 qseqid sseq" "6 nonsense" "" "10 std"; do
+  "$bin/blast-bloom" --no-progress --outfmt "$bad" -o "$tmp/bad.tsv" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" 2> "$tmp/err"
+  rc=$?
+  check "--outfmt '$bad' refused (exit 64, one line, no output)" \
+    "[ $rc -eq 64 ] && [ \$(wc -l < $tmp/err) -eq 1 ] && grep -q -- '--outfmt' $tmp/err && [ ! -e $tmp/bad.tsv ]"
+done
+"$bin/blast-bloom" --no-progress --stage 1b --outfmt "6 qseqid" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > /dev/null 2> "$tmp/err"
+check "--outfmt with --stage 1b refused" "[ $? -eq 64 ]"
+[ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "all checks passed"
