@@ -11,6 +11,7 @@
 
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/shard.hpp"
 #include "bloomseq/model/planner.hpp"
 
 namespace bloomseq {
@@ -38,6 +39,9 @@ struct SearchRequest {
   bool header = true;
   bool progress = false, no_progress = false;
   std::string command_line;  // recorded in the --stats JSON
+  // --db-shard I/N, --query-shard J/M: search one shard and write a part file (part_file.hpp) to `output`.
+  ShardSpec db_shard, query_shard;
+  bool sharded = false;  // either option given (1/1 included)
 };
 
 // Where a search's results go besides its output file.
