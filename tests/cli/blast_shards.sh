@@ -91,6 +91,28 @@ grep -v '^#end' parts/p2_1.part > no_end.part
 refuse "a part without its end line" parts/p1_1.part no_end.part parts/p3_1.part
 refuse "a file that is not a part" parts/p1_1.part q.fa parts/p3_1.part
 
+# --auto-tune decided once: 'plan' writes the parameters, shards run them with --plan; merged = the single run.
+"$bb" plan --auto-tune q.fa db.2bit -o plan.json 2>/dev/null
+"$bb" --auto-tune q.fa db.2bit -o single.tsv 2>/dev/null
+rm -rf parts; mkdir parts
+for i in 1 2 3; do "$bb" --plan plan.json --db-shard "$i/3" --query-shard 2/2 q.fa db.2bit -o "parts/p$i.part"
+                   "$bb" --plan plan.json --db-shard "$i/3" --query-shard 1/2 q.fa db.2bit -o "parts/q$i.part"; done
+"$bb" merge -o merged.tsv parts/*.part
+if cmp -s single.tsv merged.tsv; then echo "ok   --auto-tune plan, 3 x 2 shards with --plan: identical"
+else fail "--auto-tune plan: merged shards differ from the single --auto-tune run"; fi
+"$bb" --plan plan.json q.fa db.2bit -o plain.tsv
+cmp -s single.tsv plain.tsv || fail "--plan without shards differs from the --auto-tune run"
+# A plan refuses other inputs (exit 65) and options that it fixes (exit 64).
+head -n 20 db.fa > small_db.fa
+set +e
+"$bb" --plan plan.json --db-shard 1/2 q.fa small_db.fa -o x.part 2>/dev/null; rc1=$?
+"$bb" --plan plan.json --db-shard 1/2 db.fa db.2bit -o x.part 2>/dev/null; rc2=$?
+"$bb" --plan plan.json --evalue 1 --db-shard 1/2 q.fa db.2bit -o x.part 2>/dev/null; rc3=$?
+"$bb" --plan q.fa --db-shard 1/2 q.fa db.2bit -o x.part 2>/dev/null; rc4=$?
+set -e
+[[ $rc1 -eq 65 && $rc2 -eq 65 && $rc3 -eq 64 && $rc4 -eq 65 && ! -e x.part ]] ||
+  fail "--plan refusals: exits $rc1 $rc2 $rc3 $rc4 (want 65 65 64 65)"
+
 # Options that cannot be sharded are usage errors.
 set +e
 "$bb" --auto-tune --db-shard 1/2 q.fa db.fa -o x.part 2>/dev/null; rc1=$?

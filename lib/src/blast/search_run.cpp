@@ -17,6 +17,7 @@
 #include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/part_file.hpp"
+#include "bloomseq/blast/search_plan.hpp"
 #include "bloomseq/blast/pipeline.hpp"
 #include "bloomseq/blast/short_word_plan.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
@@ -419,9 +420,39 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
 
   model::Plan plan;
   std::string profile_message;
-  if (o.auto_tune)
-    plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
-  apply_scan_plan(o, caps, queries, p);
+  if (!o.plan.empty()) {
+    // The parameters decided once for every shard; these must be the inputs they were decided for.
+    const SearchPlan given = read_search_plan(o.plan);
+    if (given.query_records != queries.size() || given.query_bases != query_bases ||
+        given.query_hash != query_hash.value())
+      throw DataError(o.query + ": not the query the plan " + o.plan + " was made for");
+    if (given.db_records != db.totals().records || given.db_bases != db.totals().bases ||
+        given.db_hash != db.layout_hash())
+      throw DataError(o.db + ": not the database the plan " + o.plan + " was made for");
+    const int threads = p.threads;
+    p = given.params;
+    if (o.given_threads) p.threads = threads;
+  } else {
+    if (o.auto_tune)
+      plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
+    apply_scan_plan(o, caps, queries, p);
+  }
+  if (o.make_plan) {
+    SearchPlan made;
+    made.params = p;
+    made.query_records = queries.size();
+    made.query_bases = query_bases;
+    made.query_hash = query_hash.value();
+    made.db_records = db.totals().records;
+    made.db_bases = db.totals().bases;
+    made.db_hash = db.layout_hash();
+    write_search_plan(o.output, made);
+    SearchReport report;
+    report.params = p;
+    report.backend = backend_name;
+    report.query_bases = query_bases;
+    return report;
+  }
   StageOutput out(o.output);
 
   // A shard: the plans above and the statistics come from the whole query and database; only the shard's query

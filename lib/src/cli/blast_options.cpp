@@ -34,6 +34,8 @@ Examples:
   blast-bloom model tradeoff --device cpu > tradeoff.csv                  model predictions (see 'model --help')
   blast-bloom --db-shard 2/4 query.fa db.2bit -o part2.bbp                one of 4 database shards (a part file)
   blast-bloom merge -o hsps.tsv part*.bbp                                 the parts merged: the single run's output
+  blast-bloom plan --auto-tune query.fa db.2bit -o plan.json              decide once, then on every shard:
+  blast-bloom --plan plan.json --db-shard 2/4 query.fa db.2bit -o part2.bbp
 
 --auto-tune chooses n_sub, k, m, layout and threads with the performance model (docs/performance-model.md):
 minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or minimum FPR with predicted
@@ -78,6 +80,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                         "sub-query (stage 1a),\nhits are verified exactly (1b) and extended without gaps (2).\n"
                         "Usage: blast-bloom [options] QUERY DB      (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
                         "       blast-bloom encode DB.fa -o DB.2bit\n"
+                        "       blast-bloom plan [options] QUERY DB -o plan.json   (parameters decided once, for --plan)\n"
                         "       blast-bloom merge -o OUT PART...          (the parts of --db-shard/--query-shard runs)\n"
                         "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
                         "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
@@ -122,6 +125,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("db-shard", "search database shard I of N (whole records, balanced by bases); -o gets a part file for "
                    "'blast-bloom merge'", cxxopts::value<std::string>())
       ("query-shard", "search query shard J of M (as --db-shard; both may be combined)",
+       cxxopts::value<std::string>())
+      ("plan", "run the parameters of a plan file made by 'blast-bloom plan' (for shards: decided once)",
        cxxopts::value<std::string>());
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
@@ -240,8 +245,19 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     throw UsageError("--db-shard/--query-shard work with --stage hsp only (stage 1a/1b output is per batch)");
   if (o.sharded && o.auto_tune)
     throw UsageError("--auto-tune cannot be combined with --db-shard/--query-shard: shards on other machines "
-                     "could choose differently. Make the plan once (run --auto-tune once with --stats; its "
-                     "\"parameters\") and give every shard those --sub-query, -k, -m and --layout");
+                     "could choose differently. Make the plan once: 'blast-bloom plan --auto-tune QUERY DB -o "
+                     "plan.json', then give every shard --plan plan.json");
+  if (r.count("plan")) {
+    o.plan = r["plan"].as<std::string>();
+    // The plan holds every parameter that changes the output; only how to run and where to write come from here.
+    for (const char* opt : {"word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
+                            "xdrop-gap-final", "evalue", "ungapped", "every-wmer", "scan-word", "sub-query",
+                            "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
+                            "target-throughput", "profile", "batch"})
+      if (r.count(opt))
+        throw UsageError(std::string("--") + opt + " cannot be given with --plan (the plan holds the search's "
+                         "parameters; give them to 'blast-bloom plan')");
+  }
   return o;
 }
 
@@ -316,6 +332,15 @@ BlastOptions parse_blast_options(int argc, const char* const* argv) {
   } else if (cmd == "calibrate") {
     o.command = BlastCommand::calibrate;
     o.calibrate = parse_calibrate_options("blast-bloom calibrate", argc - 1, argv + 1);
+  } else if (cmd == "plan") {
+    o.command = BlastCommand::plan;
+    o.search = parse_search(argc - 1, argv + 1, o.help, o.version);
+    if (o.help.empty() && !o.version) {
+      if (o.search.sharded || !o.search.plan.empty())
+        throw UsageError("plan: --db-shard, --query-shard and --plan are for the searches that use the plan");
+      if (o.search.stage != "hsp") throw UsageError("plan: sharded searches print HSPs only (--stage hsp)");
+      o.search.make_plan = true;
+    }
   } else if (cmd == "merge") {
     o.command = BlastCommand::merge;
     o.merge = parse_merge(argc - 1, argv + 1, o.help);

@@ -42,6 +42,10 @@ struct SearchRequest {
   // --db-shard I/N, --query-shard J/M: search one shard and write a part file (part_file.hpp) to `output`.
   ShardSpec db_shard, query_shard;
   bool sharded = false;  // either option given (1/1 included)
+  // `blast-bloom plan`: write the parameters as run and the inputs' fingerprints (search_plan.hpp) to `output`
+  // instead of searching. --plan FILE: run that plan's parameters (no --auto-tune or scan plan here).
+  bool make_plan = false;
+  std::string plan;
 };
 
 // Where a search's results go besides its output file.

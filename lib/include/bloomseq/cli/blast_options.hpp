@@ -13,7 +13,7 @@
 
 namespace bloomseq {
 
-enum class BlastCommand { search, encode, calibrate, model, merge };
+enum class BlastCommand { search, encode, calibrate, model, merge, plan };
 
 // The search's options are the library's request (blast/search_run.hpp).
 using BlastSearchOptions = SearchRequest;
