@@ -9,6 +9,7 @@
 #include "bloomseq/app/run_app.hpp"
 #include "bloomseq/backend/backend.hpp"
 #include "bloomseq/blast/kernel_probe.hpp"
+#include "bloomseq/blast/merge_parts.hpp"
 #include "bloomseq/blast/search_run.hpp"
 #include "bloomseq/cli/blast_options.hpp"
 #include "bloomseq/error.hpp"
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (o.command == BlastCommand::encode) return encode_main(o.encode);
+    if (o.command == BlastCommand::merge) {
+      merge_parts(o.merge.output, o.merge.parts);
+      return 0;
+    }
     SearchRequest request = o.search;
     request.command_line = command_line(argc, argv);
     run_search(request);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "bloomseq/blast/shard.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/io/twobit.hpp"
@@ -20,6 +21,14 @@ struct DatabaseReader::Impl {
   bool use_held = false;
   uint64_t next_pos = 0;
   uint32_t next_record = 0;
+  uint64_t end_record = UINT64_MAX;  // restrict_records
+  std::vector<uint64_t> lengths;     // per record
+  Fnv64 layout;                      // names and lengths
+  void note(const std::string& name, uint64_t length) {
+    lengths.push_back(length);
+    layout.add(name);
+    layout.add(length);
+  }
 };
 
 DatabaseReader::DatabaseReader(const std::string& path, const std::function<void(uint64_t)>& counted)
@@ -32,6 +41,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     for (size_t i = 0; i < impl_->tb->size(); ++i) {
       totals_.bases += impl_->tb->length(i);
       totals_.largest = std::max<uint64_t>(totals_.largest, impl_->tb->length(i));
+      impl_->note(impl_->tb->name(i), impl_->tb->length(i));
     }
   } else if (path == "-") {
     impl_->held = read_all_sequences(path);
@@ -39,6 +49,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     for (const auto& r : impl_->held) {
       totals_.bases += r.seq.size();
       totals_.largest = std::max<uint64_t>(totals_.largest, r.seq.size());
+      impl_->note(r.name, r.seq.size());
     }
     totals_.records = impl_->held.size();
   } else {
@@ -54,6 +65,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
       totals_.largest = std::max<uint64_t>(totals_.largest, rec.seq.size());
       if (counted) counted(totals_.bases);
       ++totals_.records;
+      impl_->note(rec.name, rec.seq.size());
       if (holding && totals_.bases <= kHoldBases) {
         impl_->held.push_back(std::move(rec));
         rec = SequenceRecord();
@@ -74,6 +86,25 @@ bool DatabaseReader::is_twobit() const { return impl_->twobit; }
 
 bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
 
+const std::vector<uint64_t>& DatabaseReader::record_lengths() const { return impl_->lengths; }
+
+uint64_t DatabaseReader::layout_hash() const { return impl_->layout.value(); }
+
+void DatabaseReader::restrict_records(uint64_t begin, uint64_t end) {
+  begin = std::min<uint64_t>(begin, totals_.records);
+  impl_->end_record = std::max(begin, end);
+  impl_->next_record = uint32_t(begin);
+  if (impl_->twobit) {
+    impl_->tb_next = size_t(begin);
+  } else if (impl_->use_held) {
+    impl_->held_next = size_t(begin);
+  } else {
+    SequenceRecord skipped;
+    for (uint64_t r = 0; r < begin; ++r)
+      if (!impl_->reader->next(skipped)) throw DataError(impl_->path + ": changed while it was read");
+  }
+}
+
 bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                                 const std::function<void(const char*, uint64_t)>& progress) {
   batch.clear();
@@ -89,10 +120,11 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
   if (impl_->twobit) {
     // The batch's size is known from the index: one allocation, no copies as the code stream grows.
     uint64_t bases = 0;
-    for (size_t i = impl_->tb_next; i < impl_->tb->size() && bases < max_bases; ++i) bases += impl_->tb->length(i) + 1;
+    for (size_t i = impl_->tb_next; i < impl_->tb->size() && i < impl_->end_record && bases < max_bases; ++i)
+      bases += impl_->tb->length(i) + 1;
     batch.codes.reserve(bases);
   }
-  while (batch.codes.size() < max_bases) {
+  while (batch.codes.size() < max_bases && impl_->next_record + batch.size() < impl_->end_record) {
     if (impl_->twobit) {
       if (impl_->tb_next >= impl_->tb->size()) break;
       const size_t i = impl_->tb_next++;

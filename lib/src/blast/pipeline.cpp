@@ -60,7 +60,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals,
-                         std::unique_ptr<Stage1aBackend> stage1a)
+                         std::unique_ptr<Stage1aBackend> stage1a, QueryScope scope)
     : queries_(std::move(queries)),
       params_(params),
       totals_(totals),
@@ -97,7 +97,14 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   // Probe words of a Bloom filter are rare hits (16-mers): stage 1b then scans the named sub-query instead of
   // building an index of every query word; an exact filter of a short word hits often and needs the index.
   const bool by_position = params_.probe_word > 0 && !params_.exact_filter;
-  filters_ = SubqueryFilters(queries_.codes, filter_params, caps_.needs_vectors || layout_ != Stage1aLayout::bitsliced,
+  // A query shard: the records outside it are empty to the filters (no sub-queries, no index entries).
+  std::vector<std::vector<uint8_t>> scoped;
+  const bool partial = scope.begin > 0 || scope.end < queries_.size();
+  if (partial) {
+    scoped.resize(queries_.size());
+    for (size_t i = scope.begin; i < std::min(scope.end, queries_.size()); ++i) scoped[i] = queries_.codes[i];
+  }
+  filters_ = SubqueryFilters(partial ? scoped : queries_.codes, filter_params, caps_.needs_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced, by_position);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
@@ -135,6 +142,7 @@ double BlastSearch::empirical_fpr(uint32_t v) const {
 }
 
 void BlastSearch::search(const DbBatch& batch) {
+  if (subject_names_.empty()) subject_base_ = batch.first_record;
   for (const auto& n : batch.names) subject_names_.push_back(n);
   subject_lengths_.insert(subject_lengths_.end(), batch.lengths.begin(), batch.lengths.end());
   // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
@@ -535,9 +543,9 @@ std::vector<Hsp> BlastSearch::finish() {
 TabularHit BlastSearch::tabular(const Hsp& h) const {
   TabularHit t;
   t.query = queries_.names[h.query];
-  t.subject = subject_names_[h.subject];
+  t.subject = subject_names_[h.subject - subject_base_];
   t.q_len = queries_.codes[h.query].size();
-  t.s_len = subject_lengths_[h.subject];
+  t.s_len = subject_lengths_[h.subject - subject_base_];
   t.score = h.score;
   t.length = h.align_length;
   t.identities = h.identities;

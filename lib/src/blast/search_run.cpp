@@ -9,12 +9,15 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "bloomseq/app/json_writer.hpp"
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/part_file.hpp"
+#include "bloomseq/blast/search_plan.hpp"
 #include "bloomseq/blast/pipeline.hpp"
 #include "bloomseq/blast/short_word_plan.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
@@ -209,7 +212,7 @@ std::unique_ptr<Stage1aBackend> choose_backend(const SearchRequest& o, std::FILE
   return b;
 }
 
-QuerySet read_queries(const std::string& path, uint64_t& query_bases) {
+QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fingerprint) {
   QuerySet queries;
   query_bases = 0;
   const auto recs = read_all_sequences(path);
@@ -217,9 +220,35 @@ QuerySet read_queries(const std::string& path, uint64_t& query_bases) {
   for (const auto& rec : recs) {
     queries.add(rec.name, rec.seq);
     query_bases += rec.seq.size();
+    fingerprint.add(rec.name);
+    fingerprint.add(rec.seq);
   }
   return queries;
 }
+
+// What the parts of one sharded search must share: everything that changes the output (not threads, chunk or
+// batch sizes, the backend), the inputs' fingerprints and the program's version.
+std::string shard_identity(const SearchRequest& o, const BlastParams& p, const QuerySet& queries,
+                           uint64_t query_bases, uint64_t query_hash, const DatabaseReader& db) {
+  std::string s = std::string(kProgram) + " " + BLOOMSEQ_VERSION + " stage=" + o.stage;
+  s += " outfmt=" + outfmt_token(o.format);  // the merge prints the header of these columns
+  s += " w=" + std::to_string(p.w) + " probe_word=" + std::to_string(p.probe_word) +
+       " exact_filter=" + std::to_string(p.exact_filter) + " sub_query=" + std::to_string(p.n_sub) +
+       " bloom_bits=" + std::to_string(p.m_bits) + " hashes=" + std::to_string(p.k) +
+       " h3_seed=" + std::to_string(p.seed) + " layout=" + layout_name(p.layout) +
+       " reward=" + std::to_string(p.reward) + " penalty=" + std::to_string(p.penalty) +
+       " xdrop=" + hex_double(p.xdrop_bits) + " evalue=" + hex_double(p.evalue) +
+       " gapped=" + std::to_string(p.gapped) + " gapopen=" + std::to_string(p.gap_open) +
+       " gapextend=" + std::to_string(p.gap_extend) + " xdrop_gap=" + hex_double(p.xdrop_gap_bits) +
+       " xdrop_gap_final=" + hex_double(p.xdrop_final_bits) + " gap_trigger=" + hex_double(p.gap_trigger_bits);
+  char h[24];
+  std::snprintf(h, sizeof h, "%016llx", (unsigned long long)query_hash);
+  s += " query=" + std::to_string(queries.size()) + ":" + std::to_string(query_bases) + ":" + h;
+  std::snprintf(h, sizeof h, "%016llx", (unsigned long long)db.layout_hash());
+  s += " db=" + std::to_string(db.totals().records) + ":" + std::to_string(db.totals().bases) + ":" + h;
+  return s;
+}
+
 
 // --auto-tune: the model's plan for these inputs merged into `p` (what the user gave explicitly stays fixed).
 model::Plan apply_auto_tune(const SearchRequest& o, model::PlanRequest& request, const Stage1aBackend& stage1a,
@@ -324,6 +353,20 @@ class StageOutput {
   std::string buf_;
 };
 
+// A shard's HSPs as part-file lines: each with its subject's rank (the first HSP of a query-subject run is its
+// best: finish() orders a subject's HSPs by score, and equal scores have equal E-values).
+uint64_t add_part_lines(const BlastSearch& search, const std::vector<Hsp>& hsps, const TabularFormat& format,
+                        StageOutput& out) {
+  PartKey key;
+  for (size_t i = 0; i < hsps.size(); ++i) {
+    const Hsp& h = hsps[i];
+    if (i == 0 || h.query != hsps[i - 1].query || h.subject != hsps[i - 1].subject)
+      key = PartKey{h.query, h.subject, h.evalue, h.score};
+    out.add(part_hsp_line(key, format_tabular(search.tabular(h), format)));
+  }
+  return hsps.size();
+}
+
 // Every batch of the database through the search, with progress: while a batch is read, then chunk by chunk as
 // stages 1a/1b finish them.
 void stream_database(DatabaseReader& db, BlastSearch& search, uint64_t batch_bases, bool progress_on,
@@ -368,7 +411,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
 
   const auto t_start = std::chrono::steady_clock::now();
   uint64_t query_bases = 0;
-  QuerySet queries = read_queries(o.query, query_bases);
+  Fnv64 query_hash;
+  QuerySet queries = read_queries(o.query, query_bases, query_hash);
   // A FASTA database is read once to count its bases (the E-values need the total): progress from here on.
   Progress progress(progress_on, std::string(kProgram) + ": counting database bases");
   const auto t_count = std::chrono::steady_clock::now();
@@ -378,21 +422,77 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
 
   model::Plan plan;
   std::string profile_message;
-  if (o.auto_tune)
-    plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
-  apply_scan_plan(o, caps, queries, p);
+  if (!o.plan.empty()) {
+    // The parameters decided once for every shard; these must be the inputs they were decided for.
+    const SearchPlan given = read_search_plan(o.plan);
+    if (given.query_records != queries.size() || given.query_bases != query_bases ||
+        given.query_hash != query_hash.value())
+      throw DataError(o.query + ": not the query the plan " + o.plan + " was made for");
+    if (given.db_records != db.totals().records || given.db_bases != db.totals().bases ||
+        given.db_hash != db.layout_hash())
+      throw DataError(o.db + ": not the database the plan " + o.plan + " was made for");
+    const int threads = p.threads;
+    p = given.params;
+    if (o.given_threads) p.threads = threads;
+  } else {
+    if (o.auto_tune)
+      plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
+    apply_scan_plan(o, caps, queries, p);
+  }
+  if (o.make_plan) {
+    SearchPlan made;
+    made.params = p;
+    made.query_records = queries.size();
+    made.query_bases = query_bases;
+    made.query_hash = query_hash.value();
+    made.db_records = db.totals().records;
+    made.db_bases = db.totals().bases;
+    made.db_hash = db.layout_hash();
+    write_search_plan(o.output, made);
+    SearchReport report;
+    report.params = p;
+    report.backend = backend_name;
+    report.query_bases = query_bases;
+    return report;
+  }
   StageOutput out(o.output);
 
-  BlastSearch search(std::move(queries), p, db.totals(), std::move(stage1a));
+  // A shard: the plans above and the statistics come from the whole query and database; only the shard's query
+  // records get sub-queries and only its database records are read.
+  QueryScope scope;
+  bool searches = true;
+  if (o.sharded) {
+    if (o.stage != "hsp" || o.auto_tune) throw std::logic_error("sharded search: refused by the option checks");
+    std::vector<uint64_t> query_lengths;
+    for (const auto& q : queries.codes) query_lengths.push_back(q.size());
+    const std::vector<uint64_t> qb = shard_boundaries(query_lengths, o.query_shard.count);
+    const std::vector<uint64_t> dbb = shard_boundaries(db.record_lengths(), o.db_shard.count);
+    scope.begin = size_t(qb[o.query_shard.index - 1]);
+    scope.end = size_t(qb[o.query_shard.index]);
+    db.restrict_records(dbb[o.db_shard.index - 1], dbb[o.db_shard.index]);
+    searches = scope.begin < scope.end && dbb[o.db_shard.index - 1] < dbb[o.db_shard.index];
+    PartHeader h;
+    h.identity = shard_identity(o, p, queries, query_bases, query_hash.value(), db);
+    h.db = o.db_shard;
+    h.query = o.query_shard;
+    h.header = o.header;
+    out.add(part_header_line(h));
+  }
+
+  BlastSearch search(std::move(queries), p, db.totals(), std::move(stage1a), scope);
   search.run_stage2 = o.stage == "hsp";
-  out.observe(o.stage, o.header, o.format, search);
+  if (!o.sharded) out.observe(o.stage, o.header, o.format, search);
   if (progress_on) {
     progress.finish();  // the estimate goes on a line of its own
     print_estimate(log, db.totals(), db.parses_again(), counting_s, search, o.profile, query_bases);
   }
-  stream_database(db, search, p.batch_bases, progress_on, progress);
+  if (searches) stream_database(db, search, p.batch_bases, progress_on, progress);
   const std::vector<Hsp> hsps = search.finish();
-  for (const Hsp& h : hsps) out.add(format_tabular(search.tabular(h), o.format) + '\n');
+  if (o.sharded) {
+    out.add(part_trailer_line(add_part_lines(search, hsps, o.format, out)));
+  } else {
+    for (const Hsp& h : hsps) out.add(format_tabular(search.tabular(h), o.format) + '\n');
+  }
   out.commit();
   if (sinks.on_hsps) sinks.on_hsps(search, hsps);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

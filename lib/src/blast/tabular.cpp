@@ -100,6 +100,18 @@ TabularFormat parse_outfmt(const std::string& spec) {
   return f;
 }
 
+std::string outfmt_token(const TabularFormat& format) {
+  std::string t;
+  for (TabularColumn c : format.columns) t += std::string(t.empty() ? "" : ",") + column_name(c);
+  return t;
+}
+
+TabularFormat outfmt_from_token(const std::string& token) {
+  std::string spec = "6 " + token;
+  std::replace(spec.begin(), spec.end(), ',', ' ');
+  return parse_outfmt(spec);
+}
+
 std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
   std::string line;
   char buf[64];

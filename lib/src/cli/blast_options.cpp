@@ -12,6 +12,7 @@
 #include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/blast/gapped_karlin.hpp"
 #include "bloomseq/blast/karlin.hpp"
+#include "bloomseq/blast/shard.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/model/profile_io.hpp"
@@ -31,6 +32,10 @@ Examples:
   blast-bloom encode genome.fa -o genome.2bit                             encode a database once
   blast-bloom calibrate                                                   measure this machine for --auto-tune
   blast-bloom model tradeoff --device cpu > tradeoff.csv                  model predictions (see 'model --help')
+  blast-bloom --db-shard 2/4 query.fa db.2bit -o part2.bbp                one of 4 database shards (a part file)
+  blast-bloom merge -o hsps.tsv part*.bbp                                 the parts merged: the single run's output
+  blast-bloom plan --auto-tune query.fa db.2bit -o plan.json              decide once, then on every shard:
+  blast-bloom --plan plan.json --db-shard 2/4 query.fa db.2bit -o part2.bbp
 
 --auto-tune chooses n_sub, k, m, layout and threads with the performance model (docs/performance-model.md):
 minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or minimum FPR with predicted
@@ -81,6 +86,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                         "sub-query (stage 1a),\nhits are verified exactly (1b) and extended without gaps (2).\n"
                         "Usage: blast-bloom [options] QUERY DB      (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
                         "       blast-bloom encode DB.fa -o DB.2bit\n"
+                        "       blast-bloom plan [options] QUERY DB -o plan.json   (parameters decided once, for --plan)\n"
+                        "       blast-bloom merge -o OUT PART...          (the parts of --db-shard/--query-shard runs)\n"
                         "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
                         "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
   opts.add_options("Search")
@@ -120,7 +127,13 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
       ("batch", "database bases held in memory at once (whole records; 2M with the short-word scan)",
-       cxxopts::value<std::string>()->default_value("64M"));
+       cxxopts::value<std::string>()->default_value("64M"))
+      ("db-shard", "search database shard I of N (whole records, balanced by bases); -o gets a part file for "
+                   "'blast-bloom merge'", cxxopts::value<std::string>())
+      ("query-shard", "search query shard J of M (as --db-shard; both may be combined)",
+       cxxopts::value<std::string>())
+      ("plan", "run the parameters of a plan file made by 'blast-bloom plan' (for shards: decided once)",
+       cxxopts::value<std::string>());
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
@@ -234,7 +247,66 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.header = !r.count("no-header");
   o.format = parse_outfmt(r["outfmt"].as<std::string>());
   if (r.count("outfmt") && o.stage != "hsp") throw UsageError("--outfmt applies to HSPs (--stage hsp) only");
+  // Shards: parts of the HSP output only, with the parameters every shard derives alike from the whole inputs.
+  o.sharded = r.count("db-shard") || r.count("query-shard");
+  if (r.count("db-shard")) o.db_shard = parse_shard(r["db-shard"].as<std::string>(), "--db-shard");
+  if (r.count("query-shard")) o.query_shard = parse_shard(r["query-shard"].as<std::string>(), "--query-shard");
+  if (o.sharded && o.stage != "hsp")
+    throw UsageError("--db-shard/--query-shard work with --stage hsp only (stage 1a/1b output is per batch)");
+  if (o.sharded && o.auto_tune)
+    throw UsageError("--auto-tune cannot be combined with --db-shard/--query-shard: shards on other machines "
+                     "could choose differently. Make the plan once: 'blast-bloom plan --auto-tune QUERY DB -o "
+                     "plan.json', then give every shard --plan plan.json");
+  if (r.count("plan")) {
+    o.plan = r["plan"].as<std::string>();
+    // The plan holds every parameter that changes the output; only how to run and where to write come from here.
+    for (const char* opt : {"word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
+                            "xdrop-gap-final", "evalue", "ungapped", "every-wmer", "scan-word", "sub-query",
+                            "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
+                            "target-throughput", "profile", "batch"})
+      if (r.count(opt))
+        throw UsageError(std::string("--") + opt + " cannot be given with --plan (the plan holds the search's "
+                         "parameters; give them to 'blast-bloom plan')");
+  }
   return o;
+}
+
+const char* kMergeHelp = R"(blast-bloom merge: the part files of a sharded search into its BLAST tabular output
+Usage: blast-bloom merge -o OUT PART...     (OUT '-' = stdout; parts in any order, plain or .gz)
+
+Every part of the grid (each --db-shard I/N with each --query-shard J/M) must be given exactly once, all made
+with the same parameters and inputs; the output is then byte-identical to the unsharded run's. A missing,
+duplicate, foreign, truncated or corrupt part is refused (exit 65) and nothing is written.
+
+Example:
+  for i in 1 2 3 4; do blast-bloom --db-shard $i/4 query.fa db.2bit -o part$i.bbp; done
+  blast-bloom merge -o hsps.tsv part*.bbp     # = blast-bloom query.fa db.2bit -o hsps.tsv
+)";
+
+BlastMergeOptions parse_merge(int argc, const char* const* argv, std::string& help) {
+  BlastMergeOptions m;
+  bool have_output = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      help = kMergeHelp;
+      return m;
+    } else if (a == "-o" || a == "--output") {
+      if (i + 1 >= argc) throw UsageError("merge: " + a + " needs a file name");
+      m.output = argv[++i];
+      have_output = true;
+    } else if (a.compare(0, 9, "--output=") == 0) {
+      m.output = a.substr(9);
+      have_output = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UsageError("merge: unknown option '" + a + "' (see 'blast-bloom merge --help')");
+    } else {
+      m.parts.push_back(a);
+    }
+  }
+  if (!have_output) throw UsageError("merge needs -o OUT ('-' = stdout; see 'blast-bloom merge --help')");
+  if (m.parts.empty()) throw UsageError("merge needs at least one part file (see 'blast-bloom merge --help')");
+  return m;
 }
 
 }  // namespace
@@ -270,6 +342,18 @@ BlastOptions parse_blast_options(int argc, const char* const* argv) {
   } else if (cmd == "calibrate") {
     o.command = BlastCommand::calibrate;
     o.calibrate = parse_calibrate_options("blast-bloom calibrate", argc - 1, argv + 1);
+  } else if (cmd == "plan") {
+    o.command = BlastCommand::plan;
+    o.search = parse_search(argc - 1, argv + 1, o.help, o.version);
+    if (o.help.empty() && !o.version) {
+      if (o.search.sharded || !o.search.plan.empty())
+        throw UsageError("plan: --db-shard, --query-shard and --plan are for the searches that use the plan");
+      if (o.search.stage != "hsp") throw UsageError("plan: sharded searches print HSPs only (--stage hsp)");
+      o.search.make_plan = true;
+    }
+  } else if (cmd == "merge") {
+    o.command = BlastCommand::merge;
+    o.merge = parse_merge(argc - 1, argv + 1, o.help);
   } else if (cmd == "model") {
     o.command = BlastCommand::model;
     o.model = parse_model_options("blast-bloom model", argc - 1, argv + 1);

@@ -99,6 +99,13 @@ class DatabaseReader {
   bool is_twobit() const;
   // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
   bool parses_again() const;
+  // Every record's length, in file order, and a hash of every record's name and length (read with the totals):
+  // what a sharded search cuts and fingerprints (shard.hpp).
+  const std::vector<uint64_t>& record_lengths() const;
+  uint64_t layout_hash() const;
+  // Before the first next_batch: only records [begin, end) are searched; batches keep their global record
+  // indices. Records before `begin` are skipped without being encoded (a FASTA file still parses them).
+  void restrict_records(uint64_t begin, uint64_t end);
 
  private:
   struct Impl;

@@ -2,6 +2,7 @@
 // (all db w-mers x all vectors, chunks over threads), stage 1b (exact verification -> seeds, TP/FP per
 // sub-query), stage 2 (ungapped X-drop extension, Karlin-Altschul E-values with BLAST's length adjustment).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,12 +58,18 @@ struct BlastStats {
   std::vector<uint64_t> tp, fp;  // per sub-query
 };
 
+// The query records a search looks for (a query shard): [begin, end). The others stay in the QuerySet, as
+// blastn's ungapped pre-screen reads the concatenated query across record ends; they get no sub-queries.
+struct QueryScope {
+  size_t begin = 0, end = SIZE_MAX;
+};
+
 class BlastSearch {
  public:
   // `totals`: the whole database's size (for the E-values); batches must come in stream order. Stage 1a runs on
   // `stage1a` (stage1a_backend.hpp), the CPU layouts when null.
   BlastSearch(QuerySet queries, const BlastParams& params, DbTotals totals,
-              std::unique_ptr<Stage1aBackend> stage1a = nullptr);
+              std::unique_ptr<Stage1aBackend> stage1a = nullptr, QueryScope scope = {});
 
   // Optional observers of the intermediate stages (called once per batch, hits/seeds in stream order).
   std::function<void(const DbBatch&, const std::vector<Stage1aHit>&)> on_stage1a;
@@ -119,8 +126,9 @@ class BlastSearch {
   bool stage1a_prepared_ = false;
   std::vector<double> search_space_;  // per query
   ConcatenatedQuery concatenated_;     // what blastn's ungapped pre-screen reads
-  std::vector<std::string> subject_names_;
-  std::vector<uint64_t> subject_lengths_;
+  std::vector<std::string> subject_names_;  // of the batches searched; subject_base_ is the first one's index
+  uint32_t subject_base_ = 0;
+  std::vector<uint64_t> subject_lengths_;   // of the same records
   std::vector<Hsp> hsps_;
   std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches
   BlastStats stats_;

@@ -11,6 +11,7 @@
 
 #include "bloomseq/blast/params.hpp"
 #include "bloomseq/blast/pipeline.hpp"
+#include "bloomseq/blast/shard.hpp"
 #include "bloomseq/blast/tabular.hpp"
 #include "bloomseq/model/planner.hpp"
 
@@ -40,6 +41,13 @@ struct SearchRequest {
   TabularFormat format;  // --outfmt: the HSP columns
   bool progress = false, no_progress = false;
   std::string command_line;  // recorded in the --stats JSON
+  // --db-shard I/N, --query-shard J/M: search one shard and write a part file (part_file.hpp) to `output`.
+  ShardSpec db_shard, query_shard;
+  bool sharded = false;  // either option given (1/1 included)
+  // `blast-bloom plan`: write the parameters as run and the inputs' fingerprints (search_plan.hpp) to `output`
+  // instead of searching. --plan FILE: run that plan's parameters (no --auto-tune or scan plan here).
+  bool make_plan = false;
+  std::string plan;
 };
 
 // Where a search's results go besides its output file.

@@ -45,6 +45,10 @@ struct TabularFormat {
 // format number, an unknown or unsupported column) is a UsageError naming it.
 TabularFormat parse_outfmt(const std::string& spec);
 
+// The columns as one token ("qseqid,sseqid,..."), and back: how a part file records them (merge_parts.hpp).
+std::string outfmt_token(const TabularFormat& format);
+TabularFormat outfmt_from_token(const std::string& token);
+
 // The line without its newline.
 std::string format_tabular(const TabularHit& h, const TabularFormat& format = TabularFormat());
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/blast/params.hpp"
@@ -12,7 +13,7 @@
 
 namespace bloomseq {
 
-enum class BlastCommand { search, encode, calibrate, model };
+enum class BlastCommand { search, encode, calibrate, model, merge, plan };
 
 // The search's options are the library's request (blast/search_run.hpp).
 using BlastSearchOptions = SearchRequest;
@@ -22,12 +23,18 @@ struct BlastEncodeOptions {
   bool lossy = false;
 };
 
+struct BlastMergeOptions {
+  std::string output;
+  std::vector<std::string> parts;
+};
+
 struct BlastOptions {
   BlastCommand command = BlastCommand::search;
   std::string help;      // non-empty: --help of search or encode; print on stdout, exit 0
   bool version = false;  // --version: print the version, exit 0
   BlastSearchOptions search;
   BlastEncodeOptions encode;
+  BlastMergeOptions merge;
   ModelOptions model;          // command == model (its help and usage inside)
   CalibrateOptions calibrate;  // command == calibrate (its help inside)
 };
