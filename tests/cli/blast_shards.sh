@@ -48,6 +48,9 @@ run_grid() {
 }
 
 for n in 1 2 3 7 16 40; do run_grid "gapped, FASTA" "$n" 1 db.fa; done
+# shellcheck disable=SC2046
+"$bb" merge -o - $(shuffled parts/*.part) > stdout.tsv
+cmp -s single.tsv stdout.tsv || fail "merge -o - (stdout) differs from the single run"
 for m in 2 3 7 16; do run_grid "gapped, FASTA" 1 "$m" db.fa; done
 run_grid "gapped, .2bit" 2 3 db.2bit
 run_grid "ungapped, .2bit" 3 2 db.2bit --ungapped
@@ -102,6 +105,25 @@ if cmp -s single.tsv merged.tsv; then echo "ok   --auto-tune plan, 3 x 2 shards 
 else fail "--auto-tune plan: merged shards differ from the single --auto-tune run"; fi
 "$bb" --plan plan.json q.fa db.2bit -o plain.tsv
 cmp -s single.tsv plain.tsv || fail "--plan without shards differs from the --auto-tune run"
+# A plan of a plain FASTA database says where its records start: shards skip the counting pass and start at their
+# first record; merged = the single run. A file of the same size whose records moved is refused (exit 65).
+"$bb" plan q.fa db.fa -o plan_fa.json
+grep -q '"db_index"' plan_fa.json || fail "the plan of a FASTA database has no record index"
+"$bb" q.fa db.fa -o single.tsv
+rm -rf parts; mkdir parts
+for i in 1 2 3; do for j in 1 2; do
+  "$bb" --plan plan_fa.json --db-shard "$i/3" --query-shard "$j/2" q.fa db.fa -o "parts/p${i}_$j.part"; done; done
+"$bb" merge -o merged.tsv parts/*.part
+if cmp -s single.tsv merged.tsv; then echo "ok   FASTA plan, 3 x 2 shards starting at their records: identical"
+else fail "FASTA plan: merged shards differ from the single run"; fi
+# One base moved from the first record to the second: same size, other record lengths.
+awk '/^>/ {n++; first = 1; print; next}
+     first && n == 1 {print substr($0, 2); first = 0; next}
+     first && n == 2 {print "A" $0; first = 0; next} {first = 0; print}' db.fa > moved.fa
+[[ $(wc -c < moved.fa) -eq $(wc -c < db.fa) ]] || fail "test data: moved.fa has another size"
+set +e; "$bb" --plan plan_fa.json --db-shard 1/3 q.fa moved.fa -o x.part 2> err.txt; rc=$?; set -e
+[[ $rc -eq 65 && ! -e x.part ]] || { fail "FASTA plan on a changed file: exit $rc (want 65)"; cat err.txt; }
+
 # A plan refuses other inputs (exit 65) and options that it fixes (exit 64).
 head -n 20 db.fa > small_db.fa
 set +e
