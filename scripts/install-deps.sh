@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what bloomseq needs from Debian 12 packages (run as root). Idempotent: skips what is already there.
 #   scripts/install-deps.sh          build dependencies
-#   scripts/install-deps.sh --test   build dependencies + the peers the tests compare against (blastn, multiqc)
+#   scripts/install-deps.sh --test   build dependencies + the peers and tools the tests use (blastn, multiqc, snakemake)
 #   scripts/install-deps.sh --bench  build dependencies + the peers, simulators and tools the benchmarks use
 set -euo pipefail
 
 pkgs=(cmake g++ make pkg-config git ca-certificates libhts-dev zlib1g-dev libisal-dev libcxxopts-dev catch2)
 case "${1:-}" in
-  --test) pkgs+=(ncbi-blast+ multiqc dpkg-dev file lintian) ;;  # dpkg-dev, file, lintian: the .deb check
+  --test) pkgs+=(ncbi-blast+ multiqc snakemake dpkg-dev file lintian) ;;  # dpkg-dev, file, lintian: the .deb check; snakemake: workflow/
   --bench) pkgs+=(ncbi-blast+ multiqc tabix art-nextgen-simulation-tools kraken2 bbmap mash minimap2 python3 time xz-utils linux-perf) ;;
 esac
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Scale-out: what cutting a run into shards costs, for both tools. Every row is measured in this run:
+#   blast-bloom  a query against a >= 200-Mbase database of many records (.2bit and FASTA), single run vs N shards
+#   facs         >= 5 M reads (plain FASTQ) against a filter set, single run vs N shards
+# Columns: wall and CPU of the single run (one thread); for N shards run one after the other (one thread each):
+# total CPU, its ratio to the single run's (work inflation; the plan step included for blast-bloom), the largest
+# shard's peak memory; the merge's wall time and its share of the single run's wall; and two shards side by side
+# on two cores: wall relative to the single run's. Every merged output is compared byte for byte with the single
+# run's (column "identical"). Prints a table, writes shards.csv into OUT_DIR.
+#
+# Usage: bench/shards.sh BUILD_BIN_DIR [OUT_DIR]
+#   SHARDS_MBASES (default 200): database size; SHARDS_N (default "2 4 8"): shard counts;
+#   SHARDS_READS (default 5000000): facs reads; SHARDS_DIR (default /tmp/bloomseq-shards): inputs, built once
+#   (never committed); SHARDS_TOOLS (default "blast facs").
+# Needs: python3, GNU time; the Debian example genomes (scripts/fetch-data.sh).
+set -euo pipefail
+bin=$(cd "${1:?usage: bench/shards.sh BUILD_BIN_DIR [OUT_DIR]}" && pwd)
+out="${2:-bench-results}"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mbases="${SHARDS_MBASES:-200}"
+counts="${SHARDS_N:-2 4 8}"
+nreads="${SHARDS_READS:-5000000}"
+dir="${SHARDS_DIR:-/tmp/bloomseq-shards}"
+tools="${SHARDS_TOOLS:-blast facs}"
+mkdir -p "$dir"
+declare -A path
+while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fetch-data.sh")
+ecoli="${path[ecoli_536.fa]}"; ssuis="${path[ssuis_sc84.fa]}"; klebs="${path[klebsiella_hs11286.fa]}"
+
+# wall s, CPU s, peak MB of a command (stdout to /dev/null)
+measure() {
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+  awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}' "$tmp/time"
+}
+csv="$out/shards.csv"
+echo "tool,input,shards,single_wall_s,single_cpu_s,single_peak_mb,shards_cpu_s,cpu_ratio,max_shard_peak_mb,merge_wall_s,merge_share,two_side_by_side_wall_ratio,identical" > "$csv"
+printf "\n%-6s %-18s %3s %8s %8s %7s %9s %6s %8s %8s %6s %9s %5s\n" tool input N wall_s cpu_s peakMB shardsCPU ratio maxpeak merge_s share 2x2cores ident
+row() {  # tool input N single_wall single_cpu single_peak shards_cpu max_peak merge_wall two_wall identical
+  local ratio share two
+  ratio=$(awk -v a="$7" -v b="$5" 'BEGIN{printf "%.3f", a / b}')
+  share=$(awk -v a="$9" -v b="$4" 'BEGIN{printf "%.3f", a / b}')
+  two=$([ "${10}" = "-" ] && echo - || awk -v a="${10}" -v b="$4" 'BEGIN{printf "%.3f", a / b}')
+  printf "%-6s %-18s %3s %8s %8s %7s %9s %6s %8s %8s %6s %9s %5s\n" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$ratio" "$8" "$9" "$share" "$two" "${11}"
+  echo "$1,$2,$3,$4,$5,$6,$7,$ratio,$8,$9,$share,$two,${11}" >> "$csv"
+}
+uptime
+
+if [[ " $tools " == *" blast "* ]]; then
+  db="$dir/repeats_${mbases}M"
+  if [ ! -s "$db.2bit" ] || [ ! -s "$db.fa" ]; then
+    echo "building $db ($mbases Mbases)"
+    python3 "$here/bench/blast_small_query_db.py" repeats "$db.fa" "$mbases" 2 "$ecoli" "$ssuis" "$klebs"
+    "$bin/blast-bloom" encode "$db.fa" -o "$db.2bit"
+  fi
+  # The query: 50 kbases of E. coli (held in the database's copies at several divergences), w = 11.
+  { echo ">ecoli_50k"; (set +o pipefail; grep -v '^>' "$ecoli" | tr -d '\n' | tail -c +1500001 | head -c 50000 | fold -w 70); echo; } > "$tmp/query.fa"
+  for ext in 2bit fa; do
+    d="$db.$ext"
+    read -r sw sc sp < <(measure "$bin/blast-bloom" --no-progress -t 1 "$tmp/query.fa" "$d" -o "$tmp/single.tsv")
+    read -r pw pc pp < <(measure "$bin/blast-bloom" plan --no-progress "$tmp/query.fa" "$d" -o "$tmp/plan.json")
+    for n in $counts; do
+      total="$pc" peak=0
+      for i in $(seq "$n"); do
+        read -r w c p < <(measure "$bin/blast-bloom" --no-progress -t 1 --plan "$tmp/plan.json" --db-shard "$i/$n" \
+                            "$tmp/query.fa" "$d" -o "$tmp/part$i.bbp")
+        total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
+        [ "$p" -gt "$peak" ] && peak=$p
+      done
+      read -r mw mc mp < <(measure "$bin/blast-bloom" merge -o "$tmp/merged.tsv" $(seq -f "$tmp/part%g.bbp" "$n"))
+      ident=$(cmp -s "$tmp/single.tsv" "$tmp/merged.tsv" && echo yes || echo NO)
+      two=-
+      if [ "$n" = 2 ]; then  # both shards at once, one per core
+        t0=$(date +%s.%N)
+        for i in 1 2; do
+          "$bin/blast-bloom" --no-progress -t 1 --plan "$tmp/plan.json" --db-shard "$i/2" "$tmp/query.fa" "$d" -o "$tmp/p2_$i.bbp" &
+        done
+        wait
+        two=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')
+      fi
+      row blast "$(basename "$d")" "$n" "$sw" "$sc" "$sp" "$total" "$peak" "$mw" "$two" "$ident"
+      rm -f "$tmp"/part*.bbp "$tmp"/p2_*.bbp
+    done
+  done
+fi
