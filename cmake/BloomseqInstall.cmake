@@ -17,8 +17,49 @@ add_library(bloomseq::bloomseq ALIAS bloomseq)
 install(TARGETS bloomseq ${bloomseq_libraries} EXPORT bloomseqTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/ ${PROJECT_SOURCE_DIR}/cuda/include/
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
+# The public headers: <bloomseq/bloomseq.hpp> and every bloomseq header it includes, directly or not. The others
+# (the tools' option parsing and progress, backend internals, part files, calibration, CUDA host plumbing) are
+# private: the tools, tests and benchmarks use them from the source tree, and they are not installed.
+set(bloomseq_header_roots ${PROJECT_SOURCE_DIR}/lib/include ${PROJECT_SOURCE_DIR}/cuda/include)
+file(GLOB_RECURSE bloomseq_all_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lib/include/*.hpp
+     ${PROJECT_SOURCE_DIR}/cuda/include/*.hpp)  # any header added or removed: configure again
+set(bloomseq_public_headers "")
+set(pending "bloomseq/bloomseq.hpp")
+while(pending)
+  list(POP_FRONT pending header)
+  if(header IN_LIST bloomseq_public_headers OR header STREQUAL "bloomseq/version.hpp")
+    continue()  # version.hpp is generated (installed below)
+  endif()
+  set(found "")
+  foreach(root IN LISTS bloomseq_header_roots)
+    if(EXISTS ${root}/${header})
+      set(found ${root}/${header})
+      break()
+    endif()
+  endforeach()
+  if(NOT found)
+    message(FATAL_ERROR "public header ${header}: not found under lib/include or cuda/include")
+  endif()
+  list(APPEND bloomseq_public_headers ${header})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${found})  # its includes may change
+  file(STRINGS ${found} includes REGEX "^#include \"bloomseq/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
+    list(APPEND pending ${included})
+  endforeach()
+endwhile()
+foreach(header IN LISTS bloomseq_public_headers)
+  foreach(root IN LISTS bloomseq_header_roots)
+    if(EXISTS ${root}/${header})
+      get_filename_component(subdir ${header} DIRECTORY)
+      install(FILES ${root}/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${subdir} COMPONENT dev)
+      break()
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH bloomseq_public_headers bloomseq_public_count)
+list(LENGTH bloomseq_all_headers bloomseq_all_count)
+message(STATUS "bloomseq: ${bloomseq_public_count} public headers installed of ${bloomseq_all_count}")
 install(FILES ${PROJECT_BINARY_DIR}/include/bloomseq/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/bloomseq COMPONENT dev)
 

@@ -26,6 +26,17 @@ for f in bin/blast-bloom bin/facs include/bloomseq/bloomseq.hpp include/bloomseq
          lib/cmake/bloomseq/bloomseqConfig.cmake lib/pkgconfig/bloomseq.pc; do
   [[ -e "$work/prefix/$f" ]] || fail "the install lacks $f"
 done
+# Only the public API: the umbrella header and what it includes; the tools' internals stay private.
+for f in include/bloomseq/cli/blast_options.hpp include/bloomseq/app/progress.hpp include/bloomseq/blast/part_file.hpp; do
+  [[ ! -e "$work/prefix/$f" ]] || fail "the install has the private header $f"
+done
+# Every installed header compiles on its own against the install (no include of an uninstalled header); a template
+# body (*_impl.hpp) only inside the header that includes it.
+for h in $(cd "$work/prefix/include" && find bloomseq -name '*.hpp' ! -name '*_impl.hpp' | sort); do
+  echo "#include <$h>" | g++ -std=c++17 -fsyntax-only -I"$work/prefix/include" $(pkg-config --cflags htslib 2>/dev/null) \
+    -x c++ - || fail "installed header $h does not compile on its own"
+done
+echo "   $(cd "$work/prefix/include" && find bloomseq -name '*.hpp' | wc -l) public headers, each compiles on its own"
 
 # Known biology as the oracle: lambda reads share most k-mers with the lambda genome and almost none with E. coli.
 check_screen() {  # check_screen BINARY
