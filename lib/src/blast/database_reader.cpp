@@ -2,6 +2,7 @@
 #include "bloomseq/blast/database.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "bloomseq/blast/shard.hpp"
 #include "bloomseq/error.hpp"
@@ -24,6 +25,10 @@ struct DatabaseReader::Impl {
   uint64_t end_record = UINT64_MAX;  // restrict_records
   std::vector<uint64_t> lengths;     // per record
   Fnv64 layout;                      // names and lengths
+  std::vector<uint64_t> offsets, lines;  // where each record starts in a plain file (DbLayout)
+  uint64_t file_bytes = 0;
+  bool planned = false;  // totals and lengths from a plan: records are checked as they are read
+  uint64_t planned_hash = 0;
   void note(const std::string& name, uint64_t length) {
     lengths.push_back(length);
     layout.add(name);
@@ -60,7 +65,20 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     if (counted) first.on_bases(counted);
     SequenceRecord rec;
     bool holding = true;
+    // Where each record starts, for a plan file (bounded: a plan of many millions of reads would be huge).
+    constexpr uint64_t kMaxIndexedRecords = uint64_t(1) << 22;
+    uint64_t at = 0, at_line = 0;
+    bool indexed = first.tell(at, at_line);
     while (first.next(rec)) {
+      if (indexed && impl_->offsets.size() < kMaxIndexedRecords) {
+        impl_->offsets.push_back(at);
+        impl_->lines.push_back(at_line);
+        first.tell(at, at_line);
+      } else if (indexed) {
+        indexed = false;
+        std::vector<uint64_t>().swap(impl_->offsets);
+        std::vector<uint64_t>().swap(impl_->lines);
+      }
       totals_.bases += rec.seq.size();
       totals_.largest = std::max<uint64_t>(totals_.largest, rec.seq.size());
       if (counted) counted(totals_.bases);
@@ -78,6 +96,37 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     else impl_->reader.reset(new SequenceReader(path));
   }
   if (totals_.records == 0) throw DataError(path + ": no sequences in the database");
+  if (!impl_->offsets.empty()) {
+    std::error_code ec;
+    impl_->file_bytes = std::filesystem::file_size(path, ec);
+    if (ec) impl_->offsets.clear(), impl_->lines.clear();
+  }
+}
+
+DatabaseReader::DatabaseReader(const std::string& path, const DbLayout& known) : impl_(new Impl) {
+  std::error_code ec;
+  const uint64_t bytes = path == "-" ? 0 : std::filesystem::file_size(path, ec);
+  const bool usable = !ec && bytes == known.file_bytes && known.totals.records > 0 &&
+                      known.lengths.size() == known.totals.records && known.offsets.size() == known.totals.records &&
+                      known.lines.size() == known.totals.records && !is_twobit_file(path);
+  std::unique_ptr<SequenceReader> reader;
+  uint64_t at = 0, at_line = 0;
+  if (usable) reader.reset(new SequenceReader(path));
+  if (!reader || !reader->tell(at, at_line)) {  // not a mapped plain file: counted as any other
+    DatabaseReader counted(path);
+    impl_ = std::move(counted.impl_);
+    totals_ = counted.totals_;
+    return;
+  }
+  impl_->path = path;
+  impl_->reader = std::move(reader);
+  impl_->planned = true;
+  impl_->lengths = known.lengths;
+  impl_->offsets = known.offsets;
+  impl_->lines = known.lines;
+  impl_->file_bytes = known.file_bytes;
+  impl_->planned_hash = known.hash;
+  totals_ = known.totals;
 }
 
 DatabaseReader::~DatabaseReader() = default;
@@ -88,7 +137,18 @@ bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
 
 const std::vector<uint64_t>& DatabaseReader::record_lengths() const { return impl_->lengths; }
 
-uint64_t DatabaseReader::layout_hash() const { return impl_->layout.value(); }
+uint64_t DatabaseReader::layout_hash() const { return impl_->planned ? impl_->planned_hash : impl_->layout.value(); }
+
+DbLayout DatabaseReader::layout() const {
+  DbLayout l;
+  l.totals = totals_;
+  l.hash = layout_hash();
+  l.file_bytes = impl_->file_bytes;
+  l.lengths = impl_->lengths;
+  l.offsets = impl_->offsets;
+  l.lines = impl_->lines;
+  return l;
+}
 
 void DatabaseReader::restrict_records(uint64_t begin, uint64_t end) {
   begin = std::min<uint64_t>(begin, totals_.records);
@@ -98,6 +158,9 @@ void DatabaseReader::restrict_records(uint64_t begin, uint64_t end) {
     impl_->tb_next = size_t(begin);
   } else if (impl_->use_held) {
     impl_->held_next = size_t(begin);
+  } else if (impl_->planned) {
+    if (begin < totals_.records && !impl_->reader->seek(impl_->offsets[begin], impl_->lines[begin], begin))
+      throw DataError(impl_->path + ": changed since the plan was made (make the plan again)");
   } else {
     SequenceRecord skipped;
     for (uint64_t r = 0; r < begin; ++r)
@@ -135,7 +198,15 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
       if (impl_->held_next >= impl_->held.size()) break;
       rec = std::move(impl_->held[impl_->held_next++]);
     } else if (!impl_->reader->next(rec)) {
+      if (impl_->planned && impl_->next_record + batch.size() < std::min<uint64_t>(impl_->end_record, totals_.records))
+        throw DataError(impl_->path + ": fewer records than the plan says (changed since the plan was made?)");
       break;
+    }
+    if (impl_->planned) {
+      const uint64_t r = impl_->next_record + batch.size();
+      if (r >= impl_->lengths.size() || rec.seq.size() != impl_->lengths[r])
+        throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name +
+                        ") is not as the plan says (changed since the plan was made? make the plan again)");
     }
     batch.add_record(rec.name, rec.seq, progress && rec.seq.size() > (size_t(8) << 20) ? encoded : nullptr);
   }

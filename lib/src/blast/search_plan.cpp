@@ -1,5 +1,6 @@
 #include "bloomseq/blast/search_plan.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -94,6 +95,17 @@ void write_search_plan(const std::string& path, const SearchPlan& plan) {
   j.value("query_records", plan.query_records).value("query_bases", plan.query_bases);
   j.value("query_hash", hex64(plan.query_hash));
   j.value("db_records", plan.db_records).value("db_bases", plan.db_bases).value("db_hash", hex64(plan.db_hash));
+  const DbLayout& l = plan.db_layout;
+  if (!l.offsets.empty()) {
+    // "offset:lines:length" per record, comma-separated: one string keeps the reader flat.
+    std::string index;
+    index.reserve(l.offsets.size() * 24);
+    for (size_t r = 0; r < l.offsets.size(); ++r) {
+      if (r) index += ',';
+      index += std::to_string(l.offsets[r]) + ':' + std::to_string(l.lines[r]) + ':' + std::to_string(l.lengths[r]);
+    }
+    j.value("db_largest", l.totals.largest).value("db_file_bytes", l.file_bytes).value("db_index", index);
+  }
   j.end_object();
   OutputFile out(path);
   out.write(j.str());
@@ -107,7 +119,7 @@ SearchPlan read_search_plan(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
-  if (text.size() > (1 << 20)) throw DataError(path + ": not a blast-bloom plan file (too large)");
+  if (text.size() > (uint64_t(1) << 28)) throw DataError(path + ": not a blast-bloom plan file (too large)");
   const std::map<std::string, std::string> kv = read_flat_object(text, path);
   const auto get = [&](const std::string& key) -> const std::string& {
     const auto it = kv.find(key);
@@ -189,6 +201,36 @@ SearchPlan read_search_plan(const std::string& path) {
   plan.db_records = unsigned_("db_records");
   plan.db_bases = unsigned_("db_bases");
   plan.db_hash = hex("db_hash");
+  if (kv.count("db_index")) {
+    DbLayout& l = plan.db_layout;
+    l.totals.records = plan.db_records;
+    l.totals.bases = plan.db_bases;
+    l.totals.largest = unsigned_("db_largest");
+    l.hash = plan.db_hash;
+    l.file_bytes = unsigned_("db_file_bytes");
+    const std::string& index = get("db_index");
+    const char* c = index.c_str();
+    uint64_t bases = 0, largest = 0;
+    while (*c) {
+      uint64_t v[3];
+      for (int f = 0; f < 3; ++f) {
+        char* end = nullptr;
+        errno = 0;
+        v[f] = std::strtoull(c, &end, 10);
+        if (end == c || errno || *end != (f < 2 ? ':' : *end) || (f == 2 && *end != ',' && *end != '\0'))
+          throw bad("db_index");
+        c = *end ? end + 1 : end;
+      }
+      if ((!l.offsets.empty() && v[0] <= l.offsets.back()) || v[0] >= l.file_bytes) throw bad("db_index");
+      l.offsets.push_back(v[0]);
+      l.lines.push_back(v[1]);
+      l.lengths.push_back(v[2]);
+      bases += v[2];
+      largest = std::max(largest, v[2]);
+    }
+    if (l.offsets.size() != l.totals.records || bases != l.totals.bases || largest != l.totals.largest)
+      throw bad("db_index");
+  }
   return plan;
 }
 

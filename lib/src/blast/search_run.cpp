@@ -413,18 +413,22 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   uint64_t query_bases = 0;
   Fnv64 query_hash;
   QuerySet queries = read_queries(o.query, query_bases, query_hash);
+  // The parameters decided once for every shard, and where the database's records start (no counting pass).
+  SearchPlan given;
+  if (!o.plan.empty()) given = read_search_plan(o.plan);
   // A FASTA database is read once to count its bases (the E-values need the total): progress from here on.
   Progress progress(progress_on, std::string(kProgram) + ": counting database bases");
   const auto t_count = std::chrono::steady_clock::now();
-  DatabaseReader db(o.db, progress_on ? std::function<void(uint64_t)>([&](uint64_t b) { progress.update(b); })
-                                      : std::function<void(uint64_t)>());
+  const std::function<void(uint64_t)> counted =
+      progress_on ? std::function<void(uint64_t)>([&](uint64_t b) { progress.update(b); }) : nullptr;
+  DatabaseReader db = given.db_layout.offsets.empty() ? DatabaseReader(o.db, counted)
+                                                      : DatabaseReader(o.db, given.db_layout);
   const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
 
   model::Plan plan;
   std::string profile_message;
   if (!o.plan.empty()) {
-    // The parameters decided once for every shard; these must be the inputs they were decided for.
-    const SearchPlan given = read_search_plan(o.plan);
+    // These must be the inputs the plan was decided for.
     if (given.query_records != queries.size() || given.query_bases != query_bases ||
         given.query_hash != query_hash.value())
       throw DataError(o.query + ": not the query the plan " + o.plan + " was made for");
@@ -448,6 +452,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     made.db_records = db.totals().records;
     made.db_bases = db.totals().bases;
     made.db_hash = db.layout_hash();
+    made.db_layout = db.layout();
     write_search_plan(o.output, made);
     SearchReport report;
     report.params = p;

@@ -36,6 +36,8 @@ Examples:
   blast-bloom merge -o hsps.tsv part*.bbp                                 the parts merged: the single run's output
   blast-bloom plan --auto-tune query.fa db.2bit -o plan.json              decide once, then on every shard:
   blast-bloom --plan plan.json --db-shard 2/4 query.fa db.2bit -o part2.bbp
+  blast-bloom plan query.fa db.fa -o plan.json      a FASTA database's plan also says where its records start:
+                                                   shards with --plan then read only their own records
 
 --auto-tune chooses n_sub, k, m, layout and threads with the performance model (docs/performance-model.md):
 minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or minimum FPR with predicted

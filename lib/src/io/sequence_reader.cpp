@@ -656,6 +656,23 @@ size_t SequenceReader::next_batch(std::vector<SequenceRecord>& batch, uint64_t m
 
 bool SequenceReader::is_fastq() const { return impl_->format == '@'; }
 
+bool SequenceReader::tell(uint64_t& byte, uint64_t& line) const {
+  if (!impl_->mapped) return false;
+  byte = impl_->pos;
+  line = impl_->line;
+  return true;
+}
+
+bool SequenceReader::seek(uint64_t byte, uint64_t line, uint64_t records_before) {
+  if (!impl_->mapped || byte > impl_->mapped_bytes) return false;
+  impl_->pos = size_t(byte);
+  impl_->released = impl_->pos & ~size_t(4095);  // nothing before it is read: nothing to release
+  impl_->line = line;
+  impl_->record = records_before;
+  records_ = records_before;
+  return true;
+}
+
 struct SequenceChunk::Impl {
   std::vector<SequenceRecord> parsed;  // records the reader parsed itself; the first `used` are this chunk's
   size_t used = 0;

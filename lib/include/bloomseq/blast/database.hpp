@@ -78,6 +78,16 @@ struct DbTotals {
   uint64_t largest = 0;  // bases of the longest record (a batch holds whole records)
 };
 
+// What a plan file keeps of a database (search_plan.hpp) so that a shard needs no counting pass: the totals, the
+// layout hash, each record's length and, for a plain file read through its mapping, where each record starts
+// (byte offset and lines before it; empty when the file cannot be entered in the middle, e.g. gzip).
+struct DbLayout {
+  DbTotals totals;
+  uint64_t hash = 0;
+  uint64_t file_bytes = 0;
+  std::vector<uint64_t> lengths, offsets, lines;
+};
+
 // Reads a database in batches: FASTA/FASTQ (plain or gzip) or UCSC .2bit. "-" (stdin) is read whole into memory,
 // as the totals must be known before the first E-value.
 class DatabaseReader {
@@ -85,6 +95,10 @@ class DatabaseReader {
   // `counted`, if given, is called with the bases counted so far during the first pass over a FASTA database
   // (every ~1 Mbase, inside long records too).
   explicit DatabaseReader(const std::string& path, const std::function<void(uint64_t)>& counted = nullptr);
+  // A database a plan describes: a plain file of the plan's size is not counted again (the totals are the plan's;
+  // each record read is checked against the plan's length and a shard starts at its first record's offset). Any
+  // other file is read as above, and the caller compares its totals and hash with the plan's.
+  DatabaseReader(const std::string& path, const DbLayout& known);
   ~DatabaseReader();
   DatabaseReader(const DatabaseReader&) = delete;
   DatabaseReader& operator=(const DatabaseReader&) = delete;
@@ -103,8 +117,10 @@ class DatabaseReader {
   // what a sharded search cuts and fingerprints (shard.hpp).
   const std::vector<uint64_t>& record_lengths() const;
   uint64_t layout_hash() const;
+  DbLayout layout() const;  // for a plan file
   // Before the first next_batch: only records [begin, end) are searched; batches keep their global record
-  // indices. Records before `begin` are skipped without being encoded (a FASTA file still parses them).
+  // indices. Records before `begin` are skipped without being encoded (a FASTA file still parses them, unless a
+  // plan gave where they end).
   void restrict_records(uint64_t begin, uint64_t end);
 
  private:

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/params.hpp"
 
 namespace bloomseq {
@@ -13,6 +14,9 @@ struct SearchPlan {
   BlastParams params;  // as run (threads: the planner's choice; a shard's -t overrides it)
   uint64_t query_records = 0, query_bases = 0, query_hash = 0;
   uint64_t db_records = 0, db_bases = 0, db_hash = 0;  // db_hash: DatabaseReader::layout_hash
+  // Where the database's records start, so that a shard of a plain FASTA file skips the counting pass and starts
+  // at its first record (DatabaseReader(path, DbLayout)); offsets empty when the file cannot be entered so.
+  DbLayout db_layout;
 };
 
 // JSON (one flat object; doubles as hex floats, exact). Written through OutputFile.

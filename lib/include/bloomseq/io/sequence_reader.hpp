@@ -52,6 +52,13 @@ class SequenceReader {
   // sequence, so that progress can move inside a long record such as a chromosome.
   void on_bases(std::function<void(uint64_t)> f);
 
+  // A plain file read through its mapping: where the next record starts (byte offset, lines before it), so that a
+  // later reader of the same file can start there (seek). False for streamed input (compressed, stdin, .2bit).
+  bool tell(uint64_t& byte, uint64_t& line) const;
+  // Before the first record: go on from a position that tell() gave on this file, as if `records_before` records
+  // had been read. False (nothing changed) for streamed input or a position past the end of the file.
+  bool seek(uint64_t byte, uint64_t line, uint64_t records_before);
+
   const std::string& path() const { return path_; }
   uint64_t records_read() const { return records_; }
   bool is_fastq() const;  // meaningful after the first record
