@@ -8,6 +8,7 @@
 #include <set>
 
 #include "bloomseq/blast/short_word_plan.hpp"
+#include "bloomseq/split/subquery.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/error.hpp"
@@ -199,6 +200,13 @@ TEST_CASE("the short-word plan keeps its filters selective and falls back for la
   CHECK_FALSE(forced_short_word_plan(28, 16, {1000}).use);
   // No record of w bases: nothing to scan for.
   CHECK_FALSE(plan_short_word_scan(11, {5, 10}, caches).use);
+  // 5,000 primers of 30 bases share filters: their count follows the bases (one 4^p-bit filter per record was
+  // 10 GB at p = 12).
+  const std::vector<uint64_t> primers(5000, 30);
+  const ShortWordPlan many = plan_short_word_scan(11, primers, caches);
+  REQUIRE(many.use);
+  CHECK(many.hits_per_probe <= 0.25);
+  CHECK(split_subqueries(primers, many.n_sub, 11).size() <= 5000 * 20 / (many.n_sub - 40) + 1);
 }
 
 TEST_CASE("the automatic layout keeps an explicit choice and bit-slices what only bit-slicing holds", "[blast][layout]") {

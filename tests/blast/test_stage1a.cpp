@@ -40,9 +40,11 @@ std::vector<Stage1aHit> oracle_hits(const Records& q, const Records& db, const C
   std::vector<std::vector<uint32_t>> bits(subs.size(), std::vector<uint32_t>(bloom_words(c.m), 0));
   std::vector<std::set<uint64_t>> keys(subs.size());
   for (size_t v = 0; v < subs.size(); ++v) {
-    const std::string& s = q.seqs[subs[v].query_id];
-    for (uint64_t p = subs[v].offset; p + uint64_t(c.w) <= subs[v].offset + subs[v].length; ++p)
-      if (valid_word(s, p, c.w)) keys[v].insert(canonical_of(s, p, c.w));
+    for_each_piece(subs[v], [&](uint32_t r) { return lengths[r]; }, [&](uint32_t r, uint64_t off, uint64_t len) {
+      const std::string& s = q.seqs[r];
+      for (uint64_t p = off; p + uint64_t(c.w) <= off + len; ++p)
+        if (valid_word(s, p, c.w)) keys[v].insert(canonical_of(s, p, c.w));
+    });
     for (uint64_t key : keys[v])
       for (int i = 0; i < c.k; ++i) set_bit(bits[v].data(), bloom_slot(fam.hash_bitloop(i, key), c.m));
   }

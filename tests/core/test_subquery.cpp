@@ -14,16 +14,25 @@ TEST_CASE("each query w-mer start belongs to exactly one sub-query", "[split]") 
   for (int rep = 0; rep < 300; ++rep) {
     const int w = int(rng() % 32) + 1;
     const uint64_t n_sub = uint64_t(w) + rng() % 200;
-    std::vector<uint64_t> lengths(rng() % 5 + 1);
-    for (auto& l : lengths) l = rng() % 3 == 0 ? rng() % uint64_t(w + 1) : rng() % 2000;
+    std::vector<uint64_t> lengths(rng() % 40 + 1);
+    for (auto& l : lengths) l = rng() % 3 == 0 ? rng() % uint64_t(w + 1) : rng() % 2 ? rng() % 2000 : rng() % 100;
     const auto subs = split_subqueries(lengths, n_sub, w);
 
     std::map<std::pair<uint32_t, uint64_t>, int> owners;
+    uint32_t last_record = 0;
     for (const auto& s : subs) {
-      REQUIRE(s.length <= n_sub);
-      REQUIRE(s.length >= uint64_t(w));
-      REQUIRE(s.offset + s.length <= lengths[s.query_id]);
-      for (uint64_t p = s.offset; p + uint64_t(w) <= s.offset + s.length; ++p) ++owners[{s.query_id, p}];
+      REQUIRE(s.query_id >= last_record);  // record order
+      last_record = s.query_id;
+      uint64_t starts = 0;
+      for_each_piece(s, [&](uint32_t r) { return lengths[r]; }, [&](uint32_t r, uint64_t off, uint64_t len) {
+        REQUIRE(off + len <= lengths[r]);
+        if (len < uint64_t(w)) return;
+        REQUIRE((s.records == 1 || (off == 0 && len == lengths[r])));  // packed: whole records
+        starts += len - uint64_t(w) + 1;
+        for (uint64_t p = off; p + uint64_t(w) <= off + len; ++p) ++owners[{r, p}];
+      });
+      REQUIRE(starts >= 1);
+      REQUIRE(starts <= n_sub - uint64_t(w) + 1);  // no more w-mers than one sub-query of n_sub bases
     }
     uint64_t expected_starts = 0;
     for (size_t r = 0; r < lengths.size(); ++r) {
@@ -55,4 +64,27 @@ TEST_CASE("sub-query edge sizes", "[split]") {
   CHECK_THROWS_AS(split_subqueries({100}, 10, 11), UsageError);
   CHECK_THROWS_AS(split_subqueries({100}, 100, 0), UsageError);
   CHECK_THROWS_AS(split_subqueries({100}, 100, 33), UsageError);
+}
+
+TEST_CASE("short records share sub-queries: their count follows the bases, not the records", "[split]") {
+  const int w = 11;
+  const uint64_t n_sub = 8000, stride = n_sub - w + 1;
+  // 300,000 records of 30 bases: 20 w-mers each, 399 records per sub-query.
+  const std::vector<uint64_t> lengths(300000, 30);
+  const auto subs = split_subqueries(lengths, n_sub, w);
+  const uint64_t starts = 300000 * 20;
+  CHECK(subs.size() == (starts / 20 + stride / 20 - 1) / (stride / 20));
+  CHECK(subs.size() <= starts / (stride - 19) + 1);
+  REQUIRE(subs.size() >= 2);
+  CHECK(subs[0].query_id == 0);
+  CHECK(subs[0].records == stride / 20);
+  CHECK(subs[0].length == 30 * (stride / 20));
+  CHECK(subs[1].query_id == subs[0].records);
+  // A long record between short ones has sub-queries of its own; the short ones after it start a new one.
+  const auto mixed = split_subqueries({30, 30, 20000, 30, 5, 30}, n_sub, w);
+  REQUIRE(mixed.size() == 5);
+  CHECK((mixed[0].query_id == 0 && mixed[0].records == 2 && mixed[0].length == 60));
+  CHECK((mixed[1].query_id == 2 && mixed[1].records == 1 && mixed[1].offset == 0));
+  CHECK((mixed[3].query_id == 2 && mixed[3].records == 1));
+  CHECK((mixed[4].query_id == 3 && mixed[4].records == 3 && mixed[4].length == 65));
 }

@@ -4,6 +4,10 @@
 
 #include <sys/mman.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace bloomseq {
@@ -12,6 +16,26 @@ template <class T>
 HugeBuffer<T>::HugeBuffer(size_t n, bool huge) : size_(n) {
   if (n == 0) return;
   constexpr size_t kHuge = size_t(2) << 20;
+  if (n * sizeof(T) < kSmallBytes) {
+    // From the heap: a mapping per buffer costs a 4 KiB page and a map entry at least, and a search keeps one small
+    // diagonal table per query strand (600,000 for 300,000 primers: past the kernel's map count limit).
+    bytes_ = (n * sizeof(T) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes_);
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes_);
+    data_ = static_cast<T*>(p);
+    return;
+  }
+  if (n * sizeof(T) < kHuge / 2) {
+    // Small buffers (a short query record's diagonal table) from the heap: a mapping each would reserve 4 MiB of
+    // address space and one of the process's limited mappings per buffer, and a query of 10^5 records has 10^5.
+    const size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes);
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes);
+    data_ = static_cast<T*>(p);
+    return;  // bytes_ = 0: not mapped
+  }
   bytes_ = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
   // Anonymous mappings come zeroed; over-allocate by one huge page to align the start.
   void* p = mmap(nullptr, bytes_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -29,13 +53,20 @@ HugeBuffer<T>::HugeBuffer(size_t n, bool huge) : size_(n) {
 
 template <class T>
 HugeBuffer<T>::~HugeBuffer() {
-  if (data_) munmap(data_, bytes_);
+  release();
+}
+
+template <class T>
+void HugeBuffer<T>::release() {
+  if (!data_) return;
+  if (bytes_) munmap(data_, bytes_);
+  else std::free(data_);
 }
 
 template <class T>
 HugeBuffer<T>& HugeBuffer<T>::operator=(HugeBuffer&& o) noexcept {
   if (this != &o) {
-    if (data_) munmap(data_, bytes_);
+    release();
     data_ = o.data_;
     size_ = o.size_;
     bytes_ = o.bytes_;

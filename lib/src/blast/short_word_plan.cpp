@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bloomseq/model/profiles.hpp"
+#include "bloomseq/split/subquery.hpp"
 
 namespace bloomseq {
 
@@ -18,20 +19,30 @@ constexpr int kMinExactWord = 3;  // 4^3 = 64 bits, the smallest vector
 // A filter that lets more probes through than this is no filter: the Bloom path with every w-mer does better.
 constexpr double kMaxHitsPerProbe = 0.25;
 
-// The plan of word p (use = false when the query has no record of w bases or more).
+// The plan of word p (use = false when the query has no record of w bases or more). Records share sub-queries
+// (split_subqueries) up to a quarter of the filter's canonical keys in w-mers, where a filter still lets few random
+// probes through: the filters' count, size and probes then follow the query's bases, not its record count (one filter
+// of 4^p bits per record took tens of GB for 10^5 primers). A query of one record keeps n_sub = its length.
 ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
                      const std::vector<uint64_t>& cache_bytes) {
   ShortWordPlan plan;
-  uint64_t longest = 0;
-  double V = 0, hits = 0;
-  const double keys = std::ldexp(1.0, 2 * p) / 2.0;
+  uint64_t longest = 0, total = 0;
   for (uint64_t n : record_lengths)
     if (n >= uint64_t(w)) {
       longest = std::max(longest, n);
-      V += 1;
-      hits += 1.0 - std::exp(-double(n - uint64_t(p) + 1) / keys);
+      total += n;
     }
-  if (V == 0 || longest > (uint64_t(1) << 31)) return plan;
+  if (longest == 0 || longest > (uint64_t(1) << 31)) return plan;
+  const double keys = std::ldexp(1.0, 2 * p) / 2.0;
+  const uint64_t shared = std::min(total, uint64_t(keys / 4) + uint64_t(w) - 1);
+  const uint64_t n_sub = std::max(longest, shared);
+  double V = 0, hits = 0;
+  for (const SubQuery& sq : split_subqueries(record_lengths, n_sub, w)) {
+    V += 1;
+    // The sub-query's p-mers (a packed one's records each lose p - 1 at the end).
+    const double pmers = std::max(0.0, double(sq.length) - double(sq.records) * double(p - 1));
+    hits += 1.0 - std::exp(-pmers / keys);
+  }
   const double bytes = V * std::ldexp(1.0, 2 * p) / 8.0;
   size_t level = 0;
   while (level < cache_bytes.size() && bytes > double(cache_bytes[level])) ++level;
@@ -40,7 +51,7 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
   plan.use = true;
   plan.word = p;
   plan.stride = uint64_t(s);
-  plan.n_sub = longest;
+  plan.n_sub = n_sub;
   plan.hits_per_probe = hits;
   plan.ns_per_base = kScanNs + (V * probe + hits * kHitNs) / s;
   return plan;

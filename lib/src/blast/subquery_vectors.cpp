@@ -24,13 +24,17 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       m_bits_(params.m_bits) {
   params.validate();
   const int w = params.w;
-  std::vector<uint64_t> lengths;
-  for (const auto& q : queries) lengths.push_back(q.size());
+  w_ = w;
+  for (const auto& q : queries) lengths_.push_back(q.size());
+  const std::vector<uint64_t>& lengths = lengths_;
   subqueries_ = split_subqueries(lengths, params.n_sub, w);
   const uint32_t V = uint32_t(subqueries_.size());
   stride_ = FastDivide32(uint32_t(params.n_sub - uint64_t(w) + 1));
+  // A packed record's w-mer starts are fewer than the stride: subquery_of divides them to 0.
   first_subquery_.assign(queries.size(), 0);
-  for (uint32_t v = V; v-- > 0;) first_subquery_[subqueries_[v].query_id] = v;
+  for (uint32_t v = V; v-- > 0;)
+    for (uint32_t r = subqueries_[v].query_id; r < subqueries_[v].query_id + subqueries_[v].records; ++r)
+      first_subquery_[r] = v;
 
   uint64_t starts = 0;
   for (uint64_t n : lengths) starts += n >= uint64_t(w) ? n - uint64_t(w) + 1 : 0;
@@ -58,6 +62,14 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   if (with_bitsliced) build_bitsliced(queries, params);
 }
 
+uint64_t SubqueryFilters::starts_of(uint32_t v) const {
+  uint64_t n = 0;
+  for_each_piece(subqueries_[v], [&](uint32_t r) { return record_length(r); }, [&](uint32_t, uint64_t, uint64_t len) {
+    n += len >= uint64_t(w_) ? len - uint64_t(w_) + 1 : 0;
+  });
+  return n;
+}
+
 // The Bloom vectors: every w-mer of each sub-query inserted (inserting a repeated w-mer again changes nothing).
 void SubqueryFilters::build_vectors(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params) {
   const int w = params.w;
@@ -69,9 +81,11 @@ void SubqueryFilters::build_vectors(const std::vector<std::vector<uint8_t>>& que
     const SubQuery& sq = subqueries_[v];
     BloomView view{words_.data() + v * words_per_vector_, m_bits_};
     uint32_t hashes[kMaxHashes];
-    for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
-      h.hash_all(canonical_wmer(fwd, rc), hashes);
-      view.insert(hashes, k);
+    for_each_piece(sq, [&](uint32_t r) { return queries[r].size(); }, [&](uint32_t r, uint64_t off, uint64_t len) {
+      for_each_wmer(queries[r].data() + off, len, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        h.hash_all(canonical_wmer(fwd, rc), hashes);
+        view.insert(hashes, k);
+      });
     });
   });
 }
@@ -120,13 +134,15 @@ void SubqueryFilters::build_bitsliced(const std::vector<std::vector<uint8_t>>& q
       for (uint32_t v = v0; v < v1; ++v) {
         const SubQuery& sq = subqueries_[v];
         const Cell col = Cell(v - v0);
-        for_each_wmer(queries[sq.query_id].data() + sq.offset, sq.length, w, [&](size_t, uint64_t fwd, uint64_t rc) {
+        for_each_piece(sq, [&](uint32_t rec) { return queries[rec].size(); },
+                       [&](uint32_t rec, uint64_t off, uint64_t len) {
+        for_each_wmer(queries[rec].data() + off, len, w, [&](size_t, uint64_t fwd, uint64_t rc) {
           const uint64_t key = canonical_wmer(fwd, rc);
           if (K > 0) {
             uint32_t x[K > 0 ? K : 1] = {};
             for (int b = 0; b < h.key_bytes; ++b) {
-              const uint32_t* r = h.tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
-              for (int j = 0; j < K; ++j) x[j] ^= r[j];
+              const uint32_t* tab = h.tables + (size_t(b) * 256 + ((key >> (8 * b)) & 0xFF)) * size_t(K);
+              for (int j = 0; j < K; ++j) x[j] ^= tab[j];
             }
             for (int j = 0; j < K; ++j) hashes[j] = x[j];
           } else {
@@ -136,6 +152,7 @@ void SubqueryFilters::build_bitsliced(const std::vector<std::vector<uint8_t>>& q
             const Cell row = Cell(bloom_slot(hashes[j], m_bits_));
             f(size_t(row / kBandRows), Cell((row << 9) | col));
           }
+        });
         });
       }
     };
@@ -150,7 +167,7 @@ void SubqueryFilters::build_bitsliced(const std::vector<std::vector<uint8_t>>& q
     for (size_t b = t; b < blocks; b += T) {
       const uint32_t v0 = uint32_t(b * 512), v1 = std::min<uint32_t>(V, uint32_t(b * 512 + 512));
       uint64_t n = 0;
-      for (uint32_t v = v0; v < v1; ++v) n += subqueries_[v].length - uint64_t(w) + 1;
+      for (uint32_t v = v0; v < v1; ++v) n += starts_of(v);
       // One hashing pass: band i's cells go to [i * room, (i + 1) * room), room = its expected share plus 8
       // standard deviations (the hash values are uniform, so random w-mers never fill it). A block whose w-mers
       // crowd one band past that (long repeats) is bucketed again with an exact count first.
@@ -428,16 +445,18 @@ __attribute__((target("avx2"))) uint64_t find_either_avx2(const uint64_t* at, ui
 
 void SubqueryFilters::subquery_occurrences(uint32_t v, uint64_t key, std::vector<Occurrence>& out) const {
   out.clear();
-  const SubQuery& sq = subqueries_[v];
-  if (sq.length < uint64_t(w_)) return;
-  const uint64_t* at = words_at_.data() + word_start_[sq.query_id] + sq.offset;
-  const uint64_t n = sq.length - uint64_t(w_) + 1;
   const uint64_t rc = revcomp_wmer(key, w_);
   // The plus-strand w-mer is the key (kFwdIsKey) or its reverse complement (then the key is the minus strand's).
   static const bool avx2 = __builtin_cpu_supports("avx2");
   auto find = avx2 ? find_either_avx2 : find_either;
-  for (uint64_t i = find(at, 0, n, key, rc); i < n; i = find(at, i + 1, n, key, rc))
-    out.push_back(Occurrence{sq.query_id, uint32_t(sq.offset + i) | (at[i] == key ? kFwdIsKey : 0u)});
+  for_each_piece(subqueries_[v], [&](uint32_t r) { return record_length(r); },
+                 [&](uint32_t r, uint64_t off, uint64_t len) {
+                   if (len < uint64_t(w_)) return;
+                   const uint64_t* at = words_at_.data() + word_start_[r] + off;
+                   const uint64_t n = len - uint64_t(w_) + 1;
+                   for (uint64_t i = find(at, 0, n, key, rc); i < n; i = find(at, i + 1, n, key, rc))
+                     out.push_back(Occurrence{r, uint32_t(off + i) | (at[i] == key ? kFwdIsKey : 0u)});
+                 });
 }
 
 void SubqueryFilters::count_distinct_by_position() const {
@@ -448,30 +467,33 @@ void SubqueryFilters::count_distinct_by_position() const {
   std::vector<uint32_t> stamps;
   int bits = 4;
   for (uint32_t v = 0; v < uint32_t(subqueries_.size()); ++v) {
-    const SubQuery& sq = subqueries_[v];
-    if (sq.length < uint64_t(w_)) continue;
-    const uint64_t n = sq.length - uint64_t(w_) + 1;
+    const uint64_t n = starts_of(v);
+    if (n == 0) continue;
     while ((uint64_t(1) << bits) < 2 * n) ++bits;
     if (keys.size() < (size_t(1) << bits)) {
       keys.assign(size_t(1) << bits, 0);
       stamps.assign(size_t(1) << bits, 0);
     }
     const uint64_t mask = (uint64_t(1) << bits) - 1;
-    const uint64_t* at = words_at_.data() + word_start_[sq.query_id] + sq.offset;
     uint64_t distinct = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (at[i] == kNoWord) continue;
-      const uint64_t key = canonical_wmer(at[i], revcomp_wmer(at[i], w_));
-      for (uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);; h = (h + 1) & mask) {
-        if (stamps[h] != v + 1) {
-          stamps[h] = v + 1;
-          keys[h] = key;
-          ++distinct;
-          break;
+    for_each_piece(subqueries_[v], [&](uint32_t r) { return record_length(r); },
+                   [&](uint32_t r, uint64_t off, uint64_t len) {
+      if (len < uint64_t(w_)) return;
+      const uint64_t* at = words_at_.data() + word_start_[r] + off;
+      for (uint64_t i = 0; i + uint64_t(w_) <= len; ++i) {
+        if (at[i] == kNoWord) continue;
+        const uint64_t key = canonical_wmer(at[i], revcomp_wmer(at[i], w_));
+        for (uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);; h = (h + 1) & mask) {
+          if (stamps[h] != v + 1) {
+            stamps[h] = v + 1;
+            keys[h] = key;
+            ++distinct;
+            break;
+          }
+          if (keys[h] == key) break;
         }
-        if (keys[h] == key) break;
       }
-    }
+    });
     inserted_[v] = distinct;
   }
 }

@@ -33,9 +33,11 @@ class HugeBuffer {
   const T& operator[](size_t i) const { return data_[i]; }
 
  private:
+  void release();
+
   T* data_ = nullptr;
   size_t size_ = 0;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0;  // mapped bytes; 0 for a small buffer from the heap
 };
 
 extern template class HugeBuffer<uint32_t>;

@@ -1,7 +1,7 @@
 // The scan blast-bloom uses for HSP searches whose filters can hold a short word exactly (short_word_plan): stage 1a
 // tests a word of p <= w bases at every s-th database position, s = w - p + 1, against an exact filter of the
-// query's p-mers (4^p bits per sub-query, one bit per key: BlastParams::exact_filter), one sub-query per query
-// record; stage 1b extends each probe match to the w-mer seeds that contain it (strided_seeds.hpp), so the seeds are
+// query's p-mers (4^p bits per sub-query, one bit per key: BlastParams::exact_filter), short records sharing
+// sub-queries (split_subqueries); stage 1b extends each probe match to the w-mer seeds that contain it (strided_seeds.hpp), so the seeds are
 // those of testing every w-mer. This is how blastn is fast on a short query against a large database: a lookup word
 // shorter than w, scanned at a stride, exact matches extended to w.
 //
@@ -23,7 +23,7 @@ struct ShortWordPlan {
   bool use = false;       // false: the filters cannot hold a short word selectively; keep the Bloom filters
   int word = 0;           // p
   uint64_t stride = 1;    // s = w - p + 1
-  uint64_t n_sub = 0;     // the longest query record: one sub-query per record
+  uint64_t n_sub = 0;     // at least the longest query record; shorter records share sub-queries
   // Database bases per batch: small, so that a batch's codes stay in cache from decoding to stage 1a and their pages
   // are faulted in once (64-Mbase batches cost more than the whole scan of a 1-kb query on a 200-Mbase database).
   uint64_t batch_bases = uint64_t(2) << 20;
@@ -42,7 +42,7 @@ ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_le
 // The plan for a given word p (--scan-word): exact filters when 3 <= p <= 12, else none (use = false).
 ShortWordPlan forced_short_word_plan(int w, int word, const std::vector<uint64_t>& record_lengths);
 
-// Sets `p` to scan as `plan` says: probe word (none when p = w), exact filter, its m and k, one sub-query per record,
+// Sets `p` to scan as `plan` says: probe word (none when p = w), exact filter, its m and k, its n_sub,
 // and the batch size unless `keep_batch`.
 void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p, bool keep_batch = false);
 

@@ -130,7 +130,12 @@ class SubqueryFilters {
   void build_position_words(const std::vector<std::vector<uint8_t>>& queries, int w);
   void count_distinct_by_position() const;
 
+  uint64_t record_length(uint32_t r) const { return lengths_[r]; }
+  // W-mer starts of sub-query v (over its records when it packs several).
+  uint64_t starts_of(uint32_t v) const;
+
   std::vector<SubQuery> subqueries_;
+  std::vector<uint64_t> lengths_;  // per query record
   mutable std::vector<uint64_t> inserted_;
   std::unique_ptr<std::once_flag> distinct_once_ = std::make_unique<std::once_flag>();  // movable, unlike the flag
   // by_position: the plus-strand w-mer starting at each position of each record (kNoWord where the window holds an
