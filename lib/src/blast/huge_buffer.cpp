@@ -1,11 +1,9 @@
 #include "bloomseq/blast/huge_buffer.hpp"
 
-#include "bloomseq/blast/subquery_vectors.hpp"
+#include "bloomseq/blast/subquery_vectors.hpp"  // for the instantiation of its occurrence type
 
 #include <sys/mman.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -16,16 +14,6 @@ template <class T>
 HugeBuffer<T>::HugeBuffer(size_t n, bool huge) : size_(n) {
   if (n == 0) return;
   constexpr size_t kHuge = size_t(2) << 20;
-  if (n * sizeof(T) < kSmallBytes) {
-    // From the heap: a mapping per buffer costs a 4 KiB page and a map entry at least, and a search keeps one small
-    // diagonal table per query strand (600,000 for 300,000 primers: past the kernel's map count limit).
-    bytes_ = (n * sizeof(T) + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, bytes_);
-    if (!p) throw std::bad_alloc();
-    std::memset(p, 0, bytes_);
-    data_ = static_cast<T*>(p);
-    return;
-  }
   if (n * sizeof(T) < kHuge / 2) {
     // Small buffers (a short query record's diagonal table) from the heap: a mapping each would reserve 4 MiB of
     // address space and one of the process's limited mappings per buffer, and a query of 10^5 records has 10^5.
