@@ -123,6 +123,11 @@ awk '/^>/ {n++; first = 1; print; next}
 [[ $(wc -c < moved.fa) -eq $(wc -c < db.fa) ]] || fail "test data: moved.fa has another size"
 set +e; "$bb" --plan plan_fa.json --db-shard 1/3 q.fa moved.fa -o x.part 2> err.txt; rc=$?; set -e
 [[ $rc -eq 65 && ! -e x.part ]] || { fail "FASTA plan on a changed file: exit $rc (want 65)"; cat err.txt; }
+# A .2bit database's plan holds the lengths (a shard reads only the index and its records); other lengths: refused.
+grep -q '"db_lengths"' plan.json || fail "the plan of a .2bit database has no record lengths"
+"$bb" encode moved.fa -o moved.2bit
+set +e; "$bb" --plan plan.json --db-shard 1/3 q.fa moved.2bit -o x.part 2> err.txt; rc=$?; set -e
+[[ $rc -eq 65 && ! -e x.part ]] || { fail ".2bit plan on a changed file: exit $rc (want 65)"; cat err.txt; }
 
 # A plan refuses other inputs (exit 65) and options that it fixes (exit 64).
 head -n 20 db.fa > small_db.fa

@@ -105,6 +105,15 @@ void write_search_plan(const std::string& path, const SearchPlan& plan) {
       index += std::to_string(l.offsets[r]) + ':' + std::to_string(l.lines[r]) + ':' + std::to_string(l.lengths[r]);
     }
     j.value("db_largest", l.totals.largest).value("db_file_bytes", l.file_bytes).value("db_index", index);
+  } else if (!l.lengths.empty() && l.lengths.size() <= (size_t(1) << 22)) {
+    // A .2bit (or gzip) database: the lengths alone (a .2bit shard then reads only the index and its records).
+    std::string lengths;
+    lengths.reserve(l.lengths.size() * 8);
+    for (size_t r = 0; r < l.lengths.size(); ++r) {
+      if (r) lengths += ',';
+      lengths += std::to_string(l.lengths[r]);
+    }
+    j.value("db_largest", l.totals.largest).value("db_lengths", lengths);
   }
   j.end_object();
   OutputFile out(path);
@@ -230,6 +239,27 @@ SearchPlan read_search_plan(const std::string& path) {
     }
     if (l.offsets.size() != l.totals.records || bases != l.totals.bases || largest != l.totals.largest)
       throw bad("db_index");
+  } else if (kv.count("db_lengths")) {
+    DbLayout& l = plan.db_layout;
+    l.totals.records = plan.db_records;
+    l.totals.bases = plan.db_bases;
+    l.totals.largest = unsigned_("db_largest");
+    l.hash = plan.db_hash;
+    const std::string& list = get("db_lengths");
+    const char* c = list.c_str();
+    uint64_t bases = 0, largest = 0;
+    while (*c) {
+      char* end = nullptr;
+      errno = 0;
+      const uint64_t v = std::strtoull(c, &end, 10);
+      if (end == c || errno || (*end != ',' && *end != '\0')) throw bad("db_lengths");
+      c = *end ? end + 1 : end;
+      l.lengths.push_back(v);
+      bases += v;
+      largest = std::max(largest, v);
+    }
+    if (l.lengths.size() != l.totals.records || bases != l.totals.bases || largest != l.totals.largest)
+      throw bad("db_lengths");
   }
   return plan;
 }

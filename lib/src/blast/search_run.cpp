@@ -421,7 +421,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   const auto t_count = std::chrono::steady_clock::now();
   const std::function<void(uint64_t)> counted =
       progress_on ? std::function<void(uint64_t)>([&](uint64_t b) { progress.update(b); }) : nullptr;
-  DatabaseReader db = given.db_layout.offsets.empty() ? DatabaseReader(o.db, counted)
+  DatabaseReader db = given.db_layout.lengths.empty() ? DatabaseReader(o.db, counted)
                                                       : DatabaseReader(o.db, given.db_layout);
   const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
 

@@ -103,11 +103,13 @@ struct TwoBitReader::Impl {
     }
   }
 
+  bool populate = true;  // false: pages are read as records are decoded (a reader of a few records)
+
   void map_file() {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     // Populated up front: one pass of page-table set-up instead of a fault per page while decoding.
-    void* m = ::mmap(nullptr, size_t(file_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    void* m = ::mmap(nullptr, size_t(file_size), PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
     ::close(fd);
     if (m == MAP_FAILED) return;
     mapped_slot = io_detail::register_mapping(m, size_t(file_size), path);
@@ -257,7 +259,10 @@ struct TwoBitReader::Impl {
   }
 };
 
-TwoBitReader::TwoBitReader(const std::string& path) : impl_(std::make_unique<Impl>()) { impl_->open(path); }
+TwoBitReader::TwoBitReader(const std::string& path, bool populate) : impl_(std::make_unique<Impl>()) {
+  impl_->populate = populate;
+  impl_->open(path);
+}
 TwoBitReader::~TwoBitReader() = default;
 size_t TwoBitReader::size() const { return impl_->entries.size(); }
 const std::string& TwoBitReader::name(size_t i) const { return impl_->entries.at(i).name; }

@@ -17,7 +17,9 @@ class TwoBitReader {
  public:
   // Opens and validates the header and index (signature, version, record count, offsets within the file).
   // Throws NoInputError / DataError naming the file and, where relevant, the record.
-  explicit TwoBitReader(const std::string& path);
+  // `populate`: map the whole file's pages up front (fast decoding of all of it); false for a reader of a few
+  // records (a shard), whose pages are then read as they are decoded.
+  explicit TwoBitReader(const std::string& path, bool populate = true);
   ~TwoBitReader();
   TwoBitReader(const TwoBitReader&) = delete;
   TwoBitReader& operator=(const TwoBitReader&) = delete;
