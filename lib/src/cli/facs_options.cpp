@@ -244,6 +244,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
               "      # sorted/<filter>_1.fq + sorted/<filter>_2.fq, novel_1.fq + novel_2.fq\n"
               "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
               "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
+              "  facs classify reads.fq refs.bf --shard 3/8 -o calls.3.part --matched-out shard3/   # 1 of 8\n"
+              "      # then: facs merge -o calls.tsv calls.*.part; cat shard{1..8}/<filter>.fq (see facs merge --help)\n"
               "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
               "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
               "prints the plan and puts predicted next to measured reads/s in --json.\n"
