@@ -39,7 +39,7 @@ TEST_CASE("shard blocks: contiguous, covering, balanced to one record") {
   CHECK(shard_block(big, 2, 4).begin == big / 4);
 }
 
-TEST_CASE("--shard I/N parsing") {
+TEST_CASE("shard spec parsing: I of N") {
   const ShardSpec s = parse_shard_spec("3/7");
   CHECK(s.given);
   CHECK(s.index == 3);
