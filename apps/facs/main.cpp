@@ -1,6 +1,7 @@
 // facs: classify reads against Bloom filters of reference genomes (FACS and BioBloom Tools scoring).
 //   facs build-filter -o refs.bf REF.fa [REF2.fa ...]
 //   facs classify READS [--mate READS2] REFS.bf [MORE.bf ...]
+//   facs merge -o CALLS --summary SUMMARY [--json J] PART...
 //   facs info REFS.bf
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 #include "bloomseq/error.hpp"
 #include "bloomseq/facs/build_filter_run.hpp"
 #include "bloomseq/facs/classify_run.hpp"
+#include "bloomseq/facs/merge_parts.hpp"
 
 using namespace bloomseq;
 
@@ -47,6 +49,12 @@ int main(int argc, char** argv) {
       ClassifyRequest request = o.classify;
       request.command_line = command_line(argc, argv);
       run_classify(request);
+      return 0;
+    }
+    if (o.command == FacsCommand::merge) {
+      FacsMergeRequest request = o.merge;
+      request.command_line = command_line(argc, argv);
+      run_facs_merge(request);
       return 0;
     }
     for (const std::string& path : o.info.files) print_filter_info(path, stdout);

@@ -24,12 +24,14 @@ const char* kUsage =
     "Commands:\n"
     "  build-filter   build one Bloom filter per reference (file or FASTA record) into a .bf container\n"
     "  classify       score every read against every filter in one pass; per-read calls, summary, split reads\n"
+    "  merge          merge the part files of a sharded classify run (classify --shard I/N) into its outputs\n"
     "  info           describe the filters in a .bf container\n"
     "  model          performance-model predictions without running (tradeoff, blocks, units, plan, profile)\n"
     "\n"
     "Examples:\n"
     "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
     "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv -t 2\n"
+    "  facs classify reads.fq refs.bf --shard 2/8 -o calls.2.part   # then: facs merge -o calls.tsv calls.*.part\n"
     "  facs info refs.bf\n"
     "  facs build-filter --auto-tune --target-fpr 1e-4 -o refs.bf ecoli.fa   # size and k from the model\n"
     "  facs model plan --device cpu --query-bases 1000000 --db-bases 5000000\n"
@@ -217,6 +219,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
       ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz); pairs: a '#' in "
                         "FILE becomes _1 / _2, else _1 / _2 goes before the extension", cxxopts::value<std::string>())
       ("interleaved", "pairs: write both mates into one split file (mate 1, then mate 2) instead of two")
+      ("shard", "classify block I of N of the reads (records cut into N contiguous blocks, sizes differing by at "
+                "most one); -o, --summary and --json become part files for facs merge", cxxopts::value<std::string>())
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
@@ -240,6 +244,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
               "      # sorted/<filter>_1.fq + sorted/<filter>_2.fq, novel_1.fq + novel_2.fq\n"
               "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
               "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
+              "  facs classify reads.fq refs.bf --shard 3/8 -o calls.3.part --matched-out shard3/   # 1 of 8\n"
+              "      # then: facs merge -o calls.tsv calls.*.part; cat shard{1..8}/<filter>.fq (see facs merge --help)\n"
               "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
               "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
               "prints the plan and puts predicted next to measured reads/s in --json.\n"
@@ -300,7 +306,47 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (c.unmatched_out) c.unmatched_path = r["unmatched-out"].as<std::string>();
   c.interleaved = r.count("interleaved") > 0;
   if (c.interleaved && !c.paired) throw UsageError("classify: --interleaved applies to pairs (--mate)");
+  if (r.count("shard")) c.shard = parse_shard_spec(r["shard"].as<std::string>());
   return c;
+}
+
+FacsMergeOptions parse_facs_merge(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
+  cxxopts::Options o("facs merge",
+                     "Merge the part files of a sharded classify run (facs classify --shard I/N) into the outputs\n"
+                     "the single run writes: per-read calls in input order, the summary and the JSON report, with\n"
+                     "counters summed and rates recomputed. Give the parts of every shard, in any order.\n");
+  o.custom_help("[options]");
+  o.positional_help("PART [PART ...]");
+  o.add_options()
+      ("o,output", "per-read TSV (needs the shards' -o parts)", cxxopts::value<std::string>())
+      ("summary", "summary TSV (- = stdout)", cxxopts::value<std::string>()->default_value("-"))
+      ("json", "JSON report", cxxopts::value<std::string>())
+      ("h,help", "this help")
+      ("parts", "part files", cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"parts"});
+  const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "merge");
+  FacsMergeOptions m;
+  if (r.count("help")) {
+    if (help)
+      *help = o.help() +
+              "\nExample (3 shards, run anywhere, then merged):\n"
+              "  for i in 1 2 3; do\n"
+              "    facs classify reads.fq.gz refs.bf --shard $i/3 -o calls.$i.part --summary summary.$i.part \\\n"
+              "      --json run.$i.part --matched-out shard$i/\n"
+              "  done\n"
+              "  facs merge -o calls.tsv --summary summary.tsv --json run.json calls.*.part\n"
+              "  cat shard1/ecoli.fq shard2/ecoli.fq shard3/ecoli.fq > ecoli.fq   # split outputs: in shard order\n";
+    return m;
+  }
+  if (!r.count("parts")) throw UsageError("merge: give the part files of every shard");
+  m.parts = r["parts"].as<std::vector<std::string>>();
+  m.output = r.count("output") > 0;
+  if (m.output) m.output_path = r["output"].as<std::string>();
+  m.summary = r["summary"].as<std::string>();
+  m.json = r.count("json") > 0;
+  if (m.json) m.json_path = r["json"].as<std::string>();
+  return m;
 }
 
 FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* help) {
@@ -346,6 +392,9 @@ FacsOptions parse_facs_options(int argc, const char* const* argv) {
   } else if (cmd == "classify") {
     o.command = FacsCommand::classify;
     o.classify = parse_facs_classify(argc - 1, argv + 1, &o.help);
+  } else if (cmd == "merge") {
+    o.command = FacsCommand::merge;
+    o.merge = parse_facs_merge(argc - 1, argv + 1, &o.help);
   } else if (cmd == "info") {
     o.command = FacsCommand::info;
     o.info = parse_facs_info(argc - 1, argv + 1, &o.help);
@@ -353,7 +402,7 @@ FacsOptions parse_facs_options(int argc, const char* const* argv) {
     o.command = FacsCommand::model;
     o.model = parse_model_options("facs model", argc - 1, argv + 1);
   } else {
-    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify, info or model; see facs --help)");
+    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify, merge, info or model; see facs --help)");
   }
   return o;
 }

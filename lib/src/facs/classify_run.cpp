@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <filesystem>
+#include <functional>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -18,8 +20,10 @@
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/facs/classifier.hpp"
+#include "bloomseq/facs/classify_json.hpp"
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/facs/ordered_pipeline.hpp"
+#include "bloomseq/facs/part_file.hpp"
 #include "bloomseq/facs/report.hpp"
 #include "bloomseq/facs/split_outputs.hpp"
 #include "bloomseq/io/filter_file.hpp"
@@ -163,15 +167,74 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   const size_t nf = names.size();
   const auto t_loaded = std::chrono::steady_clock::now();
 
+  ClassifyRunInfo info;
+  info.version = BLOOMSEQ_VERSION;
+  info.reads = reads_path;
+  if (paired) info.mates = o.mate;
+  info.paired = paired;
+  info.pair_mode = pair_mode_name(cp.pair_mode);
+  info.score = score_kind_name(cp.score);
+  info.threshold = cp.threshold;
+  info.has_error_rate = cp.score == ScoreKind::facs;
+  info.error_rate = cp.error_rate;
+  info.threads = cp.threads;
+  info.batch_bases = cp.batch_bases;
+  info.kmer_size = set.w;
+  info.seed = set.seed;
+  info.canonical = set.canonical;
+  info.all_scores = all_scores;
+  for (const FilterEntry& f : set.filters)
+    info.filters.push_back({f.name, f.source, f.elements, f.k, f.bits.m_bits(), predicted_fpr(f)});
+
+  // A shard counts the records (cut, not parsed) to find its block; split outputs of an empty shard take the
+  // input's format.
+  const ShardSpec& shard = o.shard;
+  RecordBlock block{0, UINT64_MAX};
+  PartHeader part;
+  bool empty_fastq = true;
+  if (shard.given) {
+    if (reads_path == "-" || (paired && o.mate == "-"))
+      throw UsageError("classify: --shard reads its input twice (to count the records): give a file, not stdin");
+    SequenceReader counter(reads_path);
+    const uint64_t total = count_records(counter, cp.batch_bases);
+    if (total) empty_fastq = counter.is_fastq();
+    block = shard_block(total, shard.index, shard.count);
+    part.shard = shard.index;
+    part.shards = shard.count;
+    part.info = info;
+    part.records = total;
+    std::error_code ec;
+    part.sizes = std::to_string(std::filesystem::file_size(reads_path, ec));
+    if (paired) part.sizes += "," + std::to_string(std::filesystem::file_size(o.mate, ec));
+  }
+  auto part_text = [&](PartKind k) {
+    PartHeader h = part;
+    h.kind = k;
+    return part_header_text(h);
+  };
+
   // Open everything before the long part so that a bad path fails fast; outputs appear only on success.
   SequenceReader reader1(reads_path);
   std::unique_ptr<SequenceReader> reader2;
   if (paired) reader2 = std::make_unique<SequenceReader>(o.mate);
+  if (block.begin) {
+    // The records before the block: cut, not parsed or classified.
+    if (skip_records(reader1, block.begin, cp.batch_bases) != block.begin)
+      throw DataError(reads_path + ": ended before record " + std::to_string(block.begin + 1) +
+                      " (the file changed since its records were counted?)");
+    if (paired && skip_records(*reader2, block.begin, cp.batch_bases) != block.begin)
+      throw DataError(o.mate + ": record " + std::to_string(reader2->records_read() + 1) +
+                      " has no mate: " + o.mate + " ended first");
+  }
   OutputFile tsv_out, summary_out(o.summary), json_out;
   if (o.output) {
     tsv_out = OutputFile(o.output_path);
-    tsv_out.write("# " + command_line + "\n");
-    tsv_out.write(read_tsv_header(names, all_scores));
+    if (shard.given) {
+      tsv_out.write(part_text(PartKind::calls));
+    } else {
+      tsv_out.write("# " + command_line + "\n");
+      tsv_out.write(read_tsv_header(names, all_scores));
+    }
   }
   if (o.json) json_out = OutputFile(o.json_path);
   const bool split_matched = o.matched_out;
@@ -229,7 +292,10 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
         // The workers parse the chunks (and check the mates); errors are raised in input order.
         if (input_failed) return false;
         try {
-          if (!reader1.next_chunk(s.chunk, cp.batch_bases)) {
+          // A shard stops at its block's end; the last block runs to the input's end (and checks the mates).
+          const uint64_t left = block.end - reader1.records_read();
+          if (block.end != UINT64_MAX && block.end != part.records && left == 0) return false;
+          if (!reader1.next_chunk(s.chunk, cp.batch_bases, left > SIZE_MAX ? SIZE_MAX : size_t(left))) {
             if (paired && reader2->next_chunk(s.chunk2, 0, 1))
               throw DataError(reader2->path() + ": record " + std::to_string(reader2->records_read()) +
                               " has no mate: " + reads_path + " ended first");
@@ -308,79 +374,48 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   const double run_s = std::chrono::duration<double>(t_end - t_loaded).count();
   const double rate = run_s > 0 ? double(summary.total) / run_s : 0.0;
 
-  if (split_matched && matched_out.empty()) open_matched(true);  // no reads: still create the (empty) outputs
-  summary_out.write(summary.tsv(names));
-  if (json_out.is_open()) {
-    JsonWriter j;
-    j.begin_object();
-    j.value("program", "facs classify");
-    j.value("version", BLOOMSEQ_VERSION);
-    j.value("command_line", command_line);
-    j.begin_object("parameters");
-    j.value("reads", reads_path);
-    if (paired) j.value("mates", o.mate);
-    j.value("paired", paired);
-    j.value("pair_mode", pair_mode_name(cp.pair_mode));
-    j.value("score", score_kind_name(cp.score));
-    j.value("threshold", cp.threshold);  // 0: the error model's, per read length
-    if (cp.score == ScoreKind::facs) j.value("error_rate", cp.error_rate);
-    j.value("threads", cp.threads);
-    j.value("batch_bases", cp.batch_bases);
-    j.value("kmer_size", set.w);
-    j.value("seed", set.seed);
-    j.value("canonical", set.canonical);
-    j.end_object();
-    j.begin_array("filters");
-    for (const FilterEntry& f : set.filters) {
-      j.begin_object();
-      j.value("name", f.name);
-      j.value("source", f.source);
-      j.value("kmers", f.elements);
-      j.value("hashes", f.k);
-      j.value("bits", f.bits.m_bits());
-      j.value("predicted_fpr", predicted_fpr(f));
-      j.end_object();
-    }
-    j.end_array();
-    j.begin_object("results");
-    j.value("total", summary.total);
-    j.value("no_match", summary.no_match);
-    j.value("multi_match", summary.multi_match);
-    j.value("ties", summary.ties);
-    j.value("unscored", summary.unscored);
-    j.begin_object("called");
-    for (size_t f = 0; f < nf; ++f) j.value(names[f], summary.best[f]);
-    j.end_object();
-    j.begin_object("hits");
-    for (size_t f = 0; f < nf; ++f) j.value(names[f], summary.hits[f]);
-    j.end_object();
-    j.value("lookups_per_read", summary.total ? double(summary.lookups) / double(summary.total) : 0.0);
-    j.value("load_seconds", load_s);
-    j.value("seconds", run_s);
-    j.value("reads_per_second", rate);
-    j.end_object();
-    if (tune.on) {
-      // The prediction again for this run's reads and mean length, next to the measured rate.
-      const uint64_t mean_len = summary.total ? std::max<uint64_t>(1, total_bases / summary.total) : tune.read_len;
-      const FacsRunPrediction actual =
-          predict_facs_run(filter_ptrs, set.w, std::max<uint64_t>(summary.total, 1), mean_len, cp.threads, tune);
-      begin_facs_plan_json(j, plan, tune);
-      j.begin_object("predicted")
-          .value("reads_per_second", actual.reads_per_s)
-          .value("seconds", actual.seconds)
-          .value("max_fpr", actual.max_fpr)
-          .value("nominal_reads_per_second", plan.reads_per_s)
-          .end_object();
-      j.begin_object("measured")
-          .value("reads_per_second", rate)
-          .value("seconds", run_s)
-          .value("reads", summary.total)
-          .value("mean_read_length", mean_len)
-          .end_object();
-      j.end_object();
-    }
-    j.end_object();
-    json_out.write(j.str() + "\n");
+  if (shard.given && reader1.records_read() != block.end)
+    throw DataError(reads_path + ": " + std::to_string(reader1.records_read()) + " records where " +
+                    std::to_string(block.end) + " were counted (the file changed while the shard ran?)");
+  // No reads: still create the (empty) outputs.
+  if (split_matched && matched_out.empty()) open_matched(empty_fastq);
+  if (shard.given) {
+    PartCounters c;
+    c.summary = summary;
+    c.bases = total_bases;
+    c.load_seconds = load_s;
+    c.seconds = run_s;
+    const std::string counters = part_counters_text(c) + kPartEnd;
+    if (tsv_out.is_open()) tsv_out.write(counters);
+    summary_out.write(part_text(PartKind::summary) + counters);
+    if (json_out.is_open()) json_out.write(part_text(PartKind::json) + counters);
+  } else {
+    summary_out.write(summary.tsv(names));
+  }
+  if (json_out.is_open() && !shard.given) {
+    std::function<void(JsonWriter&)> extra;
+    if (tune.on)
+      extra = [&](JsonWriter& j) {
+        // The prediction again for this run's reads and mean length, next to the measured rate.
+        const uint64_t mean_len = summary.total ? std::max<uint64_t>(1, total_bases / summary.total) : tune.read_len;
+        const FacsRunPrediction actual =
+            predict_facs_run(filter_ptrs, set.w, std::max<uint64_t>(summary.total, 1), mean_len, cp.threads, tune);
+        begin_facs_plan_json(j, plan, tune);
+        j.begin_object("predicted")
+            .value("reads_per_second", actual.reads_per_s)
+            .value("seconds", actual.seconds)
+            .value("max_fpr", actual.max_fpr)
+            .value("nominal_reads_per_second", plan.reads_per_s)
+            .end_object();
+        j.begin_object("measured")
+            .value("reads_per_second", rate)
+            .value("seconds", run_s)
+            .value("reads", summary.total)
+            .value("mean_read_length", mean_len)
+            .end_object();
+        j.end_object();
+      };
+    json_out.write(classify_json(info, command_line, summary, load_s, run_s, extra));
   }
   // Commit last, all together, so that a failure above leaves no partial set of outputs.
   if (tsv_out.is_open()) tsv_out.commit();

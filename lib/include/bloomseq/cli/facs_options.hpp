@@ -9,15 +9,17 @@
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/facs/build_filter_run.hpp"
 #include "bloomseq/facs/classify_run.hpp"
+#include "bloomseq/facs/merge_parts.hpp"
 #include "bloomseq/facs/params.hpp"
 
 namespace bloomseq {
 
-enum class FacsCommand { usage, help, version, build_filter, classify, info, model };
+enum class FacsCommand { usage, help, version, build_filter, classify, merge, info, model };
 
 // The subcommands' options are the library's requests (facs/classify_run.hpp, facs/build_filter_run.hpp).
 using FacsBuildOptions = BuildFilterRequest;
 using FacsClassifyOptions = ClassifyRequest;
+using FacsMergeOptions = FacsMergeRequest;
 
 struct FacsInfoOptions {
   std::vector<std::string> files;
@@ -30,6 +32,7 @@ struct FacsOptions {
   std::string help;
   FacsBuildOptions build;
   FacsClassifyOptions classify;
+  FacsMergeOptions merge;
   FacsInfoOptions info;
   ModelOptions model;
 };
@@ -40,6 +43,7 @@ FacsOptions parse_facs_options(int argc, const char* const* argv);
 // The subcommands alone (argv[0] is the subcommand name); `help` is set when --help was given.
 FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std::string* help);
 FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::string* help);
+FacsMergeOptions parse_facs_merge(int argc, const char* const* argv, std::string* help);
 FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* help);
 
 }  // namespace bloomseq

@@ -9,6 +9,7 @@
 #include "bloomseq/facs/auto_tune.hpp"
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/facs/report.hpp"
+#include "bloomseq/facs/shard.hpp"
 
 namespace bloomseq {
 
@@ -35,6 +36,7 @@ struct ClassifyRequest {
   int device = 0;
   ClassifyParams params;
   FacsAutoTuneOptions tune;
+  ShardSpec shard;                   // --shard I/N: classify block I of N, outputs become part files
   std::string command_line;          // recorded in the TSV header and the JSON report
 };
 
