@@ -39,16 +39,6 @@ TEST_CASE("shard blocks: contiguous, covering, balanced to one record") {
   CHECK(shard_block(big, 2, 4).begin == big / 4);
 }
 
-TEST_CASE("shard spec parsing: I of N") {
-  const ShardSpec s = parse_shard_spec("3/7");
-  CHECK(s.given);
-  CHECK(s.index == 3);
-  CHECK(s.count == 7);
-  CHECK(parse_shard_spec("1/1").count == 1);
-  for (const char* bad : {"0/3", "4/3", "3", "/3", "3/", "a/3", "1/0", "-1/3", "1/2000000", "1/3/4", " 1/3"})
-    CHECK_THROWS_AS(parse_shard_spec(bad), UsageError);
-}
-
 namespace {
 std::string temp_file(const std::string& name, const std::string& text) {
   const std::string path =

@@ -306,7 +306,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (c.unmatched_out) c.unmatched_path = r["unmatched-out"].as<std::string>();
   c.interleaved = r.count("interleaved") > 0;
   if (c.interleaved && !c.paired) throw UsageError("classify: --interleaved applies to pairs (--mate)");
-  if (r.count("shard")) c.shard = parse_shard_spec(r["shard"].as<std::string>());
+  c.sharded = r.count("shard") > 0;
+  if (c.sharded) c.shard = parse_shard(r["shard"].as<std::string>(), "classify: --shard");
   return c;
 }
 

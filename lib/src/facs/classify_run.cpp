@@ -192,7 +192,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   RecordBlock block{0, UINT64_MAX};
   PartHeader part;
   bool empty_fastq = true;
-  if (shard.given) {
+  if (o.sharded) {
     if (reads_path == "-" || (paired && o.mate == "-"))
       throw UsageError("classify: --shard reads its input twice (to count the records): give a file, not stdin");
     SequenceReader counter(reads_path);
@@ -229,7 +229,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   OutputFile tsv_out, summary_out(o.summary), json_out;
   if (o.output) {
     tsv_out = OutputFile(o.output_path);
-    if (shard.given) {
+    if (o.sharded) {
       tsv_out.write(part_text(PartKind::calls));
     } else {
       tsv_out.write("# " + command_line + "\n");
@@ -374,12 +374,12 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   const double run_s = std::chrono::duration<double>(t_end - t_loaded).count();
   const double rate = run_s > 0 ? double(summary.total) / run_s : 0.0;
 
-  if (shard.given && reader1.records_read() != block.end)
+  if (o.sharded && reader1.records_read() != block.end)
     throw DataError(reads_path + ": " + std::to_string(reader1.records_read()) + " records where " +
                     std::to_string(block.end) + " were counted (the file changed while the shard ran?)");
   // No reads: still create the (empty) outputs.
   if (split_matched && matched_out.empty()) open_matched(empty_fastq);
-  if (shard.given) {
+  if (o.sharded) {
     PartCounters c;
     c.summary = summary;
     c.bases = total_bases;
@@ -392,7 +392,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   } else {
     summary_out.write(summary.tsv(names));
   }
-  if (json_out.is_open() && !shard.given) {
+  if (json_out.is_open() && !o.sharded) {
     std::function<void(JsonWriter&)> extra;
     if (tune.on)
       extra = [&](JsonWriter& j) {

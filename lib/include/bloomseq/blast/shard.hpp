@@ -6,16 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "bloomseq/split/shard_spec.hpp"
+
 namespace bloomseq {
-
-// Shard `index` (1-based) of `count`; 1/1 = the whole input.
-struct ShardSpec {
-  uint32_t index = 1, count = 1;
-  bool whole() const { return count == 1; }
-};
-
-// Parses "I/N" (1 <= I <= N <= 65536). Throws UsageError naming `what` (the option).
-ShardSpec parse_shard(const std::string& text, const std::string& what);
 
 // The cut of records of the given lengths into `count` contiguous parts balanced by bases: record r, whose bases
 // span [P, P + L) of the total T, goes to part floor((2P + L) * count / 2T) (its midpoint's part; with T = 0 to

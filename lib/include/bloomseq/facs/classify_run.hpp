@@ -36,6 +36,7 @@ struct ClassifyRequest {
   int device = 0;
   ClassifyParams params;
   FacsAutoTuneOptions tune;
+  bool sharded = false;              // --shard given (even 1/1: the outputs are part files)
   ShardSpec shard;                   // --shard I/N: classify block I of N, outputs become part files
   std::string command_line;          // recorded in the TSV header and the JSON report
 };

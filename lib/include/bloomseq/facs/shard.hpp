@@ -7,18 +7,11 @@
 #include <cstdint>
 #include <string>
 
+#include "bloomseq/split/shard_spec.hpp"
+
 namespace bloomseq {
 
 class SequenceReader;
-
-struct ShardSpec {
-  bool given = false;  // --shard given (even 1/1: the outputs are part files)
-  uint64_t index = 1;  // 1..count
-  uint64_t count = 1;
-};
-
-// "I/N" with 1 <= I <= N <= 1e6; throws UsageError otherwise.
-ShardSpec parse_shard_spec(const std::string& text);
 
 struct RecordBlock {
   uint64_t begin = 0, end = 0;  // records [begin, end), 0-based
