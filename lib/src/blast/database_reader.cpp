@@ -2,6 +2,8 @@
 #include "bloomseq/blast/database.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <string>
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
@@ -20,6 +22,7 @@ struct DatabaseReader::Impl {
   bool use_held = false;
   uint64_t next_pos = 0;
   uint32_t next_record = 0;
+  std::vector<uint64_t> lengths;  // parsed again: each record's length from the first pass
 };
 
 DatabaseReader::DatabaseReader(const std::string& path, const std::function<void(uint64_t)>& counted)
@@ -42,28 +45,47 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     }
     totals_.records = impl_->held.size();
   } else {
-    // First pass: the totals (the E-values need them before the search starts). A database of up to
-    // kHoldBases is kept from this pass instead of being parsed a second time.
+    // First pass: the totals (the E-values need them before the search starts), with the sequence streamed, not
+    // held (a chromosome's text is never in memory). A database of up to kHoldBases is kept from this pass
+    // instead of being parsed a second time; a larger one leaves each record's length, to reserve its codes.
     constexpr uint64_t kHoldBases = uint64_t(64) << 20;
     SequenceReader first(path);
     if (counted) first.on_bases(counted);
     SequenceRecord rec;
+    std::string text;  // the record's sequence while the database may still be held
+    uint64_t length = 0;
     bool holding = true;
-    while (first.next(rec)) {
-      totals_.bases += rec.seq.size();
-      totals_.largest = std::max<uint64_t>(totals_.largest, rec.seq.size());
+    const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
+      length += n;
+      if (!holding) return;
+      if (totals_.bases + length > kHoldBases) {
+        holding = false;
+        std::string().swap(text);
+        std::vector<SequenceRecord>().swap(impl_->held);
+        return;
+      }
+      text.append(bases, n);
+    };
+    while (first.next_streamed(rec, sink)) {
+      totals_.bases += length;
+      totals_.largest = std::max<uint64_t>(totals_.largest, length);
       if (counted) counted(totals_.bases);
       ++totals_.records;
-      if (holding && totals_.bases <= kHoldBases) {
+      impl_->lengths.push_back(length);
+      if (holding) {
+        rec.seq = std::move(text);
         impl_->held.push_back(std::move(rec));
         rec = SequenceRecord();
-      } else if (holding) {
-        holding = false;
-        std::vector<SequenceRecord>().swap(impl_->held);
+        text = std::string();
       }
+      length = 0;
     }
-    if (holding) impl_->use_held = true;
-    else impl_->reader.reset(new SequenceReader(path));
+    if (holding) {
+      impl_->use_held = true;
+      std::vector<uint64_t>().swap(impl_->lengths);
+    } else {
+      impl_->reader.reset(new SequenceReader(path));
+    }
   }
   if (totals_.records == 0) throw DataError(path + ": no sequences in the database");
 }
@@ -102,8 +124,20 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
     } else if (impl_->use_held) {
       if (impl_->held_next >= impl_->held.size()) break;
       rec = std::move(impl_->held[impl_->held_next++]);
-    } else if (!impl_->reader->next(rec)) {
-      break;
+    } else {
+      // Parsed again: the text goes straight into codes as it is parsed (no copy of the record as text).
+      const size_t r = size_t(batch.first_record) + batch.size();
+      const uint64_t expected = r < impl_->lengths.size() ? impl_->lengths[r] : 0;
+      bool begun = false;
+      const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
+        if (!begun) batch.begin_record(rec.name, expected);
+        begun = true;
+        batch.append_text(bases, n);
+      };
+      if (!impl_->reader->next_streamed(rec, sink)) break;
+      if (!begun) batch.begin_record(rec.name, 0);
+      batch.end_record();
+      continue;
     }
     batch.add_record(rec.name, rec.seq, progress && rec.seq.size() > (size_t(8) << 20) ? encoded : nullptr);
   }
