@@ -17,19 +17,34 @@ void DbBatch::clear() {
 
 void DbBatch::add_record(const std::string& name, const std::string& seq,
                          const std::function<void(uint64_t)>& encoded) {
-  names.push_back(name);
-  lengths.push_back(seq.size());
-  local_starts.push_back(codes.size());
-  const size_t at = codes.size();
-  if (codes.capacity() < at + seq.size() + 1) codes.reserve(std::max(at + seq.size() + 1, 2 * codes.capacity()));
-  // In slices, so that progress can be shown inside a long record (growing within the reserved room is cheap).
+  begin_record(name, seq.size());
+  // In slices, so that progress can be shown inside a long record.
   constexpr size_t kSlice = size_t(4) << 20;
   for (size_t from = 0; from < seq.size(); from += kSlice) {
     const size_t to = std::min(seq.size(), from + kSlice);
-    codes.resize(at + to);
-    for (size_t i = from; i < to; ++i) codes[at + i] = base_code(seq[i]);
+    append_text(seq.data() + from, to - from);
     if (encoded) encoded(to);
   }
+  end_record();
+}
+
+void DbBatch::begin_record(const std::string& name, uint64_t expected_bases) {
+  names.push_back(name);
+  lengths.push_back(0);
+  local_starts.push_back(codes.size());
+  const size_t need = codes.size() + size_t(expected_bases) + 1;
+  if (codes.capacity() < need) codes.reserve(std::max(need, 2 * codes.capacity()));
+}
+
+void DbBatch::append_text(const char* s, size_t n) {
+  const size_t at = codes.size();
+  codes.resize(at + n);  // within the reserved room: no copy
+  uint8_t* out = codes.data() + at;
+  for (size_t i = 0; i < n; ++i) out[i] = base_code(s[i]);
+  lengths.back() += n;
+}
+
+void DbBatch::end_record() {
   codes.push_back(kInvalidBase);  // record separator: no w-mer spans two records
 }
 

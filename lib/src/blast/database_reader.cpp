@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <string>
 
 #include "bloomseq/blast/shard.hpp"
 #include "bloomseq/error.hpp"
@@ -58,18 +60,32 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     }
     totals_.records = impl_->held.size();
   } else {
-    // First pass: the totals (the E-values need them before the search starts). A database of up to
-    // kHoldBases is kept from this pass instead of being parsed a second time.
+    // First pass: the totals (the E-values need them before the search starts), with the sequence streamed, not
+    // held (a chromosome's text is never in memory). A database of up to kHoldBases is kept from this pass
+    // instead of being parsed a second time; a larger one leaves each record's length, to reserve its codes.
     constexpr uint64_t kHoldBases = uint64_t(64) << 20;
     SequenceReader first(path);
     if (counted) first.on_bases(counted);
     SequenceRecord rec;
+    std::string text;  // the record's sequence while the database may still be held
+    uint64_t length = 0;
     bool holding = true;
     // Where each record starts, for a plan file (bounded: a plan of many millions of reads would be huge).
     constexpr uint64_t kMaxIndexedRecords = uint64_t(1) << 22;
     uint64_t at = 0, at_line = 0;
     bool indexed = first.tell(at, at_line);
-    while (first.next(rec)) {
+    const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
+      length += n;
+      if (!holding) return;
+      if (totals_.bases + length > kHoldBases) {
+        holding = false;
+        std::string().swap(text);
+        std::vector<SequenceRecord>().swap(impl_->held);
+        return;
+      }
+      text.append(bases, n);
+    };
+    while (first.next_streamed(rec, sink)) {
       if (indexed && impl_->offsets.size() < kMaxIndexedRecords) {
         impl_->offsets.push_back(at);
         impl_->lines.push_back(at_line);
@@ -79,21 +95,24 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
         std::vector<uint64_t>().swap(impl_->offsets);
         std::vector<uint64_t>().swap(impl_->lines);
       }
-      totals_.bases += rec.seq.size();
-      totals_.largest = std::max<uint64_t>(totals_.largest, rec.seq.size());
+      totals_.bases += length;
+      totals_.largest = std::max<uint64_t>(totals_.largest, length);
       if (counted) counted(totals_.bases);
       ++totals_.records;
-      impl_->note(rec.name, rec.seq.size());
-      if (holding && totals_.bases <= kHoldBases) {
+      impl_->note(rec.name, length);
+      if (holding) {
+        rec.seq = std::move(text);
         impl_->held.push_back(std::move(rec));
         rec = SequenceRecord();
-      } else if (holding) {
-        holding = false;
-        std::vector<SequenceRecord>().swap(impl_->held);
+        text = std::string();
       }
+      length = 0;
     }
-    if (holding) impl_->use_held = true;
-    else impl_->reader.reset(new SequenceReader(path));
+    if (holding) {
+      impl_->use_held = true;  // the lengths stay: the shard cut and the plan read them
+    } else {
+      impl_->reader.reset(new SequenceReader(path));
+    }
   }
   if (totals_.records == 0) throw DataError(path + ": no sequences in the database");
   if (!impl_->offsets.empty()) {
@@ -222,10 +241,28 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
     } else if (impl_->use_held) {
       if (impl_->held_next >= impl_->held.size()) break;
       rec = std::move(impl_->held[impl_->held_next++]);
-    } else if (!impl_->reader->next(rec)) {
-      if (impl_->planned && impl_->next_record + batch.size() < std::min<uint64_t>(impl_->end_record, totals_.records))
-        throw DataError(impl_->path + ": fewer records than the plan says (changed since the plan was made?)");
-      break;
+    } else {
+      // Parsed again: the text goes straight into codes as it is parsed (no copy of the record as text).
+      const size_t r = size_t(batch.first_record) + batch.size();
+      const uint64_t expected = r < impl_->lengths.size() ? impl_->lengths[r] : 0;
+      bool begun = false;
+      const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
+        if (!begun) batch.begin_record(rec.name, expected);
+        begun = true;
+        batch.append_text(bases, n);
+      };
+      if (!impl_->reader->next_streamed(rec, sink)) {
+        if (impl_->planned &&
+            impl_->next_record + batch.size() < std::min<uint64_t>(impl_->end_record, totals_.records))
+          throw DataError(impl_->path + ": fewer records than the plan says (changed since the plan was made?)");
+        break;
+      }
+      if (!begun) batch.begin_record(rec.name, 0);
+      batch.end_record();
+      if (impl_->planned && (r >= impl_->lengths.size() || batch.lengths.back() != impl_->lengths[r]))
+        throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name +
+                        ") is not as the plan says (changed since the plan was made? make the plan again)");
+      continue;
     }
     if (impl_->planned) {
       const uint64_t r = impl_->next_record + batch.size();

@@ -175,14 +175,15 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
   out.commit();
 }
 
-// Before a long search (progress on): memory from the largest batch (the parsed record, its 2-bit codes and the
-// input's pages: about 3 bytes per base, measured), time from the counting pass's reading rate (a database too
+// Before a long search (progress on): memory from the largest batch (a database held from the counting pass: its
+// text, its codes and the input's pages, about 3 bytes per base; one parsed again goes straight into codes, about
+// 1.1 bytes per base, measured), time from the counting pass's reading rate (a database too
 // large to keep is parsed again) plus stages 1a/1b from the performance model for this configuration.
 void print_estimate(std::FILE* log, const DbTotals& db, bool parses_again, double counting_s,
                     const BlastSearch& search, const std::string& profile, uint64_t query_bases) {
   const BlastParams& p = search.params();
   const uint64_t batch = std::min(db.bases, p.batch_bases + db.largest);
-  const double mem_mb = (3.0 * double(batch) + double(search.filters().count()) * double(p.m_bits) / 8 +
+  const double mem_mb = ((parses_again ? 1.1 : 3.0) * double(batch) + double(search.filters().count()) * double(p.m_bits) / 8 +
                          8.0 * double(query_bases)) / 1e6;
   model::PlanRequest req;
   req.query_bases = query_bases;

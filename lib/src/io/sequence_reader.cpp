@@ -257,6 +257,8 @@ struct SequenceReader::Impl {
   std::unique_ptr<TwoBitReader> twobit;  // a .2bit file is served record by record
   size_t twobit_next = 0;
   std::function<void(uint64_t)> on_bases;  // progress inside long FASTA records (SequenceReader::on_bases)
+  // next_streamed: where a FASTA record's sequence goes, in pieces of about a Mbase, instead of rec.seq.
+  const std::function<void(const char*, size_t)>* seq_sink = nullptr;
   uint64_t bases_done = 0;                 // bases of the records before the current one
 
   ~Impl() {
@@ -533,21 +535,34 @@ struct SequenceReader::Impl {
     if (format == '>') {
       constexpr size_t kReportBases = size_t(1) << 20;
       size_t report_at = kReportBases;
+      uint64_t streamed = 0;  // bases handed to seq_sink
       for (;;) {
         c = peek();
         if (c < 0 || c == '>') break;
         read_line(rec.seq, kClasses.seq, "sequence");
+        if (seq_sink && rec.seq.size() >= kReportBases) {
+          (*seq_sink)(rec.seq.data(), rec.seq.size());
+          streamed += rec.seq.size();
+          rec.seq.clear();
+        }
         // A long record in a mapped file: room for the rest of the file at once, instead of doubling copies of
         // hundreds of MB (each a pause of a second, and twice the memory while it lasts). Untouched capacity
         // costs no memory.
-        if (mapped && rec.seq.size() >= kReportBases * 16 && rec.seq.capacity() < rec.seq.size() + (end - pos))
+        if (!seq_sink && mapped && rec.seq.size() >= kReportBases * 16 &&
+            rec.seq.capacity() < rec.seq.size() + (end - pos))
           rec.seq.reserve(rec.seq.size() + (end - pos));
-        if (on_bases && rec.seq.size() >= report_at) {
-          on_bases(bases_done + rec.seq.size());
-          report_at = rec.seq.size() + kReportBases;
+        if (streamed + rec.seq.size() >= report_at) {
+          if (on_bases) on_bases(bases_done + streamed + rec.seq.size());
+          report_at = streamed + rec.seq.size() + kReportBases;
+          release_parsed();  // inside a long record too: its text is copied out
         }
       }
-      bases_done += rec.seq.size();
+      if (seq_sink) {
+        (*seq_sink)(rec.seq.data(), rec.seq.size());
+        streamed += rec.seq.size();
+        rec.seq.clear();
+      }
+      bases_done += streamed + rec.seq.size();
       return true;
     }
     // FASTQ: sequence lines up to '+', then quality of the same length.
@@ -626,6 +641,23 @@ void SequenceReader::on_bases(std::function<void(uint64_t)> f) { impl_->on_bases
 
 bool SequenceReader::next(SequenceRecord& rec) {
   if (!impl_->next(rec)) return false;
+  ++records_;
+  return true;
+}
+
+bool SequenceReader::next_streamed(SequenceRecord& rec, const std::function<void(const char*, size_t)>& sink) {
+  impl_->seq_sink = &sink;  // FASTA only: FASTQ and .2bit records come whole in rec.seq
+  bool got;
+  try {
+    got = impl_->next(rec);
+  } catch (...) {
+    impl_->seq_sink = nullptr;
+    throw;
+  }
+  impl_->seq_sink = nullptr;
+  if (!got) return false;
+  if (!rec.seq.empty()) sink(rec.seq.data(), rec.seq.size());
+  rec.seq.clear();
   ++records_;
   return true;
 }

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <unordered_set>
@@ -133,7 +135,19 @@ struct TwoBitReader::Impl {
       src = reinterpret_cast<const unsigned char*>(buffer.data());
     }
     const uint64_t whole = e.dna_size / 4;
-    for (uint64_t b = 0; b < whole; ++b) std::memcpy(out + b * 4, &kCodes.quad[src[b]], 4);
+    // A long record's decoded pages of the mapping are dropped as the decoding moves on: they are not read again
+    // (a later read faults them back in from the page cache), and a chromosome's packed bytes would otherwise stay
+    // resident beside its codes.
+    constexpr uint64_t kSlice = uint64_t(16) << 20;
+    for (uint64_t from = 0; from < whole; from += kSlice) {
+      const uint64_t to = std::min(whole, from + kSlice);
+      for (uint64_t b = from; b < to; ++b) std::memcpy(out + b * 4, &kCodes.quad[src[b]], 4);
+      if (mapped && to < whole) {
+        const uintptr_t lo = (reinterpret_cast<uintptr_t>(src + from) + 4095) & ~uintptr_t(4095);
+        const uintptr_t hi = reinterpret_cast<uintptr_t>(src + to) & ~uintptr_t(4095);
+        if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+      }
+    }
     if (whole < packed) {
       uint8_t q[4];
       std::memcpy(q, &kCodes.quad[src[whole]], 4);

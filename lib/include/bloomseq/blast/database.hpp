@@ -50,6 +50,11 @@ struct DbBatch {
   // `encoded`, if given, is called with the bases encoded so far every few Mbases (a chromosome takes a while).
   void add_record(const std::string& name, const std::string& seq,
                   const std::function<void(uint64_t)>& encoded = nullptr);
+  // Appends one record whose text comes in pieces (any case; N/IUPAC become kInvalidBase), encoded as it comes:
+  // begin_record, append_text..., end_record. `expected_bases`: room reserved up front (0: none).
+  void begin_record(const std::string& name, uint64_t expected_bases = 0);
+  void append_text(const char* s, size_t n);
+  void end_record();
   // Appends a record of `length` bases whose codes fill(out) writes into out[0, length).
   template <class Fill>
   void add_record_codes(const std::string& name, uint64_t length, Fill&& fill) {

@@ -35,6 +35,10 @@ class SequenceReader {
   // corrupt gzip stream.
   bool next(SequenceRecord& rec);
 
+  // As next(), but the sequence goes to sink(bases, n) in pieces as it is parsed (about a Mbase each for FASTA;
+  // FASTQ and .2bit records in one piece) and rec.seq is left empty: a chromosome is never held as text.
+  bool next_streamed(SequenceRecord& rec, const std::function<void(const char*, size_t)>& sink);
+
   // Appends records to `batch` until it holds at least `max_bases` bases or the input ends; returns the number
   // of records appended (0 at the end). `batch` is cleared first; its strings' capacity is reused.
   size_t next_batch(std::vector<SequenceRecord>& batch, uint64_t max_bases);
