@@ -85,3 +85,52 @@ if [[ " $tools " == *" blast "* ]]; then
     done
   done
 fi
+
+if [[ " $tools " == *" facs "* ]]; then
+  reads="$dir/reads_${nreads}.fq"
+  if [ ! -s "$reads" ]; then
+    echo "generating $reads ($nreads reads of 100 bases: half from E. coli 536, half random)"
+    python3 - "$ecoli" "$nreads" "$reads.tmp" <<'PY'
+import random, sys
+genome = "".join(l.strip() for l in open(sys.argv[1]) if not l.startswith(">")).upper()
+n, rng = int(sys.argv[2]), random.Random(16)
+with open(sys.argv[3], "w") as f:
+    for i in range(n):
+        if i % 2 == 0:
+            p = rng.randrange(len(genome) - 100)
+            s = genome[p:p + 100]
+        else:
+            s = "".join(rng.choice("ACGT") for _ in range(100))
+        f.write(f"@r{i}\n{s}\n+\n{'I' * 100}\n")
+PY
+    mv "$reads.tmp" "$reads"
+  fi
+  [ -s "$dir/refs.bf" ] || "$bin/facs" build-filter -o "$dir/refs.bf" "$ecoli" "$ssuis" "$here/data/lambda_virus.fa" 2> /dev/null
+  single=(--no-progress -t 1 "$reads" "$dir/refs.bf")
+  read -r sw sc sp < <(measure "$bin/facs" classify "${single[@]}" -o "$tmp/calls.tsv" --summary "$tmp/summary.tsv")
+  for n in $counts; do
+    total=0 peak=0
+    for i in $(seq "$n"); do
+      read -r w c p < <(measure "$bin/facs" classify "${single[@]}" --shard "$i/$n" -o "$tmp/calls.$i.part" \
+                          --summary "$tmp/summary.$i.part")
+      total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
+      [ "$p" -gt "$peak" ] && peak=$p
+    done
+    read -r mw mc mp < <(measure "$bin/facs" merge -o "$tmp/merged.tsv" --summary "$tmp/msummary.tsv" \
+                           $(seq -f "$tmp/calls.%g.part" "$n") $(seq -f "$tmp/summary.%g.part" "$n"))
+    ident=$(cmp -s <(tail -n +2 "$tmp/calls.tsv") <(tail -n +2 "$tmp/merged.tsv") &&
+            cmp -s "$tmp/summary.tsv" "$tmp/msummary.tsv" && echo yes || echo NO)
+    two=-
+    if [ "$n" = 2 ]; then
+      t0=$(date +%s.%N)
+      for i in 1 2; do
+        "$bin/facs" classify "${single[@]}" --shard "$i/2" -o "$tmp/p2.$i.part" --summary "$tmp/s2.$i.part" 2> /dev/null &
+      done
+      wait
+      two=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')
+    fi
+    row facs "$(basename "$reads")" "$n" "$sw" "$sc" "$sp" "$total" "$peak" "$mw" "$two" "$ident"
+    rm -f "$tmp"/calls.*.part "$tmp"/summary.*.part "$tmp"/p2.*.part "$tmp"/s2.*.part
+  done
+fi
+echo "CSV: $csv"
