@@ -7,6 +7,7 @@
 
 #include "blast/helpers.hpp"
 #include "bloomseq/blast/search_run.hpp"
+#include "bloomseq/blast/tune_trial.hpp"
 #include "bloomseq/error.hpp"
 #include "io/io_test_util.hpp"
 
@@ -113,6 +114,94 @@ TEST_CASE("run_search: the tabular HSPs are those of the pipeline run with the s
     }
     CHECK(read_bytes(r.output) == expected);
   }
+}
+
+TEST_CASE("run_search --auto-tune: the on-line check keeps a search whose output and counts equal a fresh run's") {
+  std::mt19937_64 rng(1903);
+  TempDir dir;
+  Records q, db;
+  make_inputs(rng, q, db);
+  // A database of several batches' worth of records, so the first batch read for the check is followed by more.
+  for (int i = 0; i < 40; ++i) {
+    db.names.push_back("r" + std::to_string(i));
+    db.seqs.push_back(i % 7 == 0 ? mutate(rng, q.seqs[0], 0.05) : random_dna(rng, 3000, 0.001));
+  }
+  write_fasta(dir.file("q.fa"), q);
+  write_fasta(dir.file("db.fa"), db);
+  for (bool ungapped : {false, true}) {
+    INFO("ungapped=" << ungapped);
+    SearchRequest plain = quiet_request(dir);
+    plain.params.gapped = !ungapped;
+    plain.params.batch_bases = 20000;
+    plain.output = dir.file("plain.tsv");
+    const SearchReport expected = run_search(plain);
+
+    SearchRequest tuned = plain;
+    tuned.output = dir.file("tuned.tsv");
+    tuned.auto_tune = true;
+    tuned.profile = "";  // the default profile, or the built-in figures without one
+    tuned.stats = true;
+    tuned.stats_path = dir.file("tuned.json");
+    const SearchReport got = run_search(tuned);
+    CHECK(read_bytes(tuned.output) == read_bytes(plain.output));
+    // The kept search forgot the sample: its counts are those of the database alone. Seeds do not depend on the
+    // parameters (stage 1b is exact); the w-mers tested do not either without a probe word.
+    CHECK(got.stats.seeds == expected.stats.seeds);
+    CHECK(got.stats.hsps == expected.stats.hsps);
+    CHECK(got.stats.db_bases == expected.stats.db_bases);
+    if (got.params.probe_word == 0 && expected.params.probe_word == 0)
+      CHECK(got.stats.db_wmers == expected.stats.db_wmers);
+    const std::string json = read_bytes(tuned.stats_path);
+    const bool checked = json.find("\"check\"") != std::string::npos;
+    // The check runs unless the plan is the defaults themselves.
+    const bool differ = got.params.n_sub != expected.params.n_sub || got.params.k != expected.params.k ||
+                        got.params.m_bits != expected.params.m_bits || got.params.threads != expected.params.threads;
+    if (differ) CHECK(checked);
+    if (checked)
+      CHECK((json.find("\"kept\": \"plan\"") != std::string::npos ||
+             json.find("\"kept\": \"defaults\"") != std::string::npos));
+
+    tuned.tune_trial = false;
+    const SearchReport unchecked = run_search(tuned);
+    CHECK(read_bytes(tuned.stats_path).find("\"check\"") == std::string::npos);
+    CHECK(read_bytes(tuned.output) == read_bytes(plain.output));
+    CHECK(unchecked.stats.seeds == expected.stats.seeds);
+  }
+}
+
+TEST_CASE("run_tune_trial keeps the defaults against a plan hundreds of times slower, and the reverse") {
+  std::mt19937_64 rng(1904);
+  Records q, db;
+  q.names = {"q"};
+  q.seqs = {random_dna(rng, 20000)};
+  db.names = {"d"};
+  db.seqs = {random_dna(rng, 400000)};
+  const QuerySet queries = make_queries(q);
+  const DbBatch batch = make_batch(db);
+  BlastParams fast;
+  fast.w = 11;
+  fast.n_sub = 4096;
+  fast.layout = Stage1aLayout::bitsliced;
+  BlastParams slow = fast;  // the papers' kernel: every hash recomputed for each of ~1,250 vectors
+  slow.n_sub = 32;
+  slow.layout = Stage1aLayout::paper_vector;
+  auto cpu = [] { return std::unique_ptr<Stage1aBackend>(); };
+  const DbBatch sample = tune_trial_sample(batch, 100000);
+  REQUIRE(sample.codes.size() == 100000 + 1);
+  TuneTrial t = run_tune_trial(queries, slow, fast, totals_of(db), sample, cpu);
+  CHECK(t.ran);
+  CHECK_FALSE(t.kept_plan);
+  REQUIRE(t.kept);
+  CHECK(t.kept->params().n_sub == fast.n_sub);
+  CHECK(t.plan.predicted_s > t.defaults.predicted_s);
+  t = run_tune_trial(queries, fast, slow, totals_of(db), sample, cpu);
+  CHECK(t.kept_plan);
+  CHECK(t.kept->params().n_sub == fast.n_sub);
+  // The sample size: 1/32 of the database within [64 kbases, 8 Mbases], never more than the first batch.
+  CHECK(tune_trial_sample_bases(uint64_t(1) << 30, uint64_t(1) << 30) == uint64_t(8) << 20);
+  CHECK(tune_trial_sample_bases(uint64_t(32) << 20, uint64_t(1) << 30) == uint64_t(1) << 20);
+  CHECK(tune_trial_sample_bases(1000, 1001) == 1001);
+  CHECK(tune_trial_sample_bases(uint64_t(1) << 30, 5000) == 5000);
 }
 
 TEST_CASE("run_search: a query file without sequences fails and leaves no output") {

@@ -165,6 +165,22 @@ void BlastSearch::search(const DbBatch& batch) {
   if (run_stage2 && params_.gapped) extend_gapped_batch(batch);
 }
 
+void BlastSearch::restart() {
+  subject_names_.clear();
+  subject_lengths_.clear();
+  subject_base_ = 0;
+  hsps_.clear();
+  diagonals_.clear();
+  triggers_.clear();
+  const double build = stats_.seconds_build;
+  stats_ = BlastStats{};
+  stats_.seconds_build = build;
+  stats_.tp.assign(filters_.count(), 0);
+  stats_.fp.assign(filters_.count(), 0);
+  stats_.db_bases = totals_.bases;
+  stats_.db_records = totals_.records;
+}
+
 void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks) {
   const int w = params_.w;
   const int probe = params_.probe_word;

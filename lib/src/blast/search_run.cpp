@@ -2,6 +2,8 @@
 // extension), with blastn-compatible tabular output.
 #include "bloomseq/blast/search_run.hpp"
 
+#include "bloomseq/blast/tune_trial.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -52,7 +54,7 @@ Stage1aLayout from_model_layout(model::Layout l) {
 void write_stats(const std::string& path, const std::string& cmdline, const std::string& query_path,
                  const std::string& db_path, const BlastSearch& s, const std::string& backend, double total_seconds,
                  uint64_t query_bases, const model::Plan* plan, const model::PlanRequest* request,
-                 const std::string& profile_message) {
+                 const std::string& profile_message, const TuneTrial& trial) {
   const BlastStats& st = s.stats();
   const BlastParams& p = s.params();
   JsonWriter j;
@@ -166,6 +168,24 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
         .value("subqueries", uint64_t(s.filters().count()))
         .value("false_hits", st.false_positives)
         .end_object();
+    if (trial.ran) {
+      // The on-line check: both candidates timed on the sample, their whole-run (build + 1a + 1b) predictions,
+      // and the build + 1a + 1b this run measured for the one kept.
+      auto candidate = [&j](const char* name, const TuneTrialCandidate& t) {
+        j.begin_object(name)
+            .value("build_seconds", t.build_s)
+            .value("sample_seconds", t.sample_s)
+            .value("predicted_seconds", t.predicted_s)
+            .end_object();
+      };
+      j.begin_object("check");
+      j.value("sample_bases", trial.sample_bases).value("seconds", trial.seconds);
+      candidate("plan", trial.plan);
+      candidate("defaults", trial.defaults);
+      j.value("kept", trial.kept_plan ? "plan" : "defaults");
+      j.value("measured_seconds", st.seconds_build + s1 + s1b);
+      j.end_object();
+    }
     j.end_object();
   }
   j.end_object();
@@ -306,6 +326,12 @@ void apply_scan_plan(const SearchRequest& o, const Stage1aCapabilities& caps, co
   p.validate();
 }
 
+// Whether two parameter sets search the same way (nothing for --auto-tune's check to compare).
+bool same_search_shape(const BlastParams& a, const BlastParams& b) {
+  return a.n_sub == b.n_sub && a.k == b.k && a.m_bits == b.m_bits && a.layout == b.layout &&
+         a.threads == b.threads && a.probe_word == b.probe_word && a.exact_filter == b.exact_filter;
+}
+
 // The text of --stage 1a / 1b / hsp, buffered and written in 1-MB pieces.
 class StageOutput {
  public:
@@ -370,8 +396,9 @@ uint64_t add_part_lines(const BlastSearch& search, const std::vector<Hsp>& hsps,
 
 // Every batch of the database through the search, with progress: while a batch is read, then chunk by chunk as
 // stages 1a/1b finish them.
+// `first`, if not empty, is the database's first batch, already read (by --auto-tune's trial).
 void stream_database(DatabaseReader& db, BlastSearch& search, uint64_t batch_bases, bool progress_on,
-                     Progress& progress) {
+                     Progress& progress, DbBatch* first) {
   const uint64_t db_bases = db.totals().bases;
   DbBatch batch;
   uint64_t done = 0;
@@ -386,9 +413,12 @@ void stream_database(DatabaseReader& db, BlastSearch& search, uint64_t batch_bas
     }
     progress.update(std::min(db_bases, done + b), db_bases);
   };
+  bool have_first = first && !first->names.empty();
+  if (have_first) batch = std::move(*first);
   for (;;) {
     phase.clear();
-    if (!db.next_batch(batch, batch_bases, progress_on ? reading : nullptr)) break;
+    if (!have_first && !db.next_batch(batch, batch_bases, progress_on ? reading : nullptr)) break;
+    have_first = false;
     progress.restart(std::string(kProgram) + ": database bases searched");
     searched = done;
     search.search(batch);
@@ -444,6 +474,30 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
       plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
     apply_scan_plan(o, caps, queries, p);
   }
+  // --auto-tune's on-line check (tune_trial.hpp): the plan against the defaults on a sample of the first batch.
+  // Not for stage 1a output (its hits depend on the sub-queries) nor for plans and shards (decided once).
+  TuneTrial trial;
+  DbBatch first_batch;
+  if (o.auto_tune && o.tune_trial && o.plan.empty() && !o.make_plan && !o.sharded && o.stage != "1a") {
+    SearchRequest plain = o;
+    plain.auto_tune = false;
+    BlastParams defaults = o.params;
+    apply_scan_plan(plain, caps, queries, defaults);
+    if (!same_search_shape(p, defaults) && db.next_batch(first_batch, p.batch_bases) && !first_batch.codes.empty()) {
+      const DbBatch sample =
+          tune_trial_sample(first_batch, tune_trial_sample_bases(db.totals().bases, first_batch.codes.size()));
+      trial = run_tune_trial(queries, p, defaults, db.totals(), sample,
+                             [&o] { return choose_backend(o, nullptr); });
+      if (log)
+        std::fprintf(log,
+                     "%s: auto-tune check on %.2f Mbases: plan %.2f s, defaults %.2f s predicted for the run; "
+                     "keeping the %s\n",
+                     kProgram, double(trial.sample_bases) / 1e6, trial.plan.predicted_s, trial.defaults.predicted_s,
+                     trial.kept_plan ? "plan" : "defaults");
+      if (!trial.kept_plan) p = defaults;
+      queries = QuerySet{};  // the kept search has its own copy
+    }
+  }
   if (o.make_plan) {
     SearchPlan made;
     made.params = p;
@@ -485,14 +539,17 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     out.add(part_header_line(h));
   }
 
-  BlastSearch search(std::move(queries), p, db.totals(), std::move(stage1a), scope);
+  std::unique_ptr<BlastSearch> searcher =
+      trial.kept ? std::move(trial.kept)
+                 : std::make_unique<BlastSearch>(std::move(queries), p, db.totals(), std::move(stage1a), scope);
+  BlastSearch& search = *searcher;
   search.run_stage2 = o.stage == "hsp";
   if (!o.sharded) out.observe(o.stage, o.header, o.format, search);
   if (progress_on) {
     progress.finish();  // the estimate goes on a line of its own
     print_estimate(log, db.totals(), db.parses_again(), counting_s, search, o.profile, query_bases);
   }
-  if (searches) stream_database(db, search, p.batch_bases, progress_on, progress);
+  if (searches) stream_database(db, search, p.batch_bases, progress_on, progress, &first_batch);
   const std::vector<Hsp> hsps = search.finish();
   if (o.sharded) {
     out.add(part_trailer_line(add_part_lines(search, hsps, o.format, out)));
@@ -504,7 +561,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   if (o.stats)
     write_stats(o.stats_path, o.command_line, o.query, o.db, search, backend_name, total, query_bases,
-                o.auto_tune ? &plan : nullptr, o.auto_tune ? &request : nullptr, profile_message);
+                o.auto_tune ? &plan : nullptr, o.auto_tune ? &request : nullptr, profile_message, trial);
   SearchReport report;
   report.params = search.params();
   report.layout = search.layout();

@@ -80,6 +80,9 @@ class BlastSearch {
   bool run_stage2 = true;
 
   void search(const DbBatch& batch);
+  // Forgets the batches searched so far (their subjects, seeds, extensions and statistics) and keeps the filters:
+  // --auto-tune's check searches a sample with the search it then runs (tune_trial.hpp).
+  void restart();
   // All HSPs with E <= cutoff, in BLAST's report order: queries in input order, subjects by best E-value,
   // HSPs by score.
   std::vector<Hsp> finish();
