@@ -188,15 +188,21 @@ TEST_CASE("run_tune_trial keeps the defaults against a plan hundreds of times sl
   auto cpu = [] { return std::unique_ptr<Stage1aBackend>(); };
   const DbBatch sample = tune_trial_sample(batch, 100000);
   REQUIRE(sample.codes.size() == 100000 + 1);
-  TuneTrial t = run_tune_trial(queries, slow, fast, totals_of(db), sample, cpu);
+  TuneTrial t = run_tune_trial(queries, slow, 0.0, fast, totals_of(db), sample, cpu);
   CHECK(t.ran);
   CHECK_FALSE(t.kept_plan);
   REQUIRE(t.kept);
   CHECK(t.kept->params().n_sub == fast.n_sub);
   CHECK(t.plan.predicted_s > t.defaults.predicted_s);
-  t = run_tune_trial(queries, fast, slow, totals_of(db), sample, cpu);
+  CHECK_FALSE(t.plan_skipped);
+  t = run_tune_trial(queries, fast, 0.0, slow, totals_of(db), sample, cpu);
   CHECK(t.kept_plan);
   CHECK(t.kept->params().n_sub == fast.n_sub);
+  // A plan the model itself prices above the defaults' measured cost is not built.
+  t = run_tune_trial(queries, slow, 1e9, fast, totals_of(db), sample, cpu);
+  CHECK(t.plan_skipped);
+  CHECK_FALSE(t.kept_plan);
+  CHECK(t.kept->params().layout == fast.layout);
   // The sample size: 1/32 of the database within [64 kbases, 8 Mbases], never more than the first batch.
   CHECK(tune_trial_sample_bases(uint64_t(1) << 30, uint64_t(1) << 30) == uint64_t(8) << 20);
   CHECK(tune_trial_sample_bases(uint64_t(32) << 20, uint64_t(1) << 30) == uint64_t(1) << 20);

@@ -165,6 +165,14 @@ void BlastSearch::search(const DbBatch& batch) {
   if (run_stage2 && params_.gapped) extend_gapped_batch(batch);
 }
 
+void BlastSearch::prepare_stage1a() {
+  if (stage1a_prepared_ || filters_.count() == 0) return;
+  const int probe = params_.probe_word;
+  const uint64_t stride = probe > 0 ? uint64_t(params_.w - probe + 1) : 1;
+  stage1a_->prepare(filters_, Stage1aSetup{layout_, params_.exact_filter, stride});
+  stage1a_prepared_ = true;
+}
+
 void BlastSearch::restart() {
   subject_names_.clear();
   subject_lengths_.clear();
@@ -184,7 +192,6 @@ void BlastSearch::restart() {
 void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks) {
   const int w = params_.w;
   const int probe = params_.probe_word;
-  const uint64_t stride = probe > 0 ? uint64_t(w - probe + 1) : 1;
   const uint32_t V = filters_.count();
 
   // Stages 1a and 1b run back to back on each chunk inside one work unit, so a chunk's hits are verified while
@@ -215,10 +222,7 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
     busy_1b[i] = seconds_since(t);
   };
-  if (V > 0 && !stage1a_prepared_) {
-    stage1a_->prepare(filters_, Stage1aSetup{layout_, params_.exact_filter, stride});
-    stage1a_prepared_ = true;
-  }
+  prepare_stage1a();
   if (V > 0 && !caps_.host_threads) {
     // The whole batch at once, so a streamed backend overlaps the copies and kernels of consecutive chunks.
     stage1a_->run_chunks(chunks, hits, wmers);

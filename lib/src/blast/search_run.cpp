@@ -182,6 +182,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       j.value("sample_bases", trial.sample_bases).value("seconds", trial.seconds);
       candidate("plan", trial.plan);
       candidate("defaults", trial.defaults);
+      j.value("plan_built", !trial.plan_skipped);
       j.value("kept", trial.kept_plan ? "plan" : "defaults");
       j.value("measured_seconds", st.seconds_build + s1 + s1b);
       j.end_object();
@@ -486,13 +487,13 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     if (!same_search_shape(p, defaults) && db.next_batch(first_batch, p.batch_bases) && !first_batch.codes.empty()) {
       const DbBatch sample =
           tune_trial_sample(first_batch, tune_trial_sample_bases(db.totals().bases, first_batch.codes.size()));
-      trial = run_tune_trial(queries, p, defaults, db.totals(), sample,
+      trial = run_tune_trial(queries, p, plan.prediction.total_s, defaults, db.totals(), sample,
                              [&o] { return choose_backend(o, nullptr); });
       if (log)
         std::fprintf(log,
-                     "%s: auto-tune check on %.2f Mbases: plan %.2f s, defaults %.2f s predicted for the run; "
-                     "keeping the %s\n",
-                     kProgram, double(trial.sample_bases) / 1e6, trial.plan.predicted_s, trial.defaults.predicted_s,
+                     "%s: auto-tune check on %.2f Mbases: defaults %.2f s, plan %.2f s %s; keeping the %s\n",
+                     kProgram, double(trial.sample_bases) / 1e6, trial.defaults.predicted_s, trial.plan.predicted_s,
+                     trial.plan_skipped ? "by the model (not built)" : "predicted for the run",
                      trial.kept_plan ? "plan" : "defaults");
       if (!trial.kept_plan) p = defaults;
       queries = QuerySet{};  // the kept search has its own copy

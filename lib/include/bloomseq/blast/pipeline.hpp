@@ -83,6 +83,9 @@ class BlastSearch {
   // Forgets the batches searched so far (their subjects, seeds, extensions and statistics) and keeps the filters:
   // --auto-tune's check searches a sample with the search it then runs (tune_trial.hpp).
   void restart();
+  // Hands the filters to the stage-1a backend (a bit-sliced matrix, device uploads); the first search() does it
+  // when not done before.
+  void prepare_stage1a();
   // All HSPs with E <= cutoff, in BLAST's report order: queries in input order, subjects by best E-value,
   // HSPs by score.
   std::vector<Hsp> finish();

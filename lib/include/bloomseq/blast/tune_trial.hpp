@@ -2,9 +2,10 @@
 // stale; it cannot see a busy machine or the real DNA's true hits. So before the search proper, the model's plan and
 // the parameters a run without --auto-tune would use are each timed on a sample of the first database batch
 // (filter build + stages 1a and 1b), the whole run's cost is extrapolated for both, and the search goes on with
-// the cheaper one. Stage 1b is exact, so both find the same seeds and the output does not depend on the choice:
-// only the time does. The check costs the other candidate's build plus the sample searched twice (2 x 1/32 of
-// stages 1a and 1b).
+// the cheaper one. The plan is not even built when the model's own figure for it is above the defaults' measured
+// cost. Stage 1b is exact, so both find the same seeds and the output does not depend on the choice:
+// only the time does. The check costs the sample searched once or twice (1/32 of stages 1a and 1b each) and,
+// when both are timed, the build of the one not kept.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -26,6 +27,7 @@ struct TuneTrial {
   bool ran = false;
   uint64_t sample_bases = 0;
   TuneTrialCandidate plan, defaults;
+  bool plan_skipped = false;  // the model's own figure for the plan was above the defaults' measured cost
   bool kept_plan = true;
   double seconds = 0;  // the whole check
   // The kept candidate's search, restarted (BlastSearch::restart): its filters are not built twice.
@@ -42,8 +44,9 @@ DbBatch tune_trial_sample(const DbBatch& batch, uint64_t bases);
 // Times both parameter sets on `sample` and says which to keep. `make_backend` gives a fresh stage-1a backend
 // for each search (as the real run would get).
 // Both searches have run_stage2 = false on return.
-TuneTrial run_tune_trial(const QuerySet& queries, const BlastParams& plan, const BlastParams& defaults,
-                         const DbTotals& totals, const DbBatch& sample,
+// `plan_model_s`: the model's prediction for the plan's stages 1a and 1b (0: always time the plan).
+TuneTrial run_tune_trial(const QuerySet& queries, const BlastParams& plan, double plan_model_s,
+                         const BlastParams& defaults, const DbTotals& totals, const DbBatch& sample,
                          const std::function<std::unique_ptr<Stage1aBackend>()>& make_backend);
 
 }  // namespace bloomseq
