@@ -182,7 +182,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       j.value("sample_bases", trial.sample_bases).value("seconds", trial.seconds);
       candidate("plan", trial.plan);
       candidate("defaults", trial.defaults);
-      j.value("plan_built", !trial.plan_skipped);
+      j.value("plan_built", !trial.plan_skipped).value("plan_build_estimate_seconds", trial.plan_build_estimate_s);
       j.value("kept", trial.kept_plan ? "plan" : "defaults");
       j.value("measured_seconds", st.seconds_build + s1 + s1b);
       j.end_object();
@@ -493,7 +493,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
         std::fprintf(log,
                      "%s: auto-tune check on %.2f Mbases: defaults %.2f s, plan %.2f s %s; keeping the %s\n",
                      kProgram, double(trial.sample_bases) / 1e6, trial.defaults.predicted_s, trial.plan.predicted_s,
-                     trial.plan_skipped ? "by the model (not built)" : "predicted for the run",
+                     trial.plan_skipped ? "by the model and a partial build (not built)" : "predicted for the run",
                      trial.kept_plan ? "plan" : "defaults");
       if (!trial.kept_plan) p = defaults;
       queries = QuerySet{};  // the kept search has its own copy

@@ -29,6 +29,33 @@ TuneTrialCandidate time_candidate(const QuerySet& queries, const BlastParams& p,
   return c;
 }
 
+// The first `bases` bases of the query records, in order (the last one cut).
+QuerySet query_prefix(const QuerySet& q, uint64_t bases) {
+  QuerySet p;
+  for (size_t i = 0; i < q.size() && bases > 0; ++i) {
+    const size_t n = q.codes[i].size(), take = size_t(std::min<uint64_t>(bases, n));
+    p.names.push_back(q.names[i]);
+    p.codes.emplace_back(q.codes[i].begin(), q.codes[i].begin() + long(take));
+    p.rc_codes.emplace_back(q.rc_codes[i].end() - long(take), q.rc_codes[i].end());
+    bases -= take;
+  }
+  return p;
+}
+
+// The plan's build from a sixteenth of the query (at least 64 kbases): filters, index and stage-1a setup grow
+// with the query's length, so a plan whose build alone loses is not built whole.
+double estimate_build(const QuerySet& queries, const BlastParams& p, const DbTotals& totals,
+                      std::unique_ptr<Stage1aBackend> backend) {
+  uint64_t total = 0;
+  for (const auto& c : queries.codes) total += c.size();
+  const uint64_t part = std::min(total, std::max<uint64_t>(total / 16, uint64_t(64) << 10));
+  if (part == 0) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  BlastSearch search(query_prefix(queries, part), p, totals, std::move(backend));
+  search.prepare_stage1a();
+  return seconds_between(t0, std::chrono::steady_clock::now()) * double(total) / double(part);
+}
+
 }  // namespace
 
 uint64_t tune_trial_sample_bases(uint64_t db_bases, uint64_t batch_bases) {
@@ -53,12 +80,15 @@ TuneTrial run_tune_trial(const QuerySet& queries, const BlastParams& plan, doubl
   t.sample_bases = sample.codes.size();
   std::unique_ptr<BlastSearch> planned, plain;
   // The defaults first. Their build is needed anyway if they are kept; the plan's is saved whenever the model's
-  // own figure for it (stages 1a/1b, no build) already exceeds what the defaults are measured to cost. A warm-up
+  // own figure for it (stages 1a/1b) plus its build estimated on a part of the query already exceeds what the
+  // defaults are measured to cost. A warm-up
   // effect (page cache, clock) then favours the plan, the second, so a plan kept is not kept by luck.
   t.defaults = time_candidate(queries, defaults, totals, sample, make_backend(), plain);
-  if (plan_model_s >= t.defaults.predicted_s) {
+  if (plan_model_s < t.defaults.predicted_s) t.plan_build_estimate_s = estimate_build(queries, plan, totals, make_backend());
+  if (plan_model_s + t.plan_build_estimate_s >= t.defaults.predicted_s) {
     t.plan_skipped = true;
-    t.plan.predicted_s = plan_model_s;
+    t.plan.build_s = t.plan_build_estimate_s;
+    t.plan.predicted_s = plan_model_s + t.plan_build_estimate_s;
     t.kept_plan = false;
   } else {
     t.plan = time_candidate(queries, plan, totals, sample, make_backend(), planned);

@@ -2,8 +2,8 @@
 // stale; it cannot see a busy machine or the real DNA's true hits. So before the search proper, the model's plan and
 // the parameters a run without --auto-tune would use are each timed on a sample of the first database batch
 // (filter build + stages 1a and 1b), the whole run's cost is extrapolated for both, and the search goes on with
-// the cheaper one. The plan is not even built when the model's own figure for it is above the defaults' measured
-// cost. Stage 1b is exact, so both find the same seeds and the output does not depend on the choice:
+// the cheaper one. The plan is not built whole when the model's figure for it plus its build timed on a sixteenth
+// of the query is above the defaults' measured cost. Stage 1b is exact, so both find the same seeds and the output does not depend on the choice:
 // only the time does. The check costs the sample searched once or twice (1/32 of stages 1a and 1b each) and,
 // when both are timed, the build of the one not kept.
 #pragma once
@@ -27,7 +27,8 @@ struct TuneTrial {
   bool ran = false;
   uint64_t sample_bases = 0;
   TuneTrialCandidate plan, defaults;
-  bool plan_skipped = false;  // the model's own figure for the plan was above the defaults' measured cost
+  double plan_build_estimate_s = 0;  // the plan's build timed on a sixteenth of the query, scaled
+  bool plan_skipped = false;  // the model's figure for the plan plus that estimate was above the defaults' cost
   bool kept_plan = true;
   double seconds = 0;  // the whole check
   // The kept candidate's search, restarted (BlastSearch::restart): its filters are not built twice.
