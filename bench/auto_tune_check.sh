@@ -8,7 +8,7 @@
 #   The first four rows are the pairs auto-tune was found to mispredict on; the rest are held out (never used
 #   while building the check). AUTO_REPEATS (default 3), AUTO_THREADS (default 1), AUTO_GAPPED=1 for gapped runs
 #   (the default is --ungapped: stage 3 costs the same whatever the plan and would hide the difference).
-#   Uses the calibration profile as it is (blast-bloom calibrate); without one, the built-in figures.
+#   AUTO_CASES=REGEX runs only the matching cases. Uses the calibration profile as it is (blast-bloom calibrate); without one, the built-in figures.
 set -euo pipefail
 bin="${1:?usage: bench/auto_tune_check.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
@@ -35,7 +35,7 @@ cases=(
   "contigs_vs_klebs_w16|$contigs|$klebs|16|held-out"
 )
 csv="$out/auto_tune_check.csv"
-echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s" > "$csv"
+echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s,plan_built,check_s" > "$csv"
 run() {  # case set w variant round query db
   local name=$1 set=$2 w=$3 variant=$4 round=$5 q=$6 db=$7 extra=()
   case $variant in
@@ -54,11 +54,14 @@ c = d.get("auto_tune", {}).get("check")
 kept = c["kept"] if c else ""
 pred = c[kept]["predicted_seconds"] if c else ""
 s = d["seconds"]; meas = s["build"] + s["stage1a"] + s["stage1b"]
-print(f"{name},{set_},{w},{variant},{rnd},{float(t1) - float(t0):.4f},{kept},{pred},{meas:.4f}")
+built = (1 if c["plan_built"] else 0) if c else ""
+chk = f'{c["seconds"]:.4f}' if c else ""
+print(f"{name},{set_},{w},{variant},{rnd},{float(t1) - float(t0):.4f},{kept},{pred},{meas:.4f},{built},{chk}")
 PY
 }
 for c in "${cases[@]}"; do
   IFS='|' read -r name q db w set <<< "$c"
+  [[ "$name" =~ ${AUTO_CASES:-.} ]] || continue
   echo "$name ..." >&2
   for r in $(seq 1 "$repeats"); do
     # Alternated, the order rotating each round so no variant always runs first.
@@ -78,7 +81,7 @@ cases = []
 for r in rows:
     if r["case"] not in cases: cases.append(r["case"])
 print(f"\n--auto-tune vs defaults, medians (load {sys.argv[2]})")
-print(f"{'case':26} {'set':9} {'defaults':>9} {'auto':>8} {'no-check':>9} {'auto/def':>9} {'nochk/def':>10} {'kept':>9} {'pred/meas':>10}")
+print(f"{'case':26} {'set':9} {'defaults':>9} {'auto':>8} {'no-check':>9} {'auto/def':>9} {'nochk/def':>10} {'kept':>9} {'built':>6} {'check s':>8} {'pred/meas':>10}")
 for c in cases:
     rr = [r for r in rows if r["case"] == c]
     med = lambda v: statistics.median(float(r["wall_s"]) for r in rr if r["variant"] == v)
@@ -87,6 +90,8 @@ for c in cases:
     kept = ",".join(sorted(set(r["kept"] for r in auto if r["kept"]))) or "-"
     pm = [float(r["predicted_s"]) / float(r["measured_s"]) for r in auto if r["predicted_s"]]
     pms = f"{statistics.median(pm):.2f}" if pm else "-"
-    print(f"{c:26} {rr[0]['set']:9} {d:9.2f} {a:8.2f} {n:9.2f} {a / d:9.2f} {n / d:10.2f} {kept:>9} {pms:>10}")
+    built = sum(int(r["plan_built"] or 0) for r in auto)
+    chk = statistics.median(float(r["check_s"]) for r in auto) if all(r["check_s"] for r in auto) else 0.0
+    print(f"{c:26} {rr[0]['set']:9} {d:9.2f} {a:8.2f} {n:9.2f} {a / d:9.2f} {n / d:10.2f} {kept:>9} {built:>3}/{len(auto)} {chk:8.2f} {pms:>10}")
 print(f"\nCSV: {sys.argv[1]}")
 PY

@@ -7,6 +7,8 @@ namespace bloomseq {
 
 namespace {
 
+constexpr double kPlanGainNeeded = 0.8;
+
 double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -84,8 +86,10 @@ TuneTrial run_tune_trial(const QuerySet& queries, const BlastParams& plan, doubl
   // defaults are measured to cost. A warm-up
   // effect (page cache, clock) then favours the plan, the second, so a plan kept is not kept by luck.
   t.defaults = time_candidate(queries, defaults, totals, sample, make_backend(), plain);
-  if (plan_model_s < t.defaults.predicted_s) t.plan_build_estimate_s = estimate_build(queries, plan, totals, make_backend());
-  if (plan_model_s + t.plan_build_estimate_s >= t.defaults.predicted_s) {
+  if (plan_model_s < kPlanGainNeeded * t.defaults.predicted_s) t.plan_build_estimate_s = estimate_build(queries, plan, totals, make_backend());
+  // The defaults are the safe choice: the plan is built only for a predicted gain of 20% or more (the partial
+  // build underestimates a large plan's, whose filters leave the caches).
+  if (plan_model_s + t.plan_build_estimate_s >= kPlanGainNeeded * t.defaults.predicted_s) {
     t.plan_skipped = true;
     t.plan.build_s = t.plan_build_estimate_s;
     t.plan.predicted_s = plan_model_s + t.plan_build_estimate_s;
