@@ -141,6 +141,7 @@ TEST_CASE("part header: round trip, exact doubles, escapes") {
   CHECK(g.info.filters[1].predicted_fpr == h.info.filters[1].predicted_fpr);
   CHECK(g.records == h.records);
   CHECK(g.sizes == h.sizes);
+  CHECK(g.scheme == ShardScheme::records);
   REQUIRE(is_counters_line(rest));
   const PartCounters d = parse_part_counters("p", rest, 2);
   CHECK(d.summary.total == 10);
@@ -172,6 +173,26 @@ TEST_CASE("part fingerprint: parameters, filters, input and N count; threads and
   CHECK(differs([](PartHeader& x) { x.sizes = "1234,5679"; }));
   CHECK(differs([](PartHeader& x) { x.shards = 6; }));
   CHECK(differs([](PartHeader& x) { x.info.all_scores = false; }));
+  CHECK(differs([](PartHeader& x) { x.scheme = ShardScheme::bytes; }));
+}
+
+TEST_CASE("part block line: round trip, unknown fields") {
+  PartBlock b;
+  b.first_record = 7;
+  b.begin = 0;
+  b.end = 123456789012ull;
+  std::string line = part_block_text(b);
+  REQUIRE(line.back() == '\n');
+  line.pop_back();
+  REQUIRE(is_block_line(line));
+  const PartBlock c = parse_part_block("p", line);
+  CHECK(c.first_record == 7);
+  CHECK(c.begin == 0);
+  CHECK(c.end == b.end);
+  CHECK(c.mate_begin == PartBlock::kUnknown);
+  CHECK(c.mate_end == PartBlock::kUnknown);
+  CHECK_THROWS_AS(parse_part_block("p", "#bloomseq-facs-block\t1\t2"), DataError);
+  CHECK_FALSE(is_block_line("#bloomseq-facs-counters\t1"));
 }
 
 TEST_CASE("part header: refused when it is no part, tampered with or truncated") {

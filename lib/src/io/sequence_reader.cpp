@@ -705,6 +705,17 @@ bool SequenceReader::seek(uint64_t byte, uint64_t line, uint64_t records_before)
   return true;
 }
 
+bool SequenceReader::stop_at(uint64_t byte) {
+  if (!impl_->mapped) return false;
+  impl_->end = size_t(std::min<uint64_t>(byte, impl_->mapped_bytes));
+  return true;
+}
+
+std::string_view SequenceReader::mapped_text() const {
+  if (!impl_->mapped) return {};
+  return std::string_view(static_cast<const char*>(impl_->mapped), impl_->mapped_bytes);
+}
+
 struct SequenceChunk::Impl {
   std::vector<SequenceRecord> parsed;  // records the reader parsed itself; the first `used` are this chunk's
   size_t used = 0;
