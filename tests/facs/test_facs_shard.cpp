@@ -207,3 +207,30 @@ TEST_CASE("part header: refused when it is no part, tampered with or truncated")
   bad_shard.replace(bad_shard.find("shard=2/5"), 9, "shard=6/5");
   CHECK_THROWS_AS(parse_text(bad_shard + "x\n", rest), DataError);
 }
+
+TEST_CASE("counting records of a file in blocks agrees with counting its mapped text") {
+  // Files of a few MB: the block reader's 1-MB blocks end inside lines and records.
+  std::string fq, fa;
+  for (int i = 0; fq.size() < (size_t(5) << 19); ++i) {
+    const std::string seq(1 + (i * 37) % 151, "ACGT"[i % 4]);
+    fq += "@r" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(seq.size(), i % 2 ? '@' : 'I') + "\n";
+    fa += ">r" + std::to_string(i) + " x>y\n" + seq + "\n" + (i % 3 ? seq + "\n" : "");
+  }
+  for (const auto& [text, format] : {std::pair<std::string, char>{fq, '@'}, {fa, '>'}}) {
+    const std::string path = temp_file(format == '@' ? "blocks.fq" : "blocks.fa", text);
+    for (uint64_t at = 0; at <= text.size(); at += 1 + text.size() / 97) {
+      const RecordCount a = count_records_before(text, size_t(at), format);
+      const RecordCount b = count_file_records_before(path, at, format);
+      REQUIRE(a.lines == b.lines);
+      REQUIRE(a.records == b.records);
+    }
+    const uint64_t all = count_records_before(text, text.size(), format).records;
+    for (uint64_t k = 0; k <= all + 2; k += 1 + all / 89) {
+      RecordCount a, b;
+      REQUIRE(find_record(text, k, format, a) == find_file_record(path, k, format, b));
+      REQUIRE(a.lines == b.lines);
+      REQUIRE(a.records == b.records);
+    }
+    std::remove(path.c_str());
+  }
+}

@@ -242,7 +242,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     reader1.stop_at(bytes.end);
     if (paired) {
       // The mates of the block's first pair: the same record index in the mate file, both counted, not parsed.
-      const RecordCount before = count_records_before(text, size_t(bytes.begin), format);
+      const RecordCount before = count_file_records_before(reads_path, bytes.begin, format);
       if (format == '@' && before.lines % 4)
         throw DataError(reads_path + ": line " + std::to_string(before.lines + 1) + ": the records before shard " +
                         std::to_string(shard.index) + "/" + std::to_string(shard.count) +
@@ -250,7 +250,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
       const std::string_view mates = reader2->mapped_text();
       const char mate_format = text_format(mates, first_at);
       RecordCount mate_before;
-      const size_t mate_at = bytes.begin ? find_record(mates, before.records, mate_format, mate_before) : 0;
+      const uint64_t mate_at = bytes.begin ? find_file_record(o.mate, before.records, mate_format, mate_before) : 0;
       if (mate_at < mates.size() &&
           (mate_format == '@' ? !single_line_fastq_at(mates, mate_at) : mates[mate_at] != '>'))
         throw DataError(o.mate + ": line " + std::to_string(mate_before.lines + 1) + ": record " +

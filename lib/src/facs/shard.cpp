@@ -1,6 +1,14 @@
 // Block rules, the choice of scheme and the counting / skipping passes of sharded classify runs (shard.hpp).
 #include "bloomseq/facs/shard.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/record_starts.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
@@ -49,6 +57,90 @@ ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const S
   if (why.find("multi-line") != std::string::npos)
     note = "--shard: " + why + ": every shard counts the records instead of seeking to its block (slower)";
   return ShardScheme::records;
+}
+
+namespace {
+// Reads a file block by block; next() hands out the next block (empty at the end).
+class BlockFile {
+ public:
+  explicit BlockFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw IoError(path + ": cannot open: " + std::strerror(errno));
+    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    buf_.resize(size_t(1) << 20);
+  }
+  ~BlockFile() { ::close(fd_); }
+  BlockFile(const BlockFile&) = delete;
+  BlockFile& operator=(const BlockFile&) = delete;
+  std::string_view next(uint64_t limit) {
+    const size_t want = size_t(std::min<uint64_t>(buf_.size(), limit - offset_));
+    if (!want) return {};
+    const ssize_t n = ::pread(fd_, buf_.data(), want, off_t(offset_));
+    if (n < 0) throw IoError(path_ + ": read error: " + std::strerror(errno));
+    offset_ += uint64_t(n);
+    return std::string_view(buf_.data(), size_t(n));
+  }
+  uint64_t offset() const { return offset_; }
+
+ private:
+  std::string path_;
+  int fd_;
+  std::vector<char> buf_;
+  uint64_t offset_ = 0;
+};
+
+// Marks of a block, from its counts, as record_starts.hpp counts them: FASTQ newlines, FASTA line starts with '>'
+// (a block's first byte starts a line only if the previous block ended one).
+uint64_t block_marks(std::string_view b, const RecordCount& c, char format, bool line_start) {
+  if (format != '>') return c.lines;
+  return c.records - (!line_start && !b.empty() && b[0] == '>');
+}
+}  // namespace
+
+RecordCount count_file_records_before(const std::string& path, uint64_t at, char format) {
+  BlockFile f(path);
+  RecordCount c;
+  uint64_t marks = 0;
+  bool line_start = true;
+  for (std::string_view b; !(b = f.next(at)).empty();) {
+    const RecordCount here = count_records_before(b, b.size(), format);
+    c.lines += here.lines;
+    marks += block_marks(b, here, format, line_start);
+    line_start = b.back() == '\n';
+  }
+  c.records = format == '>' ? marks : marks / 4;
+  return c;
+}
+
+uint64_t find_file_record(const std::string& path, uint64_t k, char format, RecordCount& before) {
+  before = RecordCount{};
+  if (k == 0 && format != '>') return 0;
+  const uint64_t target = format == '>' ? k + 1 : 4 * k;  // as find_record
+  BlockFile f(path);
+  uint64_t marks = 0;
+  bool line_start = true;
+  for (std::string_view b; !(b = f.next(UINT64_MAX)).empty();) {
+    const RecordCount counts = count_records_before(b, b.size(), format);
+    const uint64_t here = block_marks(b, counts, format, line_start);
+    if (marks + here >= target) {
+      // In this block: walk its lines to the mark.
+      const uint64_t base = f.offset() - b.size();
+      for (size_t i = 0;; ++i) {
+        const bool starts_line = i == 0 ? line_start : b[i - 1] == '\n';
+        if (format == '>' ? (starts_line && b[i] == '>') : b[i] == '\n') ++marks;
+        if (marks == target) {
+          const size_t at = format == '>' ? i : i + 1;
+          before.lines += count_records_before(b, at, '@').lines;
+          before.records = k;
+          return base + at;
+        }
+      }
+    }
+    marks += here;
+    before.lines += counts.lines;
+    line_start = b.back() == '\n';
+  }
+  before.records = format == '>' ? marks : marks / 4;
+  return f.offset();
 }
 
 uint64_t count_records(SequenceReader& reader, uint64_t max_bases) {

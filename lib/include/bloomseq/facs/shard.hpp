@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloomseq/io/record_starts.hpp"
 #include "bloomseq/split/shard_spec.hpp"
 
 namespace bloomseq {
@@ -50,6 +51,12 @@ ByteBlock shard_byte_block(std::string_view text, char format, uint64_t index, u
 // was asked for and is not possible.
 ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const SequenceReader* mates,
                                 std::string& note);
+
+// count_records_before and find_record (io/record_starts.hpp) over a whole plain file, read in blocks: touching a
+// mapping page by page costs a few times more CPU than copying the same bytes, and a shard of pairs counts both
+// files up to its block. Throws IoError naming the file if it cannot be read.
+RecordCount count_file_records_before(const std::string& path, uint64_t at, char format);
+uint64_t find_file_record(const std::string& path, uint64_t k, char format, RecordCount& before);
 
 // Reads `reader` to its end, cutting records without parsing plain four-line FASTQ (others
 // are parsed as next_chunk parses them), `max_bases` per chunk so memory stays bounded; returns the number of
