@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scale-out: what cutting a run into shards costs, for both tools. Every row is measured in this run:
 #   blast-bloom  a query against a >= 200-Mbase database of many records (.2bit and FASTA), single run vs N shards
-#   facs         >= 5 M reads (plain FASTQ) against a filter set, single run vs N shards
+#   facs         >= 5 M reads (plain FASTQ) against a filter set, single run vs N shards; and a held-out input,
+#                150-base pairs (two plain FASTQ files), the same way
 # Columns: wall and CPU of the single run (one thread); for N shards run one after the other (one thread each):
 # total CPU, its ratio to the single run's (work inflation; the plan step included for blast-bloom), the largest
 # shard's peak memory; the merge's wall time and its share of the single run's wall; and two shards side by side
@@ -11,7 +12,9 @@
 # Usage: bench/shards.sh BUILD_BIN_DIR [OUT_DIR]
 #   SHARDS_MBASES (default 200): database size; SHARDS_N (default "2 4 8"): shard counts;
 #   SHARDS_READS (default 5000000): facs reads; SHARDS_DIR (default /tmp/bloomseq-shards): inputs, built once
-#   (never committed); SHARDS_TOOLS (default "blast facs").
+#   (never committed); SHARDS_TOOLS (default "blast facs"); facs: SHARDS_PAIRS (default 1000000) pairs of the
+#   held-out input, SHARDS_CUT (default "bytes"; "bytes records" adds the counting scheme) the --shard-by values,
+#   SHARDS_REPEAT (default 3) runs of each measurement (medians).
 # Needs: python3, GNU time; the Debian example genomes (scripts/fetch-data.sh).
 set -euo pipefail
 bin=$(cd "${1:?usage: bench/shards.sh BUILD_BIN_DIR [OUT_DIR]}" && pwd)
@@ -25,6 +28,9 @@ counts="${SHARDS_N:-2 4 8}"
 nreads="${SHARDS_READS:-5000000}"
 dir="${SHARDS_DIR:-/tmp/bloomseq-shards}"
 tools="${SHARDS_TOOLS:-blast facs}"
+npairs="${SHARDS_PAIRS:-1000000}"
+cuts="${SHARDS_CUT:-bytes}"
+repeat="${SHARDS_REPEAT:-3}"
 mkdir -p "$dir"
 declare -A path
 while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fetch-data.sh")
@@ -87,50 +93,90 @@ if [[ " $tools " == *" blast "* ]]; then
 fi
 
 if [[ " $tools " == *" facs "* ]]; then
+  # Synthetic reads: half from E. coli 536, half random; ARGS: count, length, output, seed (mates: reverse
+  # complement of the fragment's other end, so a pair holds 2 reads of a 3x-length fragment).
+  gen_reads() {
+    python3 - "$ecoli" "$@" <<'PY'
+import random, sys
+genome = "".join(l.strip() for l in open(sys.argv[1]) if not l.startswith(">")).upper()
+n, length, out, seed = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+paired = len(sys.argv) > 6
+rng = random.Random(seed)
+comp = str.maketrans("ACGT", "TGCA")
+f1 = open(out + ("_1.fq" if paired else ".fq"), "w")
+f2 = open(out + "_2.fq", "w") if paired else None
+qual = "".join(chr(33 + 2 + (i * 7) % 39) for i in range(length))
+for i in range(n):
+    if i % 2 == 0:
+        p = rng.randrange(len(genome) - 3 * length)
+        frag = genome[p:p + 3 * length]
+    else:
+        frag = "".join(rng.choice("ACGT") for _ in range(3 * length))
+    f1.write(f"@r{i}/1\n{frag[:length]}\n+\n{qual}\n" if paired else f"@r{i}\n{frag[:length]}\n+\n{'I' * length}\n")
+    if paired:
+        f2.write(f"@r{i}/2\n{frag[-length:].translate(comp)[::-1]}\n+\n{qual}\n")
+PY
+  }
   reads="$dir/reads_${nreads}.fq"
   if [ ! -s "$reads" ]; then
     echo "generating $reads ($nreads reads of 100 bases: half from E. coli 536, half random)"
-    python3 - "$ecoli" "$nreads" "$reads.tmp" <<'PY'
-import random, sys
-genome = "".join(l.strip() for l in open(sys.argv[1]) if not l.startswith(">")).upper()
-n, rng = int(sys.argv[2]), random.Random(16)
-with open(sys.argv[3], "w") as f:
-    for i in range(n):
-        if i % 2 == 0:
-            p = rng.randrange(len(genome) - 100)
-            s = genome[p:p + 100]
-        else:
-            s = "".join(rng.choice("ACGT") for _ in range(100))
-        f.write(f"@r{i}\n{s}\n+\n{'I' * 100}\n")
-PY
-    mv "$reads.tmp" "$reads"
+    gen_reads "$nreads" 100 "$dir/reads_${nreads}.tmp" 16 && mv "$dir/reads_${nreads}.tmp.fq" "$reads"
+  fi
+  pairs="$dir/pairs_${npairs}_150"
+  if [ ! -s "${pairs}_2.fq" ]; then
+    echo "generating ${pairs}_{1,2}.fq ($npairs pairs of 150 bases, the held-out input)"
+    gen_reads "$npairs" 150 "$pairs" 17 paired
   fi
   [ -s "$dir/refs.bf" ] || "$bin/facs" build-filter -o "$dir/refs.bf" "$ecoli" "$ssuis" "$here/data/lambda_virus.fa" 2> /dev/null
-  single=(--no-progress -t 1 "$reads" "$dir/refs.bf")
-  read -r sw sc sp < <(measure "$bin/facs" classify "${single[@]}" -o "$tmp/calls.tsv" --summary "$tmp/summary.tsv")
-  for n in $counts; do
-    total=0 peak=0
-    for i in $(seq "$n"); do
-      read -r w c p < <(measure "$bin/facs" classify "${single[@]}" --shard "$i/$n" -o "$tmp/calls.$i.part" \
-                          --summary "$tmp/summary.$i.part")
-      total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
-      [ "$p" -gt "$peak" ] && peak=$p
+  median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+  # facs_case LABEL CLASSIFY_INPUT_ARGS...: single run vs N shards (--shard-by $cut), each measured $repeat times
+  # (medians), shards of one set one after the other; the merge; two shards side by side.
+  facs_case() {
+    local label=$1
+    shift
+    local single=(--no-progress -t 1 "$@" "$dir/refs.bf") k sw sc sp w c p ws=() cs=()
+    for k in $(seq "$repeat"); do
+      read -r w c p < <(measure "$bin/facs" classify "${single[@]}" -o "$tmp/calls.tsv" --summary "$tmp/summary.tsv")
+      ws+=("$w"); cs+=("$c"); sp=$p
     done
-    read -r mw mc mp < <(measure "$bin/facs" merge -o "$tmp/merged.tsv" --summary "$tmp/msummary.tsv" \
-                           $(seq -f "$tmp/calls.%g.part" "$n") $(seq -f "$tmp/summary.%g.part" "$n"))
-    ident=$(cmp -s <(tail -n +2 "$tmp/calls.tsv") <(tail -n +2 "$tmp/merged.tsv") &&
-            cmp -s "$tmp/summary.tsv" "$tmp/msummary.tsv" && echo yes || echo NO)
-    two=-
-    if [ "$n" = 2 ]; then
-      t0=$(date +%s.%N)
-      for i in 1 2; do
-        "$bin/facs" classify "${single[@]}" --shard "$i/2" -o "$tmp/p2.$i.part" --summary "$tmp/s2.$i.part" 2> /dev/null &
+    sw=$(printf '%s\n' "${ws[@]}" | median); sc=$(printf '%s\n' "${cs[@]}" | median)
+    for n in $counts; do
+      local totals=() merges=() twos=() peak=0 total i
+      for k in $(seq "$repeat"); do
+        total=0
+        for i in $(seq "$n"); do
+          read -r w c p < <(measure "$bin/facs" classify "${single[@]}" --shard "$i/$n" --shard-by "$cut" \
+                              -o "$tmp/calls.$i.part" --summary "$tmp/summary.$i.part")
+          total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
+          [ "$p" -gt "$peak" ] && peak=$p
+        done
+        totals+=("$total")
+        read -r mw mc mp < <(measure "$bin/facs" merge -o "$tmp/merged.tsv" --summary "$tmp/msummary.tsv" \
+                               $(seq -f "$tmp/calls.%g.part" "$n") $(seq -f "$tmp/summary.%g.part" "$n"))
+        merges+=("$mw")
+        if [ "$n" = 2 ]; then
+          local t0
+          t0=$(date +%s.%N)
+          for i in 1 2; do
+            "$bin/facs" classify "${single[@]}" --shard "$i/2" --shard-by "$cut" -o "$tmp/p2.$i.part" \
+              --summary "$tmp/s2.$i.part" 2> /dev/null &
+          done
+          wait
+          twos+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')")
+        fi
       done
-      wait
-      two=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')
-    fi
-    row facs "$(basename "$reads")" "$n" "$sw" "$sc" "$sp" "$total" "$peak" "$mw" "$two" "$ident"
-    rm -f "$tmp"/calls.*.part "$tmp"/summary.*.part "$tmp"/p2.*.part "$tmp"/s2.*.part
+      ident=$(cmp -s <(tail -n +2 "$tmp/calls.tsv") <(tail -n +2 "$tmp/merged.tsv") &&
+              cmp -s "$tmp/summary.tsv" "$tmp/msummary.tsv" && echo yes || echo NO)
+      two=-
+      [ "$n" = 2 ] && two=$(printf '%s\n' "${twos[@]}" | median)
+      row facs "$label, $cut" "$n" "$sw" "$sc" "$sp" "$(printf '%s\n' "${totals[@]}" | median)" "$peak" \
+        "$(printf '%s\n' "${merges[@]}" | median)" "$two" "$ident"
+      rm -f "$tmp"/calls.*.part "$tmp"/summary.*.part "$tmp"/p2.*.part "$tmp"/s2.*.part
+    done
+  }
+  for cut in $cuts; do
+    facs_case "$(basename "$reads")" "$reads"
+    facs_case "$(basename "$pairs")_{1,2}" "${pairs}_1.fq" --mate "${pairs}_2.fq"
   done
 fi
 echo "CSV: $csv"

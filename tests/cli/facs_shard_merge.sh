@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # CLI tests of sharded facs classify (--shard I/N) and facs merge: the merged calls, summary and JSON equal the
-# single run's (the oracle), for single and paired reads, plain and gzip, N in 1 2 3 7 16 and N > reads; split
-# outputs concatenated in shard order equal the single run's; shards with other thread counts merge the same;
-# merge refuses a missing, duplicate, foreign, truncated or non-part file (exit 65, nothing written).
+# single run's (the oracle), for single and paired reads, plain (cut by bytes) and gzip (cut by records), N in
+# 1 2 3 7 16 and N > reads, FASTQ made to confuse the byte cut ('@' first in qualities, named '+' lines), CRLF,
+# multi-line FASTA and FASTQ; split outputs concatenated in shard order equal the single run's; shards with other
+# thread counts merge the same; merge refuses a missing, duplicate, foreign, truncated or non-part file, parts cut
+# by different schemes and parts missing call lines (exit 65, nothing written).
 # Usage: facs_shard_merge.sh BIN_DIR SRC_DIR
 set -uo pipefail
 bin=$(cd "$1" && pwd)
@@ -47,7 +49,7 @@ run_case() {
     --matched-out single/m/ --unmatched-out single/novel.fq --no-progress 2> /dev/null || { bad "$name: single run"; return; }
   local i ok_shards=1
   for ((i = 1; i <= n; i++)); do
-    "$facs" classify "$@" --scores --shard "$i/$n" -o shards/calls.$i.part --summary shards/summary.$i.part \
+    "$facs" classify "$@" ${SHARD_BY:+--shard-by $SHARD_BY} --scores --shard "$i/$n" -o shards/calls.$i.part --summary shards/summary.$i.part \
       --json shards/run.$i.part --matched-out shards/s$i/m/ --unmatched-out shards/s$i/novel.fq --no-progress \
       2> shards/err.$i || { ok_shards=0; bad "$name: shard $i/$n: $(head -1 shards/err.$i)"; }
   done
@@ -69,23 +71,57 @@ run_case() {
     cmp -s cat.out single/$f || good=0
   done
   check "$name N=$n: split outputs = the shards' concatenated in order" "[ $good -eq 1 ]"
+  if [ -n "${CUT:-}" ]; then
+    check "$name N=$n: the parts say the input was cut by $CUT" \
+      "[ \"\$(grep -h '^#cut' shards/*.part | sort -u)\" = \"\$(printf '#cut\t$CUT')\" ]"
+  fi
 }
 
 for n in 1 2 3 7 16; do
-  run_case "single-end plain" $n srr.fq refs.bf
+  CUT=bytes run_case "single-end plain" $n srr.fq refs.bf
 done
-run_case "single-end gzip" 3 "$data/SRR059298_5k.fastq.gz" refs.bf
-for n in 1 2 7; do
-  run_case "pairs plain" $n "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" refs.bf
+CUT=records run_case "single-end gzip" 3 "$data/SRR059298_5k.fastq.gz" refs.bf
+for n in 1 2 3 7 16; do
+  CUT=bytes run_case "pairs plain" $n "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" refs.bf
 done
-run_case "pairs gzip" 3 l1.fq.gz --mate l2.fq.gz refs.bf --pair-mode either
-run_case "pairs interleaved" 2 "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" refs.bf --interleaved
+CUT=records run_case "pairs gzip" 3 l1.fq.gz --mate l2.fq.gz refs.bf --pair-mode either
+for n in 2 7; do
+  run_case "pairs interleaved" $n "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" refs.bf --interleaved
+done
 head -12 "$data/lambda_reads_1.fq" > p1.fq
 head -12 "$data/lambda_reads_2.fq" > p2.fq
-run_case "3 pairs, N=5 (empty shards)" 5 p1.fq --mate p2.fq lambda.bf
+CUT=bytes run_case "3 pairs, N=5 (empty shards)" 5 p1.fq --mate p2.fq lambda.bf
 head -20 srr.fq > five.fq
-run_case "5 reads, N=16 (empty shards)" 16 five.fq refs.bf
+CUT=bytes run_case "5 reads, N=16 (empty shards)" 16 five.fq refs.bf
 run_case "biobloom score" 3 srr.fq refs.bf --score biobloom -s 0.2
+CUT=records SHARD_BY=records run_case "plain cut by records (--shard-by records)" 3 srr.fq refs.bf
+# A byte cut looks for a line starting with '@' whose next line is a sequence and whose third starts with '+':
+# qualities starting with '@' (and '+') and '+' lines repeating the name must not be taken for records.
+awk 'NR % 4 == 1 { name = substr($1, 2) } NR % 4 == 3 { $0 = "+" name } NR % 4 == 0 { $0 = "@" substr($0, 2) }
+     NR % 8 == 0 { $0 = substr($0, 1, 1) "+" substr($0, 3) } { print }' srr.fq > tricky.fq
+for n in 2 3 7 16; do
+  CUT=bytes run_case "FASTQ with '@' first in every quality, named '+' lines" $n tricky.fq refs.bf
+done
+awk 'NR % 4 == 1 { name = substr($1, 2) } NR % 4 == 3 { $0 = "+" name } NR % 4 == 0 { $0 = "@" substr($0, 2) } { print }' \
+  "$data/lambda_reads_2.fq" > tricky_2.fq
+CUT=bytes run_case "pairs, '@' first in the mates' qualities" 7 "$data/lambda_reads_1.fq" --mate tricky_2.fq refs.bf
+sed 's/$/\r/' srr.fq > crlf.fq
+CUT=bytes run_case "CRLF line ends" 7 crlf.fq refs.bf
+awk 'NR % 4 == 1 { print ">" substr($0, 2) } NR % 4 == 2 { for (i = 1; i <= length($0); i += 30) print substr($0, i, 30) }' \
+  srr.fq > wrapped.fa
+for n in 3 16; do
+  CUT=bytes run_case "multi-line FASTA" $n wrapped.fa refs.bf
+done
+# Multi-line FASTQ cannot be cut by bytes safely: shards count records instead, with a note.
+awk 'NR % 2 == 1 { print } NR % 2 == 0 { for (i = 1; i <= length($0); i += 30) print substr($0, i, 30) }' srr.fq > wrapped.fq
+CUT=records run_case "multi-line FASTQ" 3 wrapped.fq refs.bf
+"$facs" classify wrapped.fq refs.bf --shard 1/2 -o /dev/null --summary /dev/null --no-progress 2> err.txt
+check "multi-line FASTQ: a note says the shards count records" "grep -q 'multi-line FASTQ' err.txt"
+expect_exit 64 "--shard-by bytes refuses multi-line FASTQ" \
+  "$facs" classify wrapped.fq refs.bf --shard 1/2 --shard-by bytes --summary /dev/null
+expect_exit 64 "--shard-by bytes refuses gzip" \
+  "$facs" classify "$data/SRR059298_5k.fastq.gz" refs.bf --shard 1/2 --shard-by bytes --summary /dev/null
+expect_exit 64 "--shard-by without --shard is refused" "$facs" classify srr.fq refs.bf --shard-by bytes
 
 # --- threads and --auto-tune choose threads only: shards with other thread counts merge to the same output
 "$facs" classify srr.fq refs.bf -o single.tsv --summary single_summary.tsv --no-progress 2> /dev/null
@@ -114,6 +150,21 @@ expect_exit 65 "merge refuses a truncated part" "$facs" merge -o out.tsv --summa
 check "... naming the file" "grep -q 'trunc.part' err.txt"
 head -n -1 t.2.part > noend.part
 expect_exit 65 "merge refuses a part without its end line" "$facs" merge -o out.tsv --summary out_summary.tsv t.1.part noend.part t.3.part
+sed '0,/^[^#]/{/^[^#]/d}' t.2.part > norow.part
+expect_exit 65 "merge refuses a part missing a call line" "$facs" merge -o out.tsv --summary out_summary.tsv t.1.part norow.part t.3.part
+check "... saying so" "grep -q 'call lines but the counters say' err.txt"
+"$facs" classify srr.fq refs.bf --shard 2/3 --shard-by records -o rec.2.part --summary /dev/null --no-progress 2> /dev/null
+expect_exit 65 "merge refuses parts cut by different schemes" "$facs" merge -o out.tsv --summary out_summary.tsv t.1.part rec.2.part t.3.part
+check "... naming the schemes" "grep -q 'cut by records' err.txt"
+# Pairs: a part missing a call line whose counters were lowered to match does not tile the pairs.
+for i in 1 2 3; do
+  "$facs" classify "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" refs.bf --shard $i/3 -o pp.$i.part \
+    --summary /dev/null --no-progress 2> /dev/null
+done
+awk -F '\t' 'BEGIN { OFS = "\t" } /^#bloomseq-facs-counters/ { $2 = $2 - 1 } { print }' pp.2.part |
+  sed '0,/^[^#]/{/^[^#]/d}' > pp_short.part
+expect_exit 65 "merge refuses pairs whose blocks do not follow each other" "$facs" merge -o out.tsv --summary out_summary.tsv pp.1.part pp_short.part pp.3.part
+check "... naming the pair" "grep -q 'starts at pair' err.txt"
 expect_exit 65 "merge refuses a file that is no part" "$facs" merge -o out.tsv --summary out_summary.tsv t.1.part single.tsv t.3.part
 check "... naming the file" "grep -q 'single.tsv' err.txt"
 check "no output after the refused merges" "[ ! -e out.tsv ] && [ ! -e out_summary.tsv ] && ! ls .*tmp* 2> /dev/null | grep -q ."

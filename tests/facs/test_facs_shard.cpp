@@ -141,6 +141,7 @@ TEST_CASE("part header: round trip, exact doubles, escapes") {
   CHECK(g.info.filters[1].predicted_fpr == h.info.filters[1].predicted_fpr);
   CHECK(g.records == h.records);
   CHECK(g.sizes == h.sizes);
+  CHECK(g.scheme == ShardScheme::records);
   REQUIRE(is_counters_line(rest));
   const PartCounters d = parse_part_counters("p", rest, 2);
   CHECK(d.summary.total == 10);
@@ -172,6 +173,26 @@ TEST_CASE("part fingerprint: parameters, filters, input and N count; threads and
   CHECK(differs([](PartHeader& x) { x.sizes = "1234,5679"; }));
   CHECK(differs([](PartHeader& x) { x.shards = 6; }));
   CHECK(differs([](PartHeader& x) { x.info.all_scores = false; }));
+  CHECK(differs([](PartHeader& x) { x.scheme = ShardScheme::bytes; }));
+}
+
+TEST_CASE("part block line: round trip, unknown fields") {
+  PartBlock b;
+  b.first_record = 7;
+  b.begin = 0;
+  b.end = 123456789012ull;
+  std::string line = part_block_text(b);
+  REQUIRE(line.back() == '\n');
+  line.pop_back();
+  REQUIRE(is_block_line(line));
+  const PartBlock c = parse_part_block("p", line);
+  CHECK(c.first_record == 7);
+  CHECK(c.begin == 0);
+  CHECK(c.end == b.end);
+  CHECK(c.mate_begin == PartBlock::kUnknown);
+  CHECK(c.mate_end == PartBlock::kUnknown);
+  CHECK_THROWS_AS(parse_part_block("p", "#bloomseq-facs-block\t1\t2"), DataError);
+  CHECK_FALSE(is_block_line("#bloomseq-facs-counters\t1"));
 }
 
 TEST_CASE("part header: refused when it is no part, tampered with or truncated") {
@@ -185,4 +206,31 @@ TEST_CASE("part header: refused when it is no part, tampered with or truncated")
   std::string bad_shard = text;
   bad_shard.replace(bad_shard.find("shard=2/5"), 9, "shard=6/5");
   CHECK_THROWS_AS(parse_text(bad_shard + "x\n", rest), DataError);
+}
+
+TEST_CASE("counting records of a file in blocks agrees with counting its mapped text") {
+  // Files of a few MB: the block reader's 1-MB blocks end inside lines and records.
+  std::string fq, fa;
+  for (int i = 0; fq.size() < (size_t(5) << 19); ++i) {
+    const std::string seq(1 + (i * 37) % 151, "ACGT"[i % 4]);
+    fq += "@r" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(seq.size(), i % 2 ? '@' : 'I') + "\n";
+    fa += ">r" + std::to_string(i) + " x>y\n" + seq + "\n" + (i % 3 ? seq + "\n" : "");
+  }
+  for (const auto& [text, format] : {std::pair<std::string, char>{fq, '@'}, {fa, '>'}}) {
+    const std::string path = temp_file(format == '@' ? "blocks.fq" : "blocks.fa", text);
+    for (uint64_t at = 0; at <= text.size(); at += 1 + text.size() / 97) {
+      const RecordCount a = count_records_before(text, size_t(at), format);
+      const RecordCount b = count_file_records_before(path, at, format);
+      REQUIRE(a.lines == b.lines);
+      REQUIRE(a.records == b.records);
+    }
+    const uint64_t all = count_records_before(text, text.size(), format).records;
+    for (uint64_t k = 0; k <= all + 2; k += 1 + all / 89) {
+      RecordCount a, b;
+      REQUIRE(find_record(text, k, format, a) == find_file_record(path, k, format, b));
+      REQUIRE(a.lines == b.lines);
+      REQUIRE(a.records == b.records);
+    }
+    std::remove(path.c_str());
+  }
 }

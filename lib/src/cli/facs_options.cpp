@@ -219,8 +219,11 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
       ("unmatched-out", "write reads that matched no filter to FILE (gzip if FILE ends in .gz); pairs: a '#' in "
                         "FILE becomes _1 / _2, else _1 / _2 goes before the extension", cxxopts::value<std::string>())
       ("interleaved", "pairs: write both mates into one split file (mate 1, then mate 2) instead of two")
-      ("shard", "classify block I of N of the reads (records cut into N contiguous blocks, sizes differing by at "
-                "most one); -o, --summary and --json become part files for facs merge", cxxopts::value<std::string>())
+      ("shard", "classify block I of N of the reads (N contiguous blocks of whole records, pairs cut alike); -o, "
+                "--summary and --json become part files for facs merge", cxxopts::value<std::string>())
+      ("shard-by", "how --shard cuts: bytes (plain FASTA or four-line FASTQ files: each shard seeks to its block), "
+                   "records (equal record counts; each shard counts the records first: gzip, .2bit, multi-line "
+                   "FASTQ) or auto (bytes where possible)", cxxopts::value<std::string>()->default_value("auto"))
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
@@ -308,6 +311,11 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (c.interleaved && !c.paired) throw UsageError("classify: --interleaved applies to pairs (--mate)");
   c.sharded = r.count("shard") > 0;
   if (c.sharded) c.shard = parse_shard(r["shard"].as<std::string>(), "classify: --shard");
+  const std::string by = r["shard-by"].as<std::string>();
+  if (by == "bytes") c.shard_by = ShardBy::bytes;
+  else if (by == "records") c.shard_by = ShardBy::records;
+  else if (by != "auto") throw UsageError("classify: --shard-by must be auto, bytes or records, not '" + by + "'");
+  if (r.count("shard-by") && !c.sharded) throw UsageError("classify: --shard-by applies to --shard");
   return c;
 }
 

@@ -29,6 +29,7 @@
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/io/output_file.hpp"
 #include "bloomseq/io/output_folder.hpp"
+#include "bloomseq/io/record_starts.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 
 namespace bloomseq {
@@ -186,26 +187,83 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   for (const FilterEntry& f : set.filters)
     info.filters.push_back({f.name, f.source, f.elements, f.k, f.bits.m_bits(), predicted_fpr(f)});
 
-  // A shard counts the records (cut, not parsed) to find its block; split outputs of an empty shard take the
-  // input's format.
+  // A shard finds its block (shard.hpp): by bytes, seeking; by records, counting them (cut, not parsed) and
+  // skipping those before it. Split outputs of an empty shard take the input's format.
   const ShardSpec& shard = o.shard;
   RecordBlock block{0, UINT64_MAX};
+  ByteBlock bytes;
   PartHeader part;
+  PartBlock covered;  // what this shard read (the parts' block line)
   bool empty_fastq = true;
+  bool to_input_end = true;  // this run reads to the input's end: the mate file must end there too
+  if (o.sharded && (reads_path == "-" || (paired && o.mate == "-")))
+    throw UsageError("classify: --shard reads its input by position: give a file, not stdin");
+  // Open everything before the long part so that a bad path fails fast; outputs appear only on success.
+  SequenceReader reader1(reads_path);
+  std::unique_ptr<SequenceReader> reader2;
+  if (paired) reader2 = std::make_unique<SequenceReader>(o.mate);
   if (o.sharded) {
-    if (reads_path == "-" || (paired && o.mate == "-"))
-      throw UsageError("classify: --shard reads its input twice (to count the records): give a file, not stdin");
+    std::string note;
+    part.scheme = choose_shard_scheme(o.shard_by, reader1, reader2.get(), note);
+    if (!note.empty() && log) std::fprintf(log, "facs classify: %s\n", note.c_str());
+    part.shard = shard.index;
+    part.shards = shard.count;
+    part.info = info;
+    std::error_code ec;
+    part.sizes = std::to_string(std::filesystem::file_size(reads_path, ec));
+    if (paired) part.sizes += "," + std::to_string(std::filesystem::file_size(o.mate, ec));
+  }
+  if (o.sharded && part.scheme == ShardScheme::records) {
     SequenceReader counter(reads_path);
     const uint64_t total = count_records(counter, cp.batch_bases);
     if (total) empty_fastq = counter.is_fastq();
     block = shard_block(total, shard.index, shard.count);
-    part.shard = shard.index;
-    part.shards = shard.count;
-    part.info = info;
     part.records = total;
-    std::error_code ec;
-    part.sizes = std::to_string(std::filesystem::file_size(reads_path, ec));
-    if (paired) part.sizes += "," + std::to_string(std::filesystem::file_size(o.mate, ec));
+    covered.first_record = block.begin;
+    to_input_end = block.end == total;
+    if (block.begin) {
+      // The records before the block: cut, not parsed or classified.
+      if (skip_records(reader1, block.begin, cp.batch_bases) != block.begin)
+        throw DataError(reads_path + ": ended before record " + std::to_string(block.begin + 1) +
+                        " (the file changed since its records were counted?)");
+      if (paired && skip_records(*reader2, block.begin, cp.batch_bases) != block.begin)
+        throw DataError(o.mate + ": record " + std::to_string(reader2->records_read() + 1) +
+                        " has no mate: " + o.mate + " ended first");
+    }
+  } else if (o.sharded) {
+    const std::string_view text = reader1.mapped_text();
+    size_t first_at = 0;
+    const char format = text_format(text, first_at);
+    bytes = shard_byte_block(text, format, shard.index, shard.count);
+    empty_fastq = format == '@';
+    to_input_end = bytes.end == text.size();
+    covered.begin = bytes.begin;
+    covered.end = bytes.end;
+    reader1.stop_at(bytes.end);
+    if (paired) {
+      // The mates of the block's first pair: the same record index in the mate file, both counted, not parsed.
+      const RecordCount before = count_file_records_before(reads_path, bytes.begin, format);
+      if (format == '@' && before.lines % 4)
+        throw DataError(reads_path + ": line " + std::to_string(before.lines + 1) + ": the records before shard " +
+                        std::to_string(shard.index) + "/" + std::to_string(shard.count) +
+                        " are not four lines each (blank lines?): cut these pairs with --shard-by records");
+      const std::string_view mates = reader2->mapped_text();
+      const char mate_format = text_format(mates, first_at);
+      RecordCount mate_before;
+      const uint64_t mate_at = bytes.begin ? find_file_record(o.mate, before.records, mate_format, mate_before) : 0;
+      if (mate_at < mates.size() &&
+          (mate_format == '@' ? !single_line_fastq_at(mates, mate_at) : mates[mate_at] != '>'))
+        throw DataError(o.mate + ": line " + std::to_string(mate_before.lines + 1) + ": record " +
+                        std::to_string(before.records + 1) + " (the mate of " + reads_path + "'s) does not start " +
+                        "there (not four lines a record?): cut these pairs with --shard-by records");
+      reader1.seek(bytes.begin, before.lines, before.records);
+      reader2->seek(mate_at, mate_before.lines, before.records);
+      covered.first_record = before.records;
+      covered.mate_begin = mate_at;
+    } else {
+      // Records numbered from the block's start: on a DataError they are counted (reread_block_for_error).
+      reader1.seek(bytes.begin, 0, 0);
+    }
   }
   auto part_text = [&](PartKind k) {
     PartHeader h = part;
@@ -213,19 +271,6 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     return part_header_text(h);
   };
 
-  // Open everything before the long part so that a bad path fails fast; outputs appear only on success.
-  SequenceReader reader1(reads_path);
-  std::unique_ptr<SequenceReader> reader2;
-  if (paired) reader2 = std::make_unique<SequenceReader>(o.mate);
-  if (block.begin) {
-    // The records before the block: cut, not parsed or classified.
-    if (skip_records(reader1, block.begin, cp.batch_bases) != block.begin)
-      throw DataError(reads_path + ": ended before record " + std::to_string(block.begin + 1) +
-                      " (the file changed since its records were counted?)");
-    if (paired && skip_records(*reader2, block.begin, cp.batch_bases) != block.begin)
-      throw DataError(o.mate + ": record " + std::to_string(reader2->records_read() + 1) +
-                      " has no mate: " + o.mate + " ended first");
-  }
   OutputFile tsv_out, summary_out(o.summary), json_out;
   if (o.output) {
     tsv_out = OutputFile(o.output_path);
@@ -285,6 +330,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   uint64_t total_bases = 0;
   bool input_failed = false;  // a read step failed: its error waits for its turn, no more input is read
 
+  try {
   run_ordered_pipeline(
       cp.threads, [] { return Slot{}; },
       [&](Slot& s) {
@@ -296,7 +342,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
           const uint64_t left = block.end - reader1.records_read();
           if (block.end != UINT64_MAX && block.end != part.records && left == 0) return false;
           if (!reader1.next_chunk(s.chunk, cp.batch_bases, left > SIZE_MAX ? SIZE_MAX : size_t(left))) {
-            if (paired && reader2->next_chunk(s.chunk2, 0, 1))
+            if (paired && to_input_end && reader2->next_chunk(s.chunk2, 0, 1))
               throw DataError(reader2->path() + ": record " + std::to_string(reader2->records_read()) +
                               " has no mate: " + reads_path + " ended first");
             return false;
@@ -368,13 +414,17 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
         ++batches;
         progress.update(summary.total);
       });
+  } catch (const DataError&) {
+    if (part.scheme == ShardScheme::bytes && !paired) reread_block_for_error(reads_path, bytes);
+    throw;
+  }
   progress.finish();
   const auto t_end = std::chrono::steady_clock::now();
   const double load_s = std::chrono::duration<double>(t_loaded - t0).count();
   const double run_s = std::chrono::duration<double>(t_end - t_loaded).count();
   const double rate = run_s > 0 ? double(summary.total) / run_s : 0.0;
 
-  if (o.sharded && reader1.records_read() != block.end)
+  if (o.sharded && part.scheme == ShardScheme::records && reader1.records_read() != block.end)
     throw DataError(reads_path + ": " + std::to_string(reader1.records_read()) + " records where " +
                     std::to_string(block.end) + " were counted (the file changed while the shard ran?)");
   // No reads: still create the (empty) outputs.
@@ -385,7 +435,11 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     c.bases = total_bases;
     c.load_seconds = load_s;
     c.seconds = run_s;
-    const std::string counters = part_counters_text(c) + kPartEnd;
+    if (paired && part.scheme == ShardScheme::bytes) {
+      uint64_t line = 0;
+      reader2->tell(covered.mate_end, line);
+    }
+    const std::string counters = part_block_text(covered) + part_counters_text(c) + kPartEnd;
     if (tsv_out.is_open()) tsv_out.write(counters);
     summary_out.write(part_text(PartKind::summary) + counters);
     if (json_out.is_open()) json_out.write(part_text(PartKind::json) + counters);

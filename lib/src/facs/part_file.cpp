@@ -12,6 +12,7 @@ namespace {
 
 const char* const kMagic = "#bloomseq-facs-part";
 const char* const kCounters = "#bloomseq-facs-counters";
+const char* const kBlock = "#bloomseq-facs-block";
 
 std::string escape(const std::string& s) {
   std::string o;
@@ -104,7 +105,9 @@ std::string identity_text(const PartHeader& h, bool with_threads) {
   for (const ClassifyRunInfo::Filter& f : i.filters)
     t += "#filter\t" + escape(f.name) + "\t" + escape(f.source) + "\t" + std::to_string(f.kmers) + "\t" +
          std::to_string(f.hashes) + "\t" + std::to_string(f.bits) + "\t" + dbl(f.predicted_fpr) + "\n";
-  t += "#reads\t" + std::to_string(h.records) + "\t" + h.sizes + "\n";
+  const bool bytes = h.scheme == ShardScheme::bytes;
+  t += "#reads\t" + (bytes ? std::string("-") : std::to_string(h.records)) + "\t" + h.sizes + "\n";
+  t += std::string("#cut\t") + shard_scheme_name(h.scheme) + "\n";
   return t;
 }
 
@@ -132,7 +135,7 @@ uint64_t part_fingerprint(const PartHeader& h) {
 std::string part_header_text(const PartHeader& h) {
   char fp[24];
   std::snprintf(fp, sizeof fp, "%016" PRIx64, part_fingerprint(h));
-  return std::string(kMagic) + "\tformat=1\tkind=" + part_kind_name(h.kind) + "\tshard=" + std::to_string(h.shard) +
+  return std::string(kMagic) + "\tformat=2\tkind=" + part_kind_name(h.kind) + "\tshard=" + std::to_string(h.shard) +
          "/" + std::to_string(h.shards) + "\tfingerprint=" + fp + "\n" + identity_text(h, true);
 }
 
@@ -147,7 +150,7 @@ std::string part_counters_text(const PartCounters& c) {
 PartHeader parse_part_first_line(const std::string& path, const std::string& line) {
   const std::vector<std::string> f = split(line, '\t');
   if (f.size() != 5 || f[0] != kMagic) throw DataError(path + ": not a facs part file (no part header line)");
-  if (f[1] != "format=1") bad(path, "unknown " + f[1]);
+  if (f[1] != "format=2") bad(path, "unknown " + f[1] + " (a part of another bloomseq version?)");
   PartHeader h;
   if (f[2] == "kind=calls") h.kind = PartKind::calls;
   else if (f[2] == "kind=summary") h.kind = PartKind::summary;
@@ -204,8 +207,13 @@ bool parse_part_header_line(const std::string& path, const std::string& line, Pa
   }
   if (f[0] == "#reads") {
     if (f.size() != 3) bad(path, "bad #reads line");
-    h.records = to_u64(path, f[1]);
+    h.records = f[1] == "-" ? 0 : to_u64(path, f[1]);
     h.sizes = f[2];
+    return true;
+  }
+  if (f[0] == "#cut") {
+    if (f.size() != 2 || (f[1] != "bytes" && f[1] != "records")) bad(path, "bad #cut line");
+    h.scheme = f[1] == "bytes" ? ShardScheme::bytes : ShardScheme::records;
     return true;
   }
   return false;
@@ -214,6 +222,29 @@ bool parse_part_header_line(const std::string& path, const std::string& line, Pa
 void finish_part_header(const std::string& path, PartHeader& h) {
   if (h.info.filters.empty()) bad(path, "no #filter line");
   if (part_fingerprint(h) != h.fingerprint) bad(path, "its fingerprint does not match its header");
+}
+
+std::string part_block_text(const PartBlock& b) {
+  auto v = [](uint64_t x) { return x == PartBlock::kUnknown ? std::string("-") : std::to_string(x); };
+  return std::string(kBlock) + "\t" + v(b.first_record) + "\t" + v(b.begin) + "\t" + v(b.end) + "\t" +
+         v(b.mate_begin) + "\t" + v(b.mate_end) + "\n";
+}
+
+bool is_block_line(const std::string& line) {
+  return line.size() > 21 && line.compare(0, 21, std::string(kBlock) + "\t") == 0;
+}
+
+PartBlock parse_part_block(const std::string& path, const std::string& line) {
+  const std::vector<std::string> f = split(line, '\t');
+  if (f.size() != 6 || f[0] != kBlock) bad(path, "bad block line");
+  auto v = [&](const std::string& x) { return x == "-" ? PartBlock::kUnknown : to_u64(path, x); };
+  PartBlock b;
+  b.first_record = v(f[1]);
+  b.begin = v(f[2]);
+  b.end = v(f[3]);
+  b.mate_begin = v(f[4]);
+  b.mate_end = v(f[5]);
+  return b;
 }
 
 bool is_counters_line(const std::string& line) {

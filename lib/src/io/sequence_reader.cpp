@@ -698,11 +698,24 @@ bool SequenceReader::tell(uint64_t& byte, uint64_t& line) const {
 bool SequenceReader::seek(uint64_t byte, uint64_t line, uint64_t records_before) {
   if (!impl_->mapped || byte > impl_->mapped_bytes) return false;
   impl_->pos = size_t(byte);
-  impl_->released = impl_->pos & ~size_t(4095);  // nothing before it is read: nothing to release
+  // Nothing before it is read from here on; pages touched there (counted by a shard) are dropped.
+  impl_->released = impl_->pos & ~size_t(4095);
+  if (impl_->released) ::madvise(impl_->mapped, impl_->released, MADV_DONTNEED);
   impl_->line = line;
   impl_->record = records_before;
   records_ = records_before;
   return true;
+}
+
+bool SequenceReader::stop_at(uint64_t byte) {
+  if (!impl_->mapped) return false;
+  impl_->end = size_t(std::min<uint64_t>(byte, impl_->mapped_bytes));
+  return true;
+}
+
+std::string_view SequenceReader::mapped_text() const {
+  if (!impl_->mapped) return {};
+  return std::string_view(static_cast<const char*>(impl_->mapped), impl_->mapped_bytes);
 }
 
 struct SequenceChunk::Impl {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bloomseq {
@@ -60,8 +61,14 @@ class SequenceReader {
   // later reader of the same file can start there (seek). False for streamed input (compressed, stdin, .2bit).
   bool tell(uint64_t& byte, uint64_t& line) const;
   // Before the first record: go on from a position that tell() gave on this file, as if `records_before` records
-  // had been read. False (nothing changed) for streamed input or a position past the end of the file.
+  // had been read; the mapped pages before it are dropped from memory. False (nothing changed) for streamed input
+  // or a position past the end of the file.
   bool seek(uint64_t byte, uint64_t line, uint64_t records_before);
+  // A plain file read through its mapping: reading ends at `byte` as if the file ended there (a shard's block).
+  // A record cut by it is refused as truncated. False (nothing changed) for streamed input.
+  bool stop_at(uint64_t byte);
+  // A plain file read through its mapping: all its bytes (for record_starts.hpp); empty for streamed input.
+  std::string_view mapped_text() const;
 
   const std::string& path() const { return path_; }
   uint64_t records_read() const { return records_; }
