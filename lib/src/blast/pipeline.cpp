@@ -464,7 +464,8 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
   starts.push_back(all.size());
   const size_t groups = starts.size() - 1;
   std::vector<std::vector<Hsp>> found(groups);
-  parallel_for(groups, params_.threads, [&](size_t k) {
+  std::vector<GappedExtensionStats> extension_stats(groups);
+  auto extend_group = [&](size_t k, int threads) {
     const Trigger& first = all[starts[k]];
     const uint32_t g = first.strand_index;
     const uint32_t query = g / 2;
@@ -477,7 +478,8 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
     GappedExtensionParams gp = gapped_params_;
     gp.cutoff = cutoffs_[query].hit;
     const uint64_t q_len = qc.size();
-    for (const GappedHsp& r : extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp)) {
+    for (const GappedHsp& r :
+         extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k])) {
       const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
       const double evalue = evalue_of(gapped_.params, e_score, search_space_[query]);
       if (!(evalue <= params_.evalue)) continue;
@@ -498,7 +500,20 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
       h.bits = bitscore_of(gapped_.params, r.score);
       found[k].push_back(h);
     }
-  });
+  };
+  // Each group's result is fixed whatever the threads (extend_gapped), so any schedule gives the same output. A
+  // group with a large share of the triggers (one strand of a genome against another) gets every thread inside
+  // it, one such group after the other; the rest run one group per thread.
+  const int T = params_.threads;
+  std::vector<size_t> large, small;
+  for (size_t k = 0; k < groups; ++k)
+    (T > 1 && (starts[k + 1] - starts[k]) * size_t(4 * T) > all.size() ? large : small).push_back(k);
+  for (size_t k : large) extend_group(k, T);
+  parallel_for(small.size(), T, [&](size_t i) { extend_group(small[i], 1); });
+  for (const GappedExtensionStats& e : extension_stats) {
+    stats_.gapped_extensions += e.preliminary + e.final;
+    stats_.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
+  }
   for (auto& f : found) hsps_.insert(hsps_.end(), f.begin(), f.end());
   stats_.seconds_stage3 += seconds_since(t0);
 }
@@ -534,7 +549,9 @@ std::vector<Hsp> BlastSearch::finish() {
       return a.subject < b.subject;
     }
     if (a.score != b.score) return a.score > b.score;
-    return std::tie(a.s_start, a.q_start, a.strand) < std::tie(b.s_start, b.q_start, b.strand);
+    // The rest only makes the order total, so that it cannot depend on the order the threads found them in.
+    return std::tie(a.s_start, a.q_start, a.strand, a.s_end, a.q_end) <
+           std::tie(b.s_start, b.q_start, b.strand, b.s_end, b.q_end);
   });
   stats_.hsps = out.size();
   return out;

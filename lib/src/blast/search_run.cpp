@@ -102,6 +102,8 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("seeds", st.seeds)
       .value("extensions", st.extensions)
       .value("gap_triggers", st.gap_triggers)
+      .value("gapped_extensions", st.gapped_extensions)
+      .value("gapped_extensions_wasted", st.gapped_extensions_wasted)
       .value("hsps", st.hsps);
   // FPR: overall = sum FP / sum (DB - TP) over sub-queries; modeled = the same weighting of eq. 2.
   double fp = 0, neg = 0, modeled = 0;

@@ -54,6 +54,9 @@ struct BlastStats {
   uint64_t true_positives = 0, false_positives = 0;
   uint64_t seeds = 0, extensions = 0, hsps = 0;
   uint64_t gap_triggers = 0;  // ungapped HSPs handed to stage 3
+  // Gapped extensions (preliminary and final) run in stage 3; of those, extensions on several threads whose
+  // results an earlier alignment turned out to contain (computed in vain: see in_order_speculation.hpp).
+  uint64_t gapped_extensions = 0, gapped_extensions_wasted = 0;
   double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0, seconds_stage3 = 0;
   std::vector<uint64_t> tp, fp;  // per sub-query
 };
