@@ -9,6 +9,7 @@
 #include <thread>
 #include <tuple>
 
+#include "bloomseq/blast/dust.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/blast/strided_seeds.hpp"
 #include "bloomseq/blast/ungapped.hpp"
@@ -84,6 +85,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
         int(std::max(params_.xdrop_final_bits * ln2 / gapped_.params.lambda, double(gapped_params_.xdrop_gap)));
   }
   const auto t0 = std::chrono::steady_clock::now();
+  if (params_.dust) mask_low_complexity();
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
   if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
@@ -130,6 +132,41 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   stats_.fp.assign(filters_.count(), 0);
   stats_.db_bases = totals_.bases;
   stats_.db_records = totals_.records;
+}
+
+void BlastSearch::mask_low_complexity() {
+  // As blastn's lookup table: a w-mer is a seed only when none of its bases is masked, on either strand (the
+  // minus strand's mask is the plus strand's, mirrored).
+  const uint64_t w = uint64_t(params_.w);
+  seed_allowed_.assign(queries_.size(), {});
+  parallel_for(queries_.size(), params_.threads, [&](size_t r) {
+    const std::vector<uint8_t>& q = queries_.codes[r];
+    const auto masked = dust_intervals(q.data(), q.size());
+    if (masked.empty() || q.size() < w) return;
+    std::vector<uint64_t>& ok = seed_allowed_[r];
+    ok.assign((q.size() + 63) / 64, ~uint64_t(0));
+    for (const auto& m : masked) {
+      // w-mers starting in [first - w + 1, last] touch the interval.
+      const uint64_t from = m.first + 1 >= w ? m.first + 1 - w : 0;
+      for (uint64_t i = from; i <= m.second; ++i) ok[i / 64] &= ~(uint64_t(1) << (i % 64));
+    }
+  });
+  for (size_t r = 0; r < queries_.size(); ++r)
+    if (!seed_allowed_[r].empty()) {
+      uint64_t n = 0;
+      for (uint64_t x : seed_allowed_[r]) n += uint64_t(__builtin_popcountll(~x));
+      stats_.dust_masked_wmers += n - (seed_allowed_[r].size() * 64 - queries_.codes[r].size());
+    }
+}
+
+void BlastSearch::drop_masked_seeds(std::vector<Seed>& seeds) const {
+  if (seed_allowed_.empty()) return;
+  seeds.erase(std::remove_if(seeds.begin(), seeds.end(),
+                             [&](const Seed& x) {
+                               const std::vector<uint64_t>& ok = seed_allowed_[x.query];
+                               return !ok.empty() && !((ok[x.q_pos / 64] >> (x.q_pos % 64)) & 1);
+                             }),
+              seeds.end());
 }
 
 double BlastSearch::modeled_fpr(uint32_t v) const {
@@ -197,6 +234,7 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, seeds[i], tp[i], fp[i]);
     else
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
+    drop_masked_seeds(seeds[i]);  // --dust: as if blastn's lookup table never held them
     busy_1b[i] = seconds_since(t);
   };
   if (V > 0 && !stage1a_prepared_) {
