@@ -8,8 +8,10 @@
 // rules out: those where no triplet occurs more than level / 5 times); the perfect intervals that leave the window
 // become masked, and masked intervals at most `linker` bases apart are merged. A window holding a single triplet
 // value (a homopolymer run) is masked whole and slid without searching, and the search starts afresh behind such a
-// run and after the end of the record, as in BLAST+, whose output this reproduces interval for interval. Bases
-// other than A, C, G, T count as A.
+// run and after the end of the record, as in BLAST+, whose output this reproduces interval for interval on
+// sequences of A, C, G, T (E. coli, S. suis, Klebsiella, lambda: dustmasker's intervals). Other codes count as A
+// here; BLAST+ reads them otherwise, so an N inside a low-complexity stretch can end a mask elsewhere
+// (docs/blast-bloom.md).
 #pragma once
 #include <cstdint>
 #include <utility>
