@@ -37,7 +37,7 @@ run_case() {  # name query db
       local tool tool_bin
       for tool in ${BLAST_BENCH_BASELINE:+baseline} blast-bloom; do
         tool_bin="$bin"; [ "$tool" = baseline ] && tool_bin="$BLAST_BENCH_BASELINE"
-        read -r ow oc < <(measure "$tool_bin/blast-bloom" --ungapped --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t "$t" "$q" "$db")
+        read -r ow oc < <(measure "$tool_bin/blast-bloom" --ungapped --dust no --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t "$t" "$q" "$db")
         sort "$tmp/out" > "$tmp/got"
         local m same rw rc
         m=$(wc -l < "$tmp/got"); same=$(comm -12 "$tmp/want" "$tmp/got" | wc -l)

@@ -7,6 +7,7 @@
 # Usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]
 #   Genomes come from scripts/fetch-data.sh (cached). BLAST_BENCH_THREADS (default 1 2): blast-bloom thread counts;
 #   blastn -subject runs on one thread. BLAST_BENCH_CASES (default all): a subset of lambda ecoli1m ecoli_ssuis bees.
+#   BLAST_BENCH_DUST=yes: both tools with their default DUST (plain blastn -task blastn) instead of -dust no.
 set -euo pipefail
 bin="${1:?usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
@@ -18,9 +19,11 @@ bees="$tmp/bees.fa"
 for f in "$here"/data/bee-viruses/*.fa; do cat "$f"; echo; done | sed '/^$/d' > "$bees"
 
 threads="${BLAST_BENCH_THREADS:-1 2}"
+dust="${BLAST_BENCH_DUST:-no}"
 cases="${BLAST_BENCH_CASES:-lambda ecoli1m ecoli_ssuis bees}"
 csv="$out/blast_gapped.csv"
-echo "case,tool,threads,wall_s,cpu_s,lines,identical_pct,missing_e10,extra_e10,cpu_ratio_vs_blastn" > "$csv"
+echo "# dust=$dust; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" > "$csv"
+echo "case,tool,threads,wall_s,cpu_s,lines,identical_pct,missing_e10,extra_e10,cpu_ratio_vs_blastn" >> "$csv"
 printf "\n%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" case tool thr wall_s cpu_s lines identical% miss_e10 \
   extra_e10 cpu/bn
 measure() {  # -> "wall cpu" of the command, its stdout into $tmp/out
@@ -43,13 +46,13 @@ PY
 }
 run_case() {  # name query subject
   local name="$1" q="$2" db="$3"
-  read -r bw bc < <(measure blastn -task blastn -dust no -query "$q" -subject "$db" -outfmt 6)
+  read -r bw bc < <(measure blastn -task blastn -dust "$dust" -query "$q" -subject "$db" -outfmt 6)
   cp "$tmp/out" "$tmp/want"
   local n; n=$(wc -l < "$tmp/want")
   printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" "$name" blastn 1 "$bw" "$bc" "$n" - - - 1.00
   echo "$name,blastn,1,$bw,$bc,$n,,,,1" >> "$csv"
   for t in $threads; do
-    read -r ow oc < <(measure "$bin/blast-bloom" --no-header --no-progress -t "$t" "$q" "$db")
+    read -r ow oc < <(measure "$bin/blast-bloom" --no-header --no-progress --dust "$dust" -t "$t" "$q" "$db")
     read -r pct miss extra < <(agreement "$tmp/want" "$tmp/out")
     local m r; m=$(wc -l < "$tmp/out"); r=$(awk -v a="$oc" -v b="$bc" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 1e-3)}')
     printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" "$name" blast-bloom "$t" "$ow" "$oc" "$m" "$pct" "$miss" \

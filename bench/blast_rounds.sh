@@ -28,7 +28,7 @@ run_tool() {  # tool query db w -> appends "cpu wall" to stdout; output into $tm
     blastn) cmd=(blastn -task blastn -ungapped -dust no -sum_stats false -word_size "$w" -reward 1 -penalty -2
                  -query "$q" -subject "$db" -outfmt 6) ;;
     baseline) cmd=("$base/blast-bloom" --ungapped --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t 1 "$q" "$db") ;;
-    *) cmd=("$bin/blast-bloom" --ungapped --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t 1 "$q" "$db") ;;
+    *) cmd=("$bin/blast-bloom" --ungapped --dust no --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t 1 "$q" "$db") ;;
   esac
   /usr/bin/time -f "%e %U %S" -o "$tmp/time" "${cmd[@]}" > "$tmp/out.$tool"
   awk '{printf "%.3f %.3f\n", $2 + $3, $1}' "$tmp/time"

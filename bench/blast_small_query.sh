@@ -71,7 +71,7 @@ for db in random repeats; do
               blastn) cmd=(blastn -task blastn -ungapped -dust no -sum_stats false -word_size "$w" -reward 1 -penalty -2
                            -num_threads "$t" -query "${query[$q]}" -db "$name" -outfmt 6) ;;
               baseline) cmd=("$BLAST_BENCH_BASELINE/blast-bloom" --ungapped --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t "$t" "${query[$q]}" "$name.2bit") ;;
-              *) cmd=("$bin/blast-bloom" --ungapped --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t "$t" --stats "$tmp/stats.json" "${query[$q]}" "$name.2bit") ;;
+              *) cmd=("$bin/blast-bloom" --ungapped --dust no --reward 1 --penalty=-2 --no-header --no-progress -w "$w" -t "$t" --stats "$tmp/stats.json" "${query[$q]}" "$name.2bit") ;;
             esac
             read -r ow oc < <(measure "${cmd[@]}")
             walls[$tool]+="$ow "; cpus[$tool]+="$oc "

@@ -20,7 +20,7 @@ run() {  # name query subject min_lines [extra options for both]
     shift 2
   done
   blastn -task blastn -dust no ${bl[@]+"${bl[@]}"} -query "$query" -subject "$subject" -outfmt 6 2>/dev/null > "$tmp/want"
-  "$bin/blast-bloom" --no-header ${bb[@]+"${bb[@]}"} "$query" "$subject" > "$tmp/got"
+  "$bin/blast-bloom" --no-header --dust no ${bb[@]+"${bb[@]}"} "$query" "$subject" > "$tmp/got"
   local n; n=$(wc -l < "$tmp/want")
   if [[ $n -lt $min ]]; then echo "FAIL $name: blastn found only $n alignments (expected >= $min)"; status=1; return; fi
   if cmp -s "$tmp/want" "$tmp/got"; then

@@ -58,7 +58,7 @@ if command -v blastn >/dev/null 2>&1; then
   head -n 1200 "$tmp/q.fa" > "$tmp/sample.fa"
   blastn -task blastn -ungapped -dust no -sum_stats false -word_size 11 -reward 1 -penalty -2 \
     -query "$tmp/sample.fa" -subject "$db" -outfmt 6 | sort > "$tmp/want"
-  "$bin/blast-bloom" --ungapped --no-header -w 11 --reward 1 --penalty=-2 "$tmp/sample.fa" "$db" | sort > "$tmp/bb"
+  "$bin/blast-bloom" --ungapped --dust no --no-header -w 11 --reward 1 --penalty=-2 "$tmp/sample.fa" "$db" | sort > "$tmp/bb"
   m=$(wc -l < "$tmp/want")
   [[ $m -ge 200 ]] || fail "blastn found only $m HSPs on the sample"
   cmp -s "$tmp/want" "$tmp/bb" && echo "ok   600 records, ungapped: $m HSPs identical to blastn" ||

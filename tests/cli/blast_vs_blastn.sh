@@ -17,7 +17,7 @@ run() {  # name query db w reward penalty threads layout [blastn subject, when d
   local name="$1" query="$2" dbf="$3" w="$4" r="$5" p="$6" t="$7" layout="$8" subject="${9:-$3}"
   blastn -task blastn -ungapped -dust no -sum_stats false -word_size "$w" -reward "$r" -penalty "$p" \
     -query "$query" -subject "$subject" -outfmt 6 | sort > "$tmp/want"
-  "$bin/blast-bloom" --ungapped --no-header -w "$w" --reward "$r" --penalty="$p" -t "$t" --layout "$layout" "$query" "$dbf" \
+  "$bin/blast-bloom" --ungapped --dust no --no-header -w "$w" --reward "$r" --penalty="$p" -t "$t" --layout "$layout" "$query" "$dbf" \
     | sort > "$tmp/got"
   if cmp -s "$tmp/want" "$tmp/got"; then
     echo "ok   $name: $(wc -l < "$tmp/want") HSPs identical"

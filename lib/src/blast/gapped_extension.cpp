@@ -1,5 +1,7 @@
 #include "bloomseq/blast/gapped_extension.hpp"
 
+#include "bloomseq/blast/in_order_speculation.hpp"
+
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
@@ -154,109 +156,136 @@ struct Final {
   GappedHsp hsp;
 };
 
+// The final alignment of one preliminary one (Blast_TracebackFromHSPList's work on one HSP): from a start point
+// inside a run of identities, both ways with traceback; leading or trailing gaps dropped.
+Final trace_final(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Box h, const GappedExtensionParams& p) {
+  choose_start(q, s, SL, h);
+  const int64_t qs = h.q_gapped, ss = h.s_gapped;
+  // Rows are query letters here (ALIGN_EX); the left part includes the start point.
+  const XdropAlignment left = xdrop_gapped_align(LetterRun{q + qs, -1, qs + 1}, LetterRun{s + ss, -1, ss + 1},
+                                                 p.scoring, p.xdrop_final, true);
+  const XdropAlignment right = xdrop_gapped_align(LetterRun{q + qs + 1, 1, QL - qs - 1},
+                                                  LetterRun{s + ss + 1, 1, SL - ss - 1}, p.scoring,
+                                                  p.xdrop_final, true);
+  Final f;
+  Box& b = f.box;
+  b.q_start = qs - left.a_end + 1;
+  b.s_start = ss - left.b_end + 1;
+  b.q_end = qs + right.a_end + 1;
+  b.s_end = ss + right.b_end + 1;
+  b.score = left.score + right.score;
+  std::vector<GapOp> ops(left.ops.rbegin(), left.ops.rend());
+  ops.insert(ops.end(), right.ops.begin(), right.ops.end());
+  // A leading or trailing gap cannot belong to a best alignment; BLAST drops any and credits its cost back.
+  const int gap_cost_open = p.scoring.gap_open, gap_cost_extend = p.scoring.gap_extend;
+  size_t first = 0, last = ops.size();
+  auto trim = [&](size_t& at, int dir) {
+    while (first < last && ops[dir > 0 ? at : at - 1] != GapOp::substitution) {
+      const GapOp kind = ops[dir > 0 ? at : at - 1];
+      int64_t n = 0;
+      while (first < last && ops[dir > 0 ? at : at - 1] == kind) {
+        dir > 0 ? ++at : --at;
+        ++n;
+      }
+      b.score += gap_cost_open + n * gap_cost_extend;
+      const bool subject_gap = kind == GapOp::gap_in_a;  // a subject letter against a gap
+      if (dir > 0) (subject_gap ? b.s_start : b.q_start) += n;
+      else (subject_gap ? b.s_end : b.q_end) -= n;
+    }
+  };
+  trim(first, 1);
+  trim(last, -1);
+  GappedHsp& r = f.hsp;
+  int64_t qi = b.q_start, si = b.s_start;
+  GapOp prev = GapOp::substitution;
+  for (size_t k = first; k < last; ++k) {
+    const GapOp op = ops[k];
+    if (op == GapOp::substitution) {
+      if (same_base(q[qi], s[si])) ++r.identities;
+      else ++r.mismatches;
+      ++qi, ++si;
+    } else {
+      if (op != prev) ++r.gap_opens;
+      (op == GapOp::gap_in_a ? si : qi) += 1;
+    }
+    prev = op;
+  }
+  r.align_length = last - first;
+  r.q_start = uint64_t(b.q_start), r.q_end = uint64_t(b.q_end);
+  r.s_start = uint64_t(b.s_start), r.s_end = uint64_t(b.s_end);
+  r.score = b.score;
+  return f;
+}
+
 }  // namespace
 
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
-                                     std::vector<GapTrigger> triggers, const GappedExtensionParams& p) {
+                                     std::vector<GapTrigger> triggers, const GappedExtensionParams& p, int threads,
+                                     GappedExtensionStats* stats) {
   const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
+  // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment.
+  const size_t lookahead = 16 * size_t(std::max(threads, 1));
   // Preliminary pass, best ungapped HSP first (score_compare_match).
   std::sort(triggers.begin(), triggers.end(), [](const GapTrigger& a, const GapTrigger& b) {
     return std::make_tuple(-a.score, a.s_start, -int64_t(a.length), a.q_start) <
            std::make_tuple(-b.score, b.s_start, -int64_t(b.length), b.q_start);
   });
+  auto ungapped_box = [&](size_t i) {
+    const GapTrigger& t = triggers[i];
+    return Box{int64_t(t.q_start), int64_t(t.q_start + t.length), int64_t(t.s_start), int64_t(t.s_start + t.length),
+               t.score};
+  };
+  std::vector<Box> extended(triggers.size());
   std::vector<Box> prelim;
   KeptBoxes prelim_index;
-  for (const GapTrigger& t : triggers) {
-    const Box ungapped{int64_t(t.q_start), int64_t(t.q_start + t.length), int64_t(t.s_start),
-                       int64_t(t.s_start + t.length), t.score};
-    if (prelim_index.contains(ungapped)) continue;
-    int64_t q_off = int64_t(t.q_seed), s_off = int64_t(t.s_seed);
-    if (ungapped.s_end >= s_off + 8) q_off += 3, s_off += 3;
-    const int x = int(std::min<int64_t>(p.xdrop_gap, t.score));
-    const int64_t adjust = 4 - s_off % 4;
-    int64_t q_mid = q_off + adjust, s_mid = s_off + adjust;
-    if (q_mid > QL || s_mid > SL) q_mid -= 4, s_mid -= 4;
-    // Rows are subject letters, columns query letters, as in blastn's packed-subject alignment.
-    const XdropAlignment left = xdrop_gapped_align(LetterRun{s + s_mid - 1, -1, s_mid},
-                                                   LetterRun{q + q_mid - 1, -1, q_mid}, p.scoring, x, false);
-    Box g{q_mid - left.b_end, q_mid, s_mid - left.a_end, s_mid, left.score, q_off, s_off};
-    if (q_mid < QL && s_mid < SL) {
-      const XdropAlignment right = xdrop_gapped_align(LetterRun{s + s_mid, 1, SL - s_mid},
-                                                      LetterRun{q + q_mid, 1, QL - q_mid}, p.scoring, x, false);
-      g.q_end = q_mid + right.b_end;
-      g.s_end = s_mid + right.a_end;
-      g.score += right.score;
-    }
-    if (g.score >= p.cutoff) {
-      prelim.push_back(g);
-      prelim_index.add(g);
-    }
-  }
+  const SpeculationStats prelim_stats = run_in_order_speculatively(
+      triggers.size(), threads, lookahead, [&](size_t i) { return prelim_index.contains(ungapped_box(i)); },
+      [&](size_t i) {
+        const GapTrigger& t = triggers[i];
+        int64_t q_off = int64_t(t.q_seed), s_off = int64_t(t.s_seed);
+        if (int64_t(t.s_start + t.length) >= s_off + 8) q_off += 3, s_off += 3;
+        const int x = int(std::min<int64_t>(p.xdrop_gap, t.score));
+        const int64_t adjust = 4 - s_off % 4;
+        int64_t q_mid = q_off + adjust, s_mid = s_off + adjust;
+        if (q_mid > QL || s_mid > SL) q_mid -= 4, s_mid -= 4;
+        // Rows are subject letters, columns query letters, as in blastn's packed-subject alignment.
+        const XdropAlignment left = xdrop_gapped_align(LetterRun{s + s_mid - 1, -1, s_mid},
+                                                       LetterRun{q + q_mid - 1, -1, q_mid}, p.scoring, x, false);
+        Box g{q_mid - left.b_end, q_mid, s_mid - left.a_end, s_mid, left.score, q_off, s_off};
+        if (q_mid < QL && s_mid < SL) {
+          const XdropAlignment right = xdrop_gapped_align(LetterRun{s + s_mid, 1, SL - s_mid},
+                                                          LetterRun{q + q_mid, 1, QL - q_mid}, p.scoring, x, false);
+          g.q_end = q_mid + right.b_end;
+          g.s_end = s_mid + right.a_end;
+          g.score += right.score;
+        }
+        extended[i] = g;
+      },
+      [&](size_t i) {
+        if (extended[i].score < p.cutoff) return;
+        prelim.push_back(extended[i]);
+        prelim_index.add(extended[i]);
+      });
+  std::vector<Box>().swap(extended);
   purge_common_endpoints(prelim, [](const Box& b) -> const Box& { return b; });
   std::sort(prelim.begin(), prelim.end(), score_order);
 
   // Final pass with traceback.
+  std::vector<Final> traced(prelim.size());
   std::vector<Final> finals;
   KeptBoxes done;
-  for (Box h : prelim) {
-    if (done.contains(h)) continue;
-    choose_start(q, s, SL, h);
-    const int64_t qs = h.q_gapped, ss = h.s_gapped;
-    // Rows are query letters here (ALIGN_EX); the left part includes the start point.
-    const XdropAlignment left = xdrop_gapped_align(LetterRun{q + qs, -1, qs + 1}, LetterRun{s + ss, -1, ss + 1},
-                                                   p.scoring, p.xdrop_final, true);
-    const XdropAlignment right = xdrop_gapped_align(LetterRun{q + qs + 1, 1, QL - qs - 1},
-                                                    LetterRun{s + ss + 1, 1, SL - ss - 1}, p.scoring,
-                                                    p.xdrop_final, true);
-    Final f;
-    Box& b = f.box;
-    b.q_start = qs - left.a_end + 1;
-    b.s_start = ss - left.b_end + 1;
-    b.q_end = qs + right.a_end + 1;
-    b.s_end = ss + right.b_end + 1;
-    b.score = left.score + right.score;
-    std::vector<GapOp> ops(left.ops.rbegin(), left.ops.rend());
-    ops.insert(ops.end(), right.ops.begin(), right.ops.end());
-    // A leading or trailing gap cannot belong to a best alignment; BLAST drops any and credits its cost back.
-    const int gap_cost_open = p.scoring.gap_open, gap_cost_extend = p.scoring.gap_extend;
-    size_t first = 0, last = ops.size();
-    auto trim = [&](size_t& at, int dir) {
-      while (first < last && ops[dir > 0 ? at : at - 1] != GapOp::substitution) {
-        const GapOp kind = ops[dir > 0 ? at : at - 1];
-        int64_t n = 0;
-        while (first < last && ops[dir > 0 ? at : at - 1] == kind) {
-          dir > 0 ? ++at : --at;
-          ++n;
-        }
-        b.score += gap_cost_open + n * gap_cost_extend;
-        const bool subject_gap = kind == GapOp::gap_in_a;  // a subject letter against a gap
-        if (dir > 0) (subject_gap ? b.s_start : b.q_start) += n;
-        else (subject_gap ? b.s_end : b.q_end) -= n;
-      }
-    };
-    trim(first, 1);
-    trim(last, -1);
-    GappedHsp& r = f.hsp;
-    int64_t qi = b.q_start, si = b.s_start;
-    GapOp prev = GapOp::substitution;
-    for (size_t k = first; k < last; ++k) {
-      const GapOp op = ops[k];
-      if (op == GapOp::substitution) {
-        if (same_base(q[qi], s[si])) ++r.identities;
-        else ++r.mismatches;
-        ++qi, ++si;
-      } else {
-        if (op != prev) ++r.gap_opens;
-        (op == GapOp::gap_in_a ? si : qi) += 1;
-      }
-      prev = op;
-    }
-    r.align_length = last - first;
-    r.q_start = uint64_t(b.q_start), r.q_end = uint64_t(b.q_end);
-    r.s_start = uint64_t(b.s_start), r.s_end = uint64_t(b.s_end);
-    r.score = b.score;
-    done.add(b);
-    finals.push_back(f);
+  const SpeculationStats final_stats = run_in_order_speculatively(
+      prelim.size(), threads, lookahead, [&](size_t i) { return done.contains(prelim[i]); },
+      [&](size_t i) { traced[i] = trace_final(q, QL, s, SL, prelim[i], p); },
+      [&](size_t i) {
+        done.add(traced[i].box);
+        finals.push_back(traced[i]);
+      });
+  if (stats) {
+    stats->preliminary += prelim_stats.computed;
+    stats->preliminary_wasted += prelim_stats.wasted;
+    stats->final += final_stats.computed;
+    stats->final_wasted += final_stats.wasted;
   }
   purge_common_endpoints(finals, [](const Final& f) -> const Box& { return f.box; });
   std::sort(finals.begin(), finals.end(), [](const Final& a, const Final& b) { return score_order(a.box, b.box); });

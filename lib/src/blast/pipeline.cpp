@@ -9,6 +9,7 @@
 #include <thread>
 #include <tuple>
 
+#include "bloomseq/blast/dust.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/blast/strided_seeds.hpp"
 #include "bloomseq/blast/ungapped.hpp"
@@ -84,6 +85,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
         int(std::max(params_.xdrop_final_bits * ln2 / gapped_.params.lambda, double(gapped_params_.xdrop_gap)));
   }
   const auto t0 = std::chrono::steady_clock::now();
+  if (params_.dust) mask_low_complexity();
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
   if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
@@ -130,6 +132,41 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   stats_.fp.assign(filters_.count(), 0);
   stats_.db_bases = totals_.bases;
   stats_.db_records = totals_.records;
+}
+
+void BlastSearch::mask_low_complexity() {
+  // As blastn's lookup table: a w-mer is a seed only when none of its bases is masked, on either strand (the
+  // minus strand's mask is the plus strand's, mirrored).
+  const uint64_t w = uint64_t(params_.w);
+  seed_allowed_.assign(queries_.size(), {});
+  parallel_for(queries_.size(), params_.threads, [&](size_t r) {
+    const std::vector<uint8_t>& q = queries_.codes[r];
+    const auto masked = dust_intervals(q.data(), q.size());
+    if (masked.empty() || q.size() < w) return;
+    std::vector<uint64_t>& ok = seed_allowed_[r];
+    ok.assign((q.size() + 63) / 64, ~uint64_t(0));
+    for (const auto& m : masked) {
+      // w-mers starting in [first - w + 1, last] touch the interval.
+      const uint64_t from = m.first + 1 >= w ? m.first + 1 - w : 0;
+      for (uint64_t i = from; i <= m.second; ++i) ok[i / 64] &= ~(uint64_t(1) << (i % 64));
+    }
+  });
+  for (size_t r = 0; r < queries_.size(); ++r)
+    if (!seed_allowed_[r].empty()) {
+      uint64_t n = 0;
+      for (uint64_t x : seed_allowed_[r]) n += uint64_t(__builtin_popcountll(~x));
+      stats_.dust_masked_wmers += n - (seed_allowed_[r].size() * 64 - queries_.codes[r].size());
+    }
+}
+
+void BlastSearch::drop_masked_seeds(std::vector<Seed>& seeds) const {
+  if (seed_allowed_.empty()) return;
+  seeds.erase(std::remove_if(seeds.begin(), seeds.end(),
+                             [&](const Seed& x) {
+                               const std::vector<uint64_t>& ok = seed_allowed_[x.query];
+                               return !ok.empty() && !((ok[x.q_pos / 64] >> (x.q_pos % 64)) & 1);
+                             }),
+              seeds.end());
 }
 
 double BlastSearch::modeled_fpr(uint32_t v) const {
@@ -220,6 +257,7 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, seeds[i], tp[i], fp[i]);
     else
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
+    drop_masked_seeds(seeds[i]);  // --dust: as if blastn's lookup table never held them
     busy_1b[i] = seconds_since(t);
   };
   prepare_stage1a();
@@ -484,7 +522,8 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
   starts.push_back(all.size());
   const size_t groups = starts.size() - 1;
   std::vector<std::vector<Hsp>> found(groups);
-  parallel_for(groups, params_.threads, [&](size_t k) {
+  std::vector<GappedExtensionStats> extension_stats(groups);
+  auto extend_group = [&](size_t k, int threads) {
     const Trigger& first = all[starts[k]];
     const uint32_t g = first.strand_index;
     const uint32_t query = g / 2;
@@ -497,7 +536,8 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
     GappedExtensionParams gp = gapped_params_;
     gp.cutoff = cutoffs_[query].hit;
     const uint64_t q_len = qc.size();
-    for (const GappedHsp& r : extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp)) {
+    for (const GappedHsp& r :
+         extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k])) {
       const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
       const double evalue = evalue_of(gapped_.params, e_score, search_space_[query]);
       if (!(evalue <= params_.evalue)) continue;
@@ -518,7 +558,20 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
       h.bits = bitscore_of(gapped_.params, r.score);
       found[k].push_back(h);
     }
-  });
+  };
+  // Each group's result is fixed whatever the threads (extend_gapped), so any schedule gives the same output. A
+  // group with a large share of the triggers (one strand of a genome against another) gets every thread inside
+  // it, one such group after the other; the rest run one group per thread.
+  const int T = params_.threads;
+  std::vector<size_t> large, small;
+  for (size_t k = 0; k < groups; ++k)
+    (T > 1 && (starts[k + 1] - starts[k]) * size_t(4 * T) > all.size() ? large : small).push_back(k);
+  for (size_t k : large) extend_group(k, T);
+  parallel_for(small.size(), T, [&](size_t i) { extend_group(small[i], 1); });
+  for (const GappedExtensionStats& e : extension_stats) {
+    stats_.gapped_extensions += e.preliminary + e.final;
+    stats_.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
+  }
   for (auto& f : found) hsps_.insert(hsps_.end(), f.begin(), f.end());
   stats_.seconds_stage3 += seconds_since(t0);
 }
@@ -554,7 +607,9 @@ std::vector<Hsp> BlastSearch::finish() {
       return a.subject < b.subject;
     }
     if (a.score != b.score) return a.score > b.score;
-    return std::tie(a.s_start, a.q_start, a.strand) < std::tie(b.s_start, b.q_start, b.strand);
+    // The rest only makes the order total, so that it cannot depend on the order the threads found them in.
+    return std::tie(a.s_start, a.q_start, a.strand, a.s_end, a.q_end) <
+           std::tie(b.s_start, b.q_start, b.strand, b.s_end, b.q_end);
   });
   stats_.hsps = out.size();
   return out;

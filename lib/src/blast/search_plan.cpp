@@ -91,7 +91,7 @@ void write_search_plan(const std::string& path, const SearchPlan& plan) {
   j.value("gapopen", p.gap_open).value("gapextend", p.gap_extend);
   j.value("xdrop", hex_double(p.xdrop_bits)).value("xdrop_gap", hex_double(p.xdrop_gap_bits));
   j.value("xdrop_gap_final", hex_double(p.xdrop_final_bits)).value("gap_trigger", hex_double(p.gap_trigger_bits));
-  j.value("evalue", hex_double(p.evalue));
+  j.value("evalue", hex_double(p.evalue)).value("dust", p.dust);
   j.value("query_records", plan.query_records).value("query_bases", plan.query_bases);
   j.value("query_hash", hex64(plan.query_hash));
   j.value("db_records", plan.db_records).value("db_bases", plan.db_bases).value("db_hash", hex64(plan.db_hash));
@@ -193,6 +193,7 @@ SearchPlan read_search_plan(const std::string& path) {
     p.reward = int(integer("reward"));
     p.penalty = int(integer("penalty"));
     p.gapped = boolean("gapped");
+    p.dust = boolean("dust");
     p.gap_open = int(integer("gapopen"));
     p.gap_extend = int(integer("gapextend"));
     p.xdrop_bits = real("xdrop");

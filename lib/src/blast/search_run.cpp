@@ -82,6 +82,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("penalty", p.penalty)
       .value("xdrop_bits", p.xdrop_bits)
       .value("gapped", p.gapped)
+      .value("dust", p.dust)
       .value("evalue", p.evalue)
       .value("chunk_bases", p.chunk_bases)
       .end_object();
@@ -104,6 +105,9 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("seeds", st.seeds)
       .value("extensions", st.extensions)
       .value("gap_triggers", st.gap_triggers)
+      .value("gapped_extensions", st.gapped_extensions)
+      .value("gapped_extensions_wasted", st.gapped_extensions_wasted)
+      .value("dust_masked_wmers", st.dust_masked_wmers)
       .value("hsps", st.hsps);
   // FPR: overall = sum FP / sum (DB - TP) over sub-queries; modeled = the same weighting of eq. 2.
   double fp = 0, neg = 0, modeled = 0;
@@ -260,7 +264,7 @@ std::string shard_identity(const SearchRequest& o, const BlastParams& p, const Q
        " h3_seed=" + std::to_string(p.seed) + " layout=" + layout_name(p.layout) +
        " reward=" + std::to_string(p.reward) + " penalty=" + std::to_string(p.penalty) +
        " xdrop=" + hex_double(p.xdrop_bits) + " evalue=" + hex_double(p.evalue) +
-       " gapped=" + std::to_string(p.gapped) + " gapopen=" + std::to_string(p.gap_open) +
+       " gapped=" + std::to_string(p.gapped) + " dust=" + std::to_string(p.dust) + " gapopen=" + std::to_string(p.gap_open) +
        " gapextend=" + std::to_string(p.gap_extend) + " xdrop_gap=" + hex_double(p.xdrop_gap_bits) +
        " xdrop_gap_final=" + hex_double(p.xdrop_final_bits) + " gap_trigger=" + hex_double(p.gap_trigger_bits);
   char h[24];

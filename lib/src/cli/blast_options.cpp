@@ -49,8 +49,9 @@ output is the same either way (stage 1b is exact), a stale calibration or a busy
 much slower than the defaults. --no-tune-check skips it.
 
 The HSPs are meant to equal those of
-  blastn -task blastn -dust no -subject DB -outfmt 6                  (the default: gapped, w 11, 2/-3, gaps 5/2)
-  blastn -task blastn -ungapped -dust no -sum_stats false -outfmt 6   (--ungapped)
+  blastn -task blastn -subject DB -outfmt 6                  (the default: gapped, w 11, 2/-3, gaps 5/2, DUST)
+  blastn -task blastn -ungapped -sum_stats false -outfmt 6   (--ungapped)
+  blastn -task blastn -dust no ...                           (--dust no)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
 --outfmt columns: std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident
 positive ppos qstart qend sstart send evalue bitscore score qlen slen qcovhsp sstrand, e.g.
@@ -108,6 +109,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
        cxxopts::value<double>()->default_value("100"))
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
       ("ungapped", "report ungapped HSPs (blastn -ungapped -sum_stats false) instead of gapped alignments")
+      ("dust", "yes (default, as blastn): no seeds in low-complexity query stretches (symmetric DUST, level 20, "
+               "window 64, linker 1; extensions still cross them); no: seeds everywhere (blastn -dust no)",
+       cxxopts::value<std::string>()->default_value("yes"))
       ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"))
       ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
                      "at every (w-15)-th position, which find the same seeds)")
@@ -185,6 +189,11 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.xdrop_bits = r["xdrop"].as<double>();
   p.evalue = r["evalue"].as<double>();
   p.gapped = r.count("ungapped") == 0;
+  {
+    const std::string d = r["dust"].as<std::string>();
+    if (d != "yes" && d != "no") throw UsageError("--dust: '" + d + "' (expected yes or no)");
+    p.dust = d == "yes";
+  }
   p.gap_open = r["gapopen"].as<int>();
   p.gap_extend = r["gapextend"].as<int>();
   p.xdrop_gap_bits = r["xdrop-gap"].as<double>();
@@ -272,7 +281,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
     for (const char* opt : {"word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
-                            "xdrop-gap-final", "evalue", "ungapped", "every-wmer", "scan-word", "sub-query",
+                            "xdrop-gap-final", "evalue", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "no-tune-check", "batch"})
       if (r.count(opt))

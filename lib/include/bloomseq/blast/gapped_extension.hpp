@@ -38,8 +38,18 @@ struct GappedExtensionParams {
   int64_t cutoff = 0;   // preliminary gapped score needed to keep an alignment
 };
 
-// `triggers` in any order. Results ordered best first (BLAST's score order).
+// How many extensions ran, and how many of them on several threads were found covered by an earlier result
+// when their turn came (in_order_speculation.hpp).
+struct GappedExtensionStats {
+  uint64_t preliminary = 0, preliminary_wasted = 0;
+  uint64_t final = 0, final_wasted = 0;
+};
+
+// `triggers` in any order. Results ordered best first (BLAST's score order). With several threads both passes
+// extend later candidates while earlier ones are still being extended and decide them in order: the result is
+// the one-thread result, whatever the thread count.
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
-                                     std::vector<GapTrigger> triggers, const GappedExtensionParams& params);
+                                     std::vector<GapTrigger> triggers, const GappedExtensionParams& params,
+                                     int threads = 1, GappedExtensionStats* stats = nullptr);
 
 }  // namespace bloomseq

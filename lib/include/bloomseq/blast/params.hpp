@@ -43,6 +43,9 @@ struct BlastParams {
   double xdrop_gap_bits = 30.0;  // preliminary gapped X-drop (blastn -xdrop_gap)
   double xdrop_final_bits = 100.0;  // X-drop of the final alignment with traceback (blastn -xdrop_gap_final)
   double gap_trigger_bits = 27.0;   // ungapped score in bits that triggers a gapped extension
+  // blastn's DUST (dust.hpp) on each query record, for seeding only, as blastn's default soft masking: a seed's
+  // w-mer must lie outside every masked interval; extensions run over the masked bases.
+  bool dust = false;
   // Stage 1a normally tests every database w-mer (the paper's scheme; what stage-1a/1b outputs report). When only
   // HSPs are wanted, a shorter probe word of probe_word bases tested at every s-th database position only, s = w -
   // probe_word + 1, finds every exact w-mer match too (each contains one such probe), s times fewer tests; stage 1b

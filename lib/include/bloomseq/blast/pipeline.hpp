@@ -54,6 +54,10 @@ struct BlastStats {
   uint64_t true_positives = 0, false_positives = 0;
   uint64_t seeds = 0, extensions = 0, hsps = 0;
   uint64_t gap_triggers = 0;  // ungapped HSPs handed to stage 3
+  // Gapped extensions (preliminary and final) run in stage 3; of those, extensions on several threads whose
+  // results an earlier alignment turned out to contain (computed in vain: see in_order_speculation.hpp).
+  uint64_t gapped_extensions = 0, gapped_extensions_wasted = 0;
+  uint64_t dust_masked_wmers = 0;  // query w-mers (plus strand) that touch a DUST interval: no seeds there
   double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0, seconds_stage3 = 0;
   std::vector<uint64_t> tp, fp;  // per sub-query
 };
@@ -108,6 +112,9 @@ class BlastSearch {
   void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks);
   // Stage 2 on the seeds of those chunks (seeds[i]: chunk i's, in stream order; total_seeds in all).
   void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds);
+  // --dust: which query w-mers may seed (seed_allowed_), and the seeds of the others dropped after stage 1b.
+  void mask_low_complexity();
+  void drop_masked_seeds(std::vector<Seed>& seeds) const;
   // Stage 3 on the gap triggers found in `batch` (its subject records are still in memory).
   void extend_gapped_batch(const DbBatch& batch);
   struct Trigger {
@@ -137,6 +144,9 @@ class BlastSearch {
   std::vector<uint64_t> subject_lengths_;   // of the same records
   std::vector<Hsp> hsps_;
   std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches
+  // --dust: per query record, bit i set when the plus-strand w-mer at i may seed; empty for a record without masked
+  // bases (and for all of them without --dust).
+  std::vector<std::vector<uint64_t>> seed_allowed_;
   BlastStats stats_;
 };
 

@@ -1,0 +1,36 @@
+// A sequential "skip what an earlier result covers" loop run on several threads with the sequential result.
+//
+// Stage 3 walks its candidates best first and skips one that an alignment already kept contains, so candidate i
+// depends on every kept candidate before it. Each extension is a pure function of its candidate, though, so
+// threads may compute later candidates before the earlier ones are decided, as long as every candidate is kept or
+// dropped in order, against exactly the results kept before it:
+//
+//   for i in 0..n: if (!covered(i)) { compute(i); commit(i); }
+//
+// covered(i) is asked when i is claimed (against the results committed so far: a candidate covered then is
+// covered in the sequential loop too, since the kept set only grows) and again when its turn to commit comes;
+// only then is commit(i) called. So the kept set, and everything derived from it, equals the sequential loop's
+// at any thread count; threads only change how much is computed in vain (a candidate computed while an earlier
+// one that will cover it was still being computed).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace bloomseq {
+
+struct SpeculationStats {
+  uint64_t computed = 0;  // compute() calls
+  uint64_t wasted = 0;    // of those, candidates covered by the time their turn came
+};
+
+// covered() and commit() are called under one lock (never concurrently), in candidate order for commit();
+// compute(i) runs on any thread, concurrently for different i, and must touch only what belongs to candidate i.
+// At most `lookahead` candidates past the oldest undecided one are claimed. threads <= 1: the plain loop.
+// An exception thrown by a callback stops the loop and is rethrown here.
+SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookahead,
+                                            const std::function<bool(size_t)>& covered,
+                                            const std::function<void(size_t)>& compute,
+                                            const std::function<void(size_t)>& commit);
+
+}  // namespace bloomseq

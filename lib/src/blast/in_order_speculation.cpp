@@ -1,0 +1,82 @@
+#include "bloomseq/blast/in_order_speculation.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bloomseq {
+
+SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookahead,
+                                            const std::function<bool(size_t)>& covered,
+                                            const std::function<void(size_t)>& compute,
+                                            const std::function<void(size_t)>& commit) {
+  SpeculationStats stats;
+  if (threads <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; ++i) {
+      if (covered(i)) continue;
+      compute(i);
+      ++stats.computed;
+      commit(i);
+    }
+    return stats;
+  }
+  lookahead = std::max<size_t>(lookahead, 1);
+  enum : uint8_t { kWaiting, kComputing, kComputed, kSkipped };
+  std::vector<uint8_t> state(n, kWaiting);
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t next_claim = 0, next_commit = 0;
+  std::exception_ptr error;
+
+  auto worker = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      if (error) return;
+      try {
+        // Decide every candidate whose turn has come, in order.
+        bool decided = false;
+        while (next_commit < next_claim && state[next_commit] >= kComputed) {
+          if (state[next_commit] == kComputed) {
+            if (covered(next_commit)) ++stats.wasted;
+            else commit(next_commit);
+          }
+          ++next_commit;
+          decided = true;
+        }
+        if (decided) changed.notify_all();
+        if (next_commit == n) return;
+        if (next_claim < n && next_claim < next_commit + lookahead) {
+          const size_t i = next_claim++;
+          if (covered(i)) {
+            state[i] = kSkipped;
+            continue;
+          }
+          state[i] = kComputing;
+          ++stats.computed;
+          lock.unlock();
+          compute(i);
+          lock.lock();
+          state[i] = kComputed;
+          continue;
+        }
+      } catch (...) {
+        if (!lock.owns_lock()) lock.lock();
+        if (!error) error = std::current_exception();
+        changed.notify_all();
+        return;
+      }
+      changed.wait(lock);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && size_t(t) < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return stats;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,100 @@
+// run_in_order_speculatively against the plain loop it stands for: random intervals, best first; one inside an
+// interval already kept is skipped, the others are "extended" (widened by a pseudo-random amount, after a random
+// pause so that threads finish out of order) and kept. The kept list must equal the plain loop's at every thread
+// count and lookahead, and every candidate computed in vain must be one the plain loop skips.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "bloomseq/blast/in_order_speculation.hpp"
+
+using namespace bloomseq;
+
+namespace {
+
+struct Interval {
+  int64_t begin, end;
+};
+
+std::vector<Interval> random_candidates(std::mt19937_64& rng, size_t n) {
+  std::vector<Interval> v(n);
+  for (auto& x : v) {
+    x.begin = int64_t(rng() % 2000);
+    x.end = x.begin + 1 + int64_t(rng() % 40);
+  }
+  return v;
+}
+
+Interval widened(const Interval& x, size_t i) { return {x.begin - int64_t(i * 7 % 90), x.end + int64_t(i * 13 % 110)}; }
+
+bool inside(const Interval& x, const std::vector<Interval>& kept) {
+  for (const auto& k : kept)
+    if (k.begin <= x.begin && x.end <= k.end) return true;
+  return false;
+}
+
+std::vector<size_t> plain_loop(const std::vector<Interval>& c) {
+  std::vector<Interval> kept;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (inside(c[i], kept)) continue;
+    kept.push_back(widened(c[i], i));
+    order.push_back(i);
+  }
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("in-order speculation keeps what the plain loop keeps, at any thread count") {
+  std::mt19937_64 rng(2024);
+  for (int round = 0; round < 6; ++round) {
+    const std::vector<Interval> c = random_candidates(rng, 60 + size_t(round) * 40);
+    const std::vector<size_t> want = plain_loop(c);
+    for (int threads : {1, 2, 3, 5, 8})
+      for (size_t lookahead : {size_t(1), size_t(4), size_t(64)}) {
+        std::vector<Interval> result(c.size()), kept;
+        std::vector<size_t> order;
+        std::vector<int> computed(c.size(), 0);
+        const SpeculationStats st = run_in_order_speculatively(
+            c.size(), threads, lookahead, [&](size_t i) { return inside(c[i], kept); },
+            [&](size_t i) {
+              std::this_thread::sleep_for(std::chrono::microseconds((i * 2654435761u) % 200));
+              result[i] = widened(c[i], i);
+              ++computed[i];
+            },
+            [&](size_t i) {
+              kept.push_back(result[i]);
+              order.push_back(i);
+            });
+        INFO("round " << round << ", threads " << threads << ", lookahead " << lookahead);
+        REQUIRE(order == want);
+        uint64_t n = 0;
+        for (size_t i = 0; i < c.size(); ++i) {
+          REQUIRE(computed[i] <= 1);
+          n += uint64_t(computed[i]);
+        }
+        REQUIRE(st.computed == n);
+        REQUIRE(st.computed - st.wasted == want.size());
+        if (threads == 1) REQUIRE(st.wasted == 0);
+      }
+  }
+}
+
+TEST_CASE("in-order speculation passes an exception on and stops") {
+  for (int threads : {1, 3}) {
+    std::vector<int> seen(100, 0);
+    REQUIRE_THROWS_AS(run_in_order_speculatively(
+                          100, threads, 8, [](size_t) { return false; },
+                          [&](size_t i) {
+                            if (i == 17) throw std::runtime_error("no memory");
+                            seen[i] = 1;
+                          },
+                          [](size_t) {}),
+                      std::runtime_error);
+  }
+}
