@@ -30,8 +30,9 @@
 #   -h, --help             this help
 # Times on a 2-core machine (load ~2): --quick ~1-2 min; the default run ~25 min, of which R = 1024 takes ~15
 # (kraken2-build ~6 min, facs build-filter ~4 min, 2 x 3 classify rounds of 200,000 reads).
-# Writes OUT/facs_scale.csv (one row per R and tool), OUT/facs_scale_runs.csv (every timed run) and
-# OUT/facs_scale.txt (the table). Needs: kraken2 (scripts/install-deps.sh --bench), python3, GNU time.
+# Writes OUT/facs_scale.csv (one row per R and tool), OUT/facs_scale_runs.csv (every timed run),
+# OUT/facs_scale_builds.csv and OUT/facs_scale.txt (the table; bench/facs_scale_report.py OUT READS redoes both).
+# Needs: kraken2 (scripts/install-deps.sh --bench), python3, GNU time.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 bin=$src/build/bin
@@ -186,58 +187,6 @@ for r in $(printf '%s\n' $refs_list | sort -n); do
   rm -f calls.txt
 done
 
-python3 - "$nreads" <<'EOF' | tee facs_scale.txt
-import collections, csv, statistics as st, sys
-n = int(sys.argv[1])
-runs = list(csv.DictReader(open("facs_scale_runs.csv")))
-builds = {(b["refs"], b["tool"]): b for b in csv.DictReader(open("facs_scale_builds.csv"))}
-groups = collections.defaultdict(list)
-for x in runs:
-    groups[(int(x["refs"]), x["tool"], x["reads"])].append(x)
-walls = {k: st.median(float(x["wall_s"]) for x in v) for k, v in groups.items()}
-# per-round ratios of kraken2's wall time to each facs variant's
-ratio = collections.defaultdict(list)
-per_round = collections.defaultdict(dict)
-for x in runs:
-    per_round[(int(x["refs"]), x["reads"], x["round"])][x["tool"]] = float(x["wall_s"])
-for (r, s, _), d in per_round.items():
-    for t, w in d.items():
-        if t != "kraken2" and "kraken2" in d:
-            ratio[(r, t, s)].append(d["kraken2"] / w)
-r0 = min(r for r, _, _ in groups)
-cols = ["refs", "tool", "reads_set", "build_s", "build_peak_mb", "db_bytes", "db_vs_hash_k2d", "classify_s",
-        "cpu_s", "proc_s", "peak_mb", "reads_per_s", "accuracy_pct", "novel_pct", "load1", "vs_kraken2_reads_per_s",
-        f"time_vs_R{r0}"]
-rows = []
-for (r, t, s), v in sorted(groups.items(), key=lambda kv: (kv[0][2] != "reads", kv[0][0], kv[0][1] == "kraken2", kv[0][1])):
-    b = builds[(str(r), t)]
-    k2 = builds.get((str(r), "kraken2"))
-    med = lambda key: st.median(float(x[key]) for x in v if x[key] != "")
-    acc = sum(int(x["correct"]) for x in v) / max(1, sum(int(x["ref_reads"]) for x in v))
-    nov = sum(int(x["novel"]) for x in v) / max(1, sum(int(x["random_reads"]) for x in v))
-    base = walls.get((r0, t, s))
-    rows.append({"refs": r, "tool": t, "reads_set": f"{s} x{len(v)}", "build_s": b["build_s"],
-                 "build_peak_mb": f"{int(b['build_peak_kb']) / 1024:.0f}", "db_bytes": b["db_bytes"],
-                 "db_vs_hash_k2d": f"{int(b['db_bytes']) / int(k2['db_bytes']):.2f}" if k2 else "",
-                 "classify_s": f"{walls[(r, t, s)]:.2f}", "cpu_s": f"{med('cpu_s'):.2f}",
-                 "proc_s": f"{med('proc_s'):.2f}" if any(x["proc_s"] for x in v) else "",
-                 "peak_mb": f"{max(int(x['peak_kb']) for x in v) / 1024:.0f}",
-                 "reads_per_s": f"{n / walls[(r, t, s)]:.0f}", "accuracy_pct": f"{100 * acc:.3f}",
-                 "novel_pct": f"{100 * nov:.3f}", "load1": f"{med('load1'):.2f}",
-                 "vs_kraken2_reads_per_s": f"{st.median(ratio[(r, t, s)]):.2f}" if ratio[(r, t, s)] else "",
-                 f"time_vs_R{r0}": f"{walls[(r, t, s)] / base:.2f}" if base else ""})
-with open("facs_scale.csv", "w", newline="") as f:
-    w = csv.DictWriter(f, cols)
-    w.writeheader()
-    w.writerows(rows)
-head = ["R", "tool", "reads", "build s", "build MB", "filter/db MB", "/k2d", "classify s", "CPU s", "proc s",
-        "peak MB", "reads/s", "accuracy %", "novel %", "load", "x kraken2", f"t/t(R{r0})"]
-table = [head] + [[str(x[c]) if c != "db_bytes" else f"{int(x[c]) / 1048576:.1f}" for c in cols] for x in rows]
-width = [max(len(row[i]) for row in table) for i in range(len(head))]
-for row in table:
-    print("  ".join(c.rjust(width[i]) for i, c in enumerate(row)))
-print(f"{n} reads per set; classify s = median wall (loading included) of the alternating rounds; x kraken2 = median"
-      f" of the per-round ratios kraken2 wall / facs wall; proc s = the tool's own processing time.")
-EOF
+python3 "$src/bench/facs_scale_report.py" "$out" "$nreads" | tee facs_scale.txt
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); wrote $out/facs_scale.csv, facs_scale_runs.csv," \
      "facs_scale_builds.csv, facs_scale.txt" >&2
