@@ -26,10 +26,11 @@
 #   --seed S               seed of the references and reads (default: 1; the held-out reads use S-heldout)
 #   --deterministic-kraken build kraken2 databases without --fast-build (same database every time, ~10x slower
 #                          to build on random genomes; classification unchanged)
-#   --quick                R = 8 and 64, 20,000 reads: about a minute on an idle 2-core machine
+#   --quick                R = 8 and 64, 20,000 reads (about a minute on an idle 2-core machine)
 #   -h, --help             this help
-# Times on a 2-core machine (load ~2): --quick ~1-2 min; the default run ~25 min, of which R = 1024 takes ~15
-# (kraken2-build ~6 min, facs build-filter ~4 min, 2 x 3 classify rounds of 200,000 reads).
+# Time on a shared 2-core machine (load 5-10): --quick ~2 min (116 s at load 6-9); the default run ~55 min,
+# ~45 of them at R = 1024 (kraken2-build 13 min, facs build-filter 2.5 min, each facs classify run 100 CPU s,
+# 3-8 min wall); --refs "8 64 256" ~9 min. Disk: ~3.5 GB at R = 1024; memory: ~2.5 GB.
 # Writes OUT/facs_scale.csv (one row per R and tool), OUT/facs_scale_runs.csv (every timed run),
 # OUT/facs_scale_builds.csv and OUT/facs_scale.txt (the table; bench/facs_scale_report.py OUT READS redoes both).
 # Needs: kraken2 (scripts/install-deps.sh --bench), python3, GNU time.
@@ -105,7 +106,8 @@ timed() {
   cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
 }
 echo "refs,tool,build_s,build_cpu_s,build_peak_kb,db_bytes,load1" > facs_scale_builds.csv
-echo "refs,tool,reads,round,wall_s,cpu_s,peak_kb,proc_s,load1,correct,ref_reads,novel,random_reads" > facs_scale_runs.csv
+echo "refs,tool,reads,round,wall_s,cpu_s,peak_kb,proc_s,load1,correct,ref_reads,novel,random_reads" \
+  > facs_scale_runs.csv
 
 # classify SET TOOL ROUND READS.fq: one timed run, its calls scored, a row of facs_scale_runs.csv
 classify() {
