@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# --auto-tune against the defaults on real pairs, side by side in one run: the defaults, --auto-tune (with its
-# on-line check: plan and defaults timed on a database sample, the faster kept) and --auto-tune --no-tune-check
-# (the model's plan as it is). Wall times are medians of alternated repeats; the check's whole-run prediction
+# --auto-tune against the defaults on real pairs, side by side in one run: the defaults, --auto-tune --tune-check
+# (the on-line check: defaults and plan timed on a database sample, the faster kept) and --auto-tune (the model's
+# plan as it is). Wall times are medians of alternated repeats; the check's whole-run prediction
 # (build + stages 1a/1b) is set against what the run measured for the same stages. Prints a table and writes CSV.
 #
 # Usage: bench/auto_tune_check.sh BUILD_BIN_DIR [OUT_DIR]
@@ -39,8 +39,8 @@ echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s,plan_built,che
 run() {  # case set w variant round query db
   local name=$1 set=$2 w=$3 variant=$4 round=$5 q=$6 db=$7 extra=()
   case $variant in
-    auto) extra=(--auto-tune) ;;
-    auto_nocheck) extra=(--auto-tune --no-tune-check) ;;
+    auto) extra=(--auto-tune --tune-check) ;;
+    auto_nocheck) extra=(--auto-tune) ;;
   esac
   local t0 t1
   t0=$(date +%s.%N)

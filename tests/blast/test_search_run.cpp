@@ -139,6 +139,7 @@ TEST_CASE("run_search --auto-tune: the on-line check keeps a search whose output
     SearchRequest tuned = plain;
     tuned.output = dir.file("tuned.tsv");
     tuned.auto_tune = true;
+    tuned.tune_trial = true;
     tuned.profile = "";  // the default profile, or the built-in figures without one
     tuned.stats = true;
     tuned.stats_path = dir.file("tuned.json");

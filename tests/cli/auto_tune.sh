@@ -29,8 +29,7 @@ jget() {
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
 # 1. Minimum time under an FPR target: plan printed before the run, within the device, target met.
-# (--no-tune-check: the run must use the plan, whose predictions are compared with what it measures.)
-check "auto-tune --target-fpr" 0 "$bb" --auto-tune --no-tune-check --target-fpr 1e-3 "$q" "$db" -o "$tmp/auto.tsv" --stats "$tmp/auto.json"
+check "auto-tune --target-fpr" 0 "$bb" --auto-tune --target-fpr 1e-3 "$q" "$db" -o "$tmp/auto.tsv" --stats "$tmp/auto.json"
 grep -q '^# plan (min time under FPR target).*target met' "$tmp/stderr" || bad "plan not printed"
 grep -q 'built-in defaults' "$tmp/stderr" || bad "missing profile not announced"
 s="$tmp/auto.json"
@@ -54,9 +53,9 @@ cores=$(nproc 2>/dev/null || echo 1)
 # The tuning only changes the prefilter: the HSPs equal those of a run with the defaults.
 "$bb" "$q" "$db" -o "$tmp/default.tsv" 2>/dev/null || bad "default run"
 cmp -s "$tmp/auto.tsv" "$tmp/default.tsv" || bad "auto-tuned HSPs differ from the default run"
-# With the on-line check (the default): the plan and the defaults timed on a sample, the choice said on stderr and
+# With the on-line check (--tune-check): the plan and the defaults timed on a sample, the choice said on stderr and
 # in the stats, the HSPs still those of the default run.
-check "auto-tune with the on-line check" 0 "$bb" --auto-tune --target-fpr 1e-3 "$q" "$db" -o "$tmp/checked.tsv" --stats "$tmp/checked.json"
+check "auto-tune with the on-line check" 0 "$bb" --auto-tune --tune-check --target-fpr 1e-3 "$q" "$db" -o "$tmp/checked.tsv" --stats "$tmp/checked.json"
 if grep -q 'auto-tune check on' "$tmp/stderr"; then
   kept=$(jget "$tmp/checked.json" auto_tune.check.kept)
   [[ "$kept" == plan || "$kept" == defaults ]] || bad "check: kept '$kept'"
@@ -64,7 +63,7 @@ if grep -q 'auto-tune check on' "$tmp/stderr"; then
   le 1 "$(jget "$tmp/checked.json" auto_tune.check.sample_bases)" || bad "check: no sample"
 fi
 cmp -s "$tmp/checked.tsv" "$tmp/default.tsv" || bad "checked auto-tune HSPs differ from the default run"
-check "--no-tune-check needs --auto-tune" 64 "$bb" --no-tune-check "$q" "$db" -o /dev/null
+check "--tune-check needs --auto-tune" 64 "$bb" --tune-check "$q" "$db" -o /dev/null
 
 # 2. Minimum FPR under a throughput target.
 check "auto-tune --target-throughput" 0 "$bb" --auto-tune --target-throughput 1e6 "$q" "$db" -o "$tmp/tp.tsv" --stats "$tmp/tp.json"

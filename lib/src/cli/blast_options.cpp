@@ -43,10 +43,10 @@ Examples:
 minimum predicted time with the per-test FPR <= --target-fpr (default 1e-4), or minimum FPR with predicted
 throughput >= --target-throughput (db w-mers/s). -k, -m, --sub-query, --layout and -t given explicitly stay fixed.
 The plan is printed on stderr before the run; --stats puts its predictions next to the measured values.
-With --target-fpr (min time), the plan and the defaults (the run without --auto-tune) are first timed on a sample
-of the database (1/32, at most 8 Mbases) and the run goes on with the one predicted faster for the whole run: the
-output is the same either way (stage 1b is exact), a stale calibration or a busy machine cannot make --auto-tune
-much slower than the defaults. --no-tune-check skips it.
+--tune-check (min time only): the defaults (the run without --auto-tune) and, if the model and a partial build
+promise a 20% gain, the plan are first timed on a sample of the database (1/32, at most 8 Mbases) and the run goes
+on with the one predicted faster; the output is the same either way (stage 1b is exact). It costs 0.1-2 s and
+pays only where the model's plan is far off (docs/performance-model.md).
 
 The HSPs are meant to equal those of
   blastn -task blastn -subject DB -outfmt 6                  (the default: gapped, w 11, 2/-3, gaps 5/2, DUST)
@@ -129,8 +129,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("auto-tune", "choose n_sub, k, m, layout and threads with the performance model")
       ("target-fpr", "with --auto-tune: minimum time with FPR per test <= X (default 1e-4)", cxxopts::value<double>())
       ("target-throughput", "with --auto-tune: minimum FPR with >= Y database w-mers/s", cxxopts::value<double>())
-      ("no-tune-check", "with --auto-tune: run the model's plan without first timing it against the defaults on a "
-       "database sample")
+      ("tune-check", "with --auto-tune: time the plan against the defaults on a database sample first and keep the "
+       "faster")
       ("profile", "calibration profile (default " + model::default_profile_path() + ")",
        cxxopts::value<std::string>()->default_value(""));
   opts.add_options("Execution")
@@ -232,10 +232,10 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.auto_tune = r.count("auto-tune") > 0;
   model::PlanRequest& request = o.request;
   if (!o.auto_tune && (r.count("target-fpr") || r.count("target-throughput") || r.count("profile") ||
-                       r.count("no-tune-check")))
-    throw UsageError("--target-fpr, --target-throughput, --profile and --no-tune-check need --auto-tune");
+                       r.count("tune-check")))
+    throw UsageError("--target-fpr, --target-throughput, --profile and --tune-check need --auto-tune");
   // The check races for time: a minimum-FPR plan is kept as planned.
-  o.tune_trial = r.count("no-tune-check") == 0 && !r.count("target-throughput");
+  o.tune_trial = r.count("tune-check") > 0 && !r.count("target-throughput");
   if (o.auto_tune) {
     if (r.count("target-fpr") && r.count("target-throughput"))
       throw UsageError("give --target-fpr or --target-throughput, not both");
@@ -283,7 +283,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     for (const char* opt : {"word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
                             "xdrop-gap-final", "evalue", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
-                            "target-throughput", "profile", "no-tune-check", "batch"})
+                            "target-throughput", "profile", "tune-check", "batch"})
       if (r.count(opt))
         throw UsageError(std::string("--") + opt + " cannot be given with --plan (the plan holds the search's "
                          "parameters; give them to 'blast-bloom plan')");

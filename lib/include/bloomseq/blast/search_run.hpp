@@ -29,8 +29,8 @@ struct SearchRequest {
   // --auto-tune: the objective and targets (sizes are filled in once the inputs are known).
   bool auto_tune = false;
   // With --auto-tune: time the plan against the defaults on a database sample first and keep the faster
-  // (--no-tune-check: trust the plan).
-  bool tune_trial = true;
+  // (--tune-check; off by default: measured, it pays only where the plan is far off).
+  bool tune_trial = false;
   model::PlanRequest request;
   std::string profile;  // --profile ("" = the default profile)
   // Given explicitly, so --auto-tune keeps them fixed.
