@@ -33,6 +33,47 @@ void InterleavedBloom::set_bin(uint32_t bin, const BloomVector& v) {
   }
 }
 
+namespace {
+
+// a[i] bit j <-> a[j] bit i (bit 0 the least significant).
+void transpose64(uint64_t* a) {
+  uint64_t m = 0x00000000FFFFFFFFULL;
+  for (int j = 32; j != 0; j >>= 1, m ^= m << j) {
+    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      const uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
+    }
+  }
+}
+
+}  // namespace
+
+void InterleavedBloom::set_bins(uint32_t first_bin, const BloomVector* const* vectors, uint32_t count) {
+  if (first_bin % 64 != 0 || count > 64 || first_bin >= bins_ || count > bins_ - first_bin)
+    throw UsageError("set_bins: bins " + std::to_string(first_bin) + " + " + std::to_string(count) + " of " +
+                     std::to_string(bins_));
+  for (uint32_t b = 0; b < count; ++b)
+    if (vectors[b] && vectors[b]->m_bits() != m_bits_)
+      throw UsageError("set_bins: a vector of " + std::to_string(vectors[b]->m_bits()) + " bits for bins of " +
+                       std::to_string(m_bits_));
+  const uint32_t col = first_bin / 64;
+  uint64_t block[64];
+  for (uint64_t r0 = 0; r0 < m_bits_; r0 += 64) {
+    // block[b]: rows r0 .. r0 + 63 of bin b (two 32-bit words; bits past m are clear in a BloomVector)
+    for (uint32_t b = 0; b < 64; ++b) {
+      block[b] = 0;
+      if (b >= count || !vectors[b]) continue;
+      const std::vector<uint32_t>& words = vectors[b]->words();
+      const uint64_t w = r0 / 32;
+      block[b] = words[w] | (w + 1 < words.size() ? uint64_t(words[w + 1]) << 32 : 0);
+    }
+    transpose64(block);  // block[i]: row r0 + i, bit b = bin first_bin + b
+    const uint64_t rows = std::min<uint64_t>(64, m_bits_ - r0);
+    for (uint64_t i = 0; i < rows; ++i) rows_[(r0 + i) * words_per_row_ + col] |= block[i];
+  }
+}
+
 BloomVector InterleavedBloom::bin_vector(uint32_t bin) const {
   if (bin >= bins_) throw UsageError("bin_vector: bin " + std::to_string(bin) + " of " + std::to_string(bins_));
   BloomVector v(m_bits_);

@@ -25,10 +25,15 @@ class InterleavedBloom {
   void insert(uint32_t bin, const uint32_t* hashes, int k) { view().insert(bin, hashes, k); }
   // Sets every bit of `bin` that is set in `v` (a filter built separately with the same m and hashes).
   void set_bin(uint32_t bin, const BloomVector& v);
+  // set_bin for up to 64 bins at once: bins first_bin .. first_bin + count - 1 (first_bin a multiple of 64, all
+  // in one row word) from vectors[0 .. count), null = leave clear. Transposes 64 x 64 bit blocks, so each row
+  // word is written once, where set_bin touches every row once per bin.
+  void set_bins(uint32_t first_bin, const BloomVector* const* vectors, uint32_t count);
   // Bin b as a plain Bloom vector (bit for bit what separate inserts into a BloomVector of m bits give).
   BloomVector bin_vector(uint32_t bin) const;
   uint64_t bin_popcount(uint32_t bin) const;
   const std::vector<uint64_t>& rows() const { return rows_; }
+  uint64_t* data() { return rows_.data(); }  // for loading rows from a file
 
  private:
   uint32_t bins_ = 0;
