@@ -167,13 +167,17 @@ void compare_with_separate(const Panel& p, size_t nreads, uint64_t seed) {
 }  // namespace
 
 TEST_CASE("interleaved set: groups by size, bins hold the references' k-mers", "[facs][interleaved]") {
-  const Panel p = make_panel(12, {3000, 9000, 30000}, 1);
+  // 64 small and 64 large references: two groups of one row word each take less than one of two.
+  const Panel p = make_panel(128, {400, 6000}, 1);
   const FilterSet& s = p.interleaved;
-  REQUIRE(s.groups.size() == 3);  // sizes 3x apart: one group each
+  REQUIRE(s.groups.size() == 2);
   for (const InterleavedGroup& g : s.groups) {
-    REQUIRE(g.bins == 4);
+    REQUIRE(g.bins == 64);
     for (uint32_t b = 0; b < g.bins; ++b) REQUIRE(s.filters[g.members[b]].bin == b);
   }
+  REQUIRE(s.groups[0].m_bits < s.groups[1].m_bits / 10);
+  // Below 64 references one group is always smallest (a row word is 64 bins wide).
+  REQUIRE(make_panel(12, {3000, 9000, 30000}, 1).interleaved.groups.size() == 1);
   // Every k-mer of a reference is in its bin (no false negatives), checked with the bin as a classic filter.
   const FilterSet twin = separate_twin(s);
   for (size_t j = 0; j < s.filters.size(); ++j) {
@@ -188,7 +192,8 @@ TEST_CASE("interleaved set: groups by size, bins hold the references' k-mers", "
 }
 
 TEST_CASE("interleaved classify equals separate classic filters with the same bits", "[facs][interleaved]") {
-  SECTION("three size groups") { compare_with_separate(make_panel(9, {2000, 7000, 25000}, 2), 400, 3); }
+  SECTION("one group") { compare_with_separate(make_panel(9, {2000, 7000, 25000}, 2), 400, 3); }
+  SECTION("two size groups") { compare_with_separate(make_panel(140, {300, 600, 9000}, 12), 300, 13); }
   SECTION("more than 64 bins in a group") { compare_with_separate(make_panel(70, {1500, 2200}, 4), 300, 5); }
   SECTION("more than 512 bins, two groups") { compare_with_separate(make_panel(530, {400, 1300}, 6), 200, 7); }
 }
@@ -322,7 +327,7 @@ TEST_CASE("build-filter --layout interleaved: per-record bins, --add refused", "
   run_build_filter(b, FacsSinks{nullptr});
   const FilterSet s = read_filter_file(b.output);
   REQUIRE(s.filters.size() == 5);
-  REQUIRE(s.groups.size() >= 2);  // 1 kb to 13 kb: more than a factor 2 apart
+  REQUIRE(s.groups.size() == 1);  // below 64 references one group takes the fewest bits
   for (int i = 0; i < 5; ++i) {
     REQUIRE(s.filters[size_t(i)].name == "rec" + std::to_string(i));
     REQUIRE(s.filters[size_t(i)].elements == size_t(1000 + 3000 * i - kW + 1));

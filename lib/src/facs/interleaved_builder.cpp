@@ -15,7 +15,7 @@ std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t
   std::vector<int> ks(elements.size());
   for (size_t i = 0; i < elements.size(); ++i) size_filter(elements[i], classic, need[i], ks[i]);
   std::vector<InterleavedGroup> groups;
-  for (const BinGroup& bg : group_bins_by_size(need)) {
+  for (const BinGroup& bg : group_bins_min_memory(need)) {
     InterleavedGroup g;
     g.members = bg.members;
     g.bins = uint32_t(bg.members.size());

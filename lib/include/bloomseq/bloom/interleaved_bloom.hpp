@@ -54,4 +54,11 @@ struct BinGroup {
 std::vector<BinGroup> group_bins_by_size(const std::vector<uint64_t>& bits_needed, double max_ratio = 2.0,
                                          uint32_t max_bins = 4096);
 
+// Groups bins (needed sizes in bits) so that the groups' rows take the fewest bits: a group of b bins whose
+// largest member needs m bits takes m x 64 ceil(b / 64) bits (rows are whole 64-bit words), so a group of very
+// different sizes wastes the small members' share and a small group wastes the rest of its last word. Groups are
+// runs of the bins in ascending size (an exact dynamic programme over those), at most `max_bins` each; as above,
+// they come in ascending size and every index is in exactly one.
+std::vector<BinGroup> group_bins_min_memory(const std::vector<uint64_t>& bits_needed, uint32_t max_bins = 4096);
+
 }  // namespace bloomseq

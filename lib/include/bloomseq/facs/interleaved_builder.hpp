@@ -1,5 +1,7 @@
 // Building an interleaved filter set (facs build-filter --layout interleaved): one bin per reference, bins of
-// similar size grouped (group_bins_by_size) so that small references do not pay for the largest, each group one
+// similar size grouped (group_bins_min_memory) so that small references do not pay for the largest where a
+// separate group costs less than the shared one (below 64 references one group always does: rows are whole
+// 64-bit words), each group one
 // interleaved Bloom filter whose m and k are those a separate classic filter of its largest member would get for
 // the target FPR. The references are read twice: pass 1 counts each one's distinct k-mers (exact or HyperLogLog,
 // as for separate filters) to size the groups, pass 2 builds each bin as a classic Bloom vector of its group's m
