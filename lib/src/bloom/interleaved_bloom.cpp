@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <string>
 
 #include "bloomseq/error.hpp"
@@ -17,6 +20,23 @@ InterleavedBloom::InterleavedBloom(uint32_t bins, uint64_t m_bits)
     throw UsageError("interleaved Bloom filter of " + std::to_string(bins) + " bins x " + std::to_string(m_bits) +
                      " bits is too large");
   rows_.assign(m_bits * words_per_row_, 0);
+}
+
+InterleavedBloom InterleavedBloom::for_loading(uint32_t bins, uint64_t m_bits) {
+  InterleavedBloom b(bins, 1);  // checks the arguments' ranges with a one-row filter
+  if (m_bits == 0 || m_bits > kMaxBloomBits) b = InterleavedBloom(bins, m_bits);  // throws the same error
+  b.m_bits_ = m_bits;
+  b.rows_ = Rows();
+  b.rows_.reserve(m_bits * b.words_per_row_);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // Before the first touch, so that the pages faulted in by the read are huge ones where the system allows.
+  const uintptr_t huge = uintptr_t(2) << 20;
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(b.rows_.data()) + huge - 1) / huge * huge;
+  const uintptr_t to = (reinterpret_cast<uintptr_t>(b.rows_.data() + m_bits * b.words_per_row_)) / huge * huge;
+  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#endif
+  b.rows_.resize(m_bits * b.words_per_row_);  // default-initialised: not written
+  return b;
 }
 
 void InterleavedBloom::set_bin(uint32_t bin, const BloomVector& v) {

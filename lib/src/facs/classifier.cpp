@@ -148,8 +148,8 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params, Backe
     : set_(set), params_(params), model_(make_error_model(set, params)), backend_(device) {
   if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
   if (set.interleaved() && device)
-    throw UsageError("interleaved filter sets are classified on the CPU only (drop --device or rebuild with "
-                     "--layout blocked)");
+    throw UsageError("interleaved filter sets are classified on the CPU only (use --backend cpu, or build "
+                     "separate filters for the GPU)");
   for (const FilterEntry& f : set.filters) {
     if (f.k < 1 || layout_hashes(f.layout, f.k) > kMaxHashes)
       throw DataError("filter '" + f.name + "' has an invalid hash count");
@@ -220,7 +220,7 @@ void Classifier::copy_filters_to_huge_pages() {
   constexpr size_t kHuge = size_t(2) << 20;
   size_t words = 0;
   for (const FilterEntry& f : set_.filters) words += (f.bits.words().size() + 15) / 16 * 16;  // 64-byte aligned
-  for (const InterleavedGroup& g : set_.groups) words += (g.ibf.size_bytes() / 4 + 15) / 16 * 16;
+
   const size_t bytes = std::max<size_t>(kHuge, (words * 4 + kHuge - 1) / kHuge * kHuge);
   void* mem = std::aligned_alloc(kHuge, bytes);
   if (!mem) throw std::bad_alloc();
@@ -236,15 +236,14 @@ void Classifier::copy_filters_to_huge_pages() {
     views_.push_back(ConstBloomView{at, f.bits.m_bits()});
     at += (src.size() + 15) / 16 * 16;
   }
+  // Interleaved groups are used where they are: the loader put their rows on huge pages already
+  // (InterleavedBloom::for_loading), and a copy would double the memory of a set of gigabytes.
   ibf_groups_.clear();
   for (const InterleavedGroup& g : set_.groups) {
-    std::memcpy(at, g.ibf.rows().data(), g.ibf.size_bytes());
     IbfGroup v;
-    v.view = ConstInterleavedBloomView{reinterpret_cast<const uint64_t*>(at), g.ibf.m_bits(), g.ibf.bins(),
-                                       g.ibf.words_per_row()};
+    v.view = g.ibf.view();
     v.k = g.k;
     ibf_groups_.push_back(v);
-    at += (g.ibf.size_bytes() / 4 + 15) / 16 * 16;
   }
 }
 

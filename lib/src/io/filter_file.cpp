@@ -323,7 +323,7 @@ FilterSet read_filter_file(const std::string& path) {
   for (size_t g = 0; g < h.set.groups.size(); ++g) {
     InterleavedGroup& grp = h.set.groups[g];
     skip_to(h.offsets[g]);
-    grp.ibf = InterleavedBloom(grp.bins, grp.m_bits);
+    grp.ibf = InterleavedBloom::for_loading(grp.bins, grp.m_bits);
     const uint64_t bytes = grp.ibf.size_bytes();
     in.read(grp.ibf.data(), bytes);
     crc = crc_of(crc, grp.ibf.data(), bytes);

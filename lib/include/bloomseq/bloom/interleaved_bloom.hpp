@@ -2,6 +2,8 @@
 // of very different sizes into a few interleaved filters, so that small references do not pay for the largest.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "bloomseq/bloom/bloom_vector.hpp"
@@ -9,12 +11,33 @@
 
 namespace bloomseq {
 
+// Leaves new elements uninitialised (a loader overwrites them all: no zeroing pass over gigabytes first).
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) { ::new (static_cast<void*>(p)) U(std::forward<A>(a)...); }
+};
+
 class InterleavedBloom {
  public:
+  using Rows = std::vector<uint64_t, DefaultInitAllocator<uint64_t>>;
   InterleavedBloom() = default;
   // `bins` filters of `m_bits` bits each, all clear. Throws UsageError for 0 bins, m outside 1..2^32, or a size
   // that does not fit in 64 bits.
   InterleavedBloom(uint32_t bins, uint64_t m_bits);
+  // The same size with the rows left uninitialised, for a loader that fills them all (data()). The memory is
+  // offered to transparent huge pages first: lookups land on random rows, and with 4 KiB pages nearly every one
+  // would also miss the TLB.
+  static InterleavedBloom for_loading(uint32_t bins, uint64_t m_bits);
 
   uint32_t bins() const { return bins_; }
   uint64_t m_bits() const { return m_bits_; }
@@ -32,14 +55,14 @@ class InterleavedBloom {
   // Bin b as a plain Bloom vector (bit for bit what separate inserts into a BloomVector of m bits give).
   BloomVector bin_vector(uint32_t bin) const;
   uint64_t bin_popcount(uint32_t bin) const;
-  const std::vector<uint64_t>& rows() const { return rows_; }
+  const Rows& rows() const { return rows_; }
   uint64_t* data() { return rows_.data(); }  // for loading rows from a file
 
  private:
   uint32_t bins_ = 0;
   uint64_t m_bits_ = 0;
   uint32_t words_per_row_ = 0;
-  std::vector<uint64_t> rows_;
+  Rows rows_;
 };
 
 // Bins of similar size share one interleaved filter sized for its largest member.
