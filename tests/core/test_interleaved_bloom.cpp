@@ -128,3 +128,82 @@ TEST_CASE("size groups keep every bin, bound the waste and the group size", "[bl
   CHECK(group_bins_by_size({100, 1000}, 2.0).size() == 2);
   CHECK(group_bins_by_size({}, 2.0).empty());
 }
+
+TEST_CASE("set_bins transposes 64 vectors at once like set_bin one by one; query_words like query", "[bloom][ibf]") {
+  std::mt19937_64 rng(77);
+  for (uint64_t m : {uint64_t(1), uint64_t(63), uint64_t(64), uint64_t(1000), uint64_t(4099)}) {
+    const uint32_t bins = 150;  // columns of 64, 64 and 22 bins
+    std::vector<BloomVector> vs;
+    for (uint32_t b = 0; b < bins; ++b) {
+      BloomVector v(m);
+      for (uint64_t r = 0; r < m; ++r)
+        if (rng() % 3 == 0) set_bit(v.words().data(), r);
+      vs.push_back(std::move(v));
+    }
+    InterleavedBloom one(bins, m), many(bins, m);
+    for (uint32_t b = 0; b < bins; ++b) one.set_bin(b, vs[b]);
+    for (uint32_t first = 0; first < bins; first += 64) {
+      const BloomVector* ptrs[64] = {};
+      const uint32_t count = std::min<uint32_t>(64, bins - first);
+      for (uint32_t t = 0; t < count; ++t) ptrs[t] = (t % 17 == 5) ? nullptr : &vs[first + t];
+      many.set_bins(first, ptrs, count);
+    }
+    for (uint32_t b = 0; b < bins; ++b) {
+      INFO("m " << m << " bin " << b);
+      if (b % 64 % 17 == 5) REQUIRE(many.bin_popcount(b) == 0);
+      else REQUIRE(many.bin_vector(b).words() == vs[b].words());
+    }
+    // query_words over some words with a mask equals query() restricted to them.
+    const ConstInterleavedBloomView v = one.view();
+    const uint32_t words[2] = {0, 2};
+    const uint64_t mask[2] = {~uint64_t(0), 0x3FFFFFULL};
+    for (int t = 0; t < 200; ++t) {
+      uint32_t h[4];
+      for (uint32_t& x : h) x = uint32_t(rng());
+      uint64_t full[3], part[2];
+      v.query(h, 4, full);
+      const bool any = v.query_words(h, 4, words, 2, mask, part);
+      REQUIRE(part[0] == (full[0] & mask[0]));
+      REQUIRE(part[1] == (full[2] & mask[1]));
+      REQUIRE(any == ((part[0] | part[1]) != 0));
+    }
+  }
+}
+
+TEST_CASE("group_bins_min_memory: fewest row bits, by a plain quadratic search", "[bloom][ibf]") {
+  std::mt19937_64 rng(5);
+  for (uint32_t max_bins : {4096u, 100u, 7u}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const size_t n = 1 + rng() % 300;
+      std::vector<uint64_t> need(n);
+      for (uint64_t& x : need) x = 1 + (rng() % 4 == 0 ? rng() % 100000 : rng() % 1000);
+      const std::vector<BinGroup> groups = group_bins_min_memory(need, max_bins);
+      // Every bin once, runs in ascending size, each group sized for its largest member.
+      std::vector<int> seen(n, 0);
+      uint64_t cost = 0, last = 0;
+      for (const BinGroup& g : groups) {
+        REQUIRE(!g.members.empty());
+        REQUIRE(g.members.size() <= max_bins);
+        uint64_t largest = 0;
+        for (uint32_t i : g.members) {
+          ++seen[i];
+          REQUIRE(need[i] >= last);
+          last = need[i];
+          largest = std::max(largest, need[i]);
+        }
+        REQUIRE(g.m_bits == largest);
+        cost += largest * ((g.members.size() + 63) / 64);
+      }
+      for (int s : seen) REQUIRE(s == 1);
+      // Oracle: every split point of the sorted sizes.
+      std::vector<uint64_t> sorted = need;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<uint64_t> best(n + 1, UINT64_MAX);
+      best[0] = 0;
+      for (size_t j = 1; j <= n; ++j)
+        for (size_t i = (j > max_bins ? j - max_bins : 0); i < j; ++i)
+          best[j] = std::min(best[j], best[i] + sorted[j - 1] * ((j - i + 63) / 64));
+      REQUIRE(cost == best[n]);
+    }
+  }
+}

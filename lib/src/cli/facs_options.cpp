@@ -105,7 +105,9 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
        cxxopts::value<uint64_t>()->default_value("0"))
       ("layout", "bit layout: blocked (all probes of a k-mer in one 64-byte cache line; ~15-20% more bits for the "
-                 "same FPR, several times faster to query) or classic (probes anywhere in the filter)",
+                 "same FPR, several times faster to query), classic (probes anywhere in the filter) or interleaved "
+                 "(one classic filter per reference, references of similar size interleaved bit by bit so that one "
+                 "lookup answers all of them: for many references; docs/facs.md)",
        cxxopts::value<std::string>()->default_value("blocked"))
       ("per-record", "one filter per FASTA record instead of one per file")
       ("name", "filter name, once per input file in order (default: the file name without extensions)",
@@ -161,7 +163,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   b.layout_name = layout;
   if (layout == "blocked") p.layout = BloomLayout::blocked512;
   else if (layout == "classic") p.layout = BloomLayout::classic;
-  else throw UsageError("build-filter: --layout must be blocked or classic, got '" + layout + "'");
+  else if (layout == "interleaved") p.layout = BloomLayout::classic, p.interleaved = true;
+  else throw UsageError("build-filter: --layout must be blocked, classic or interleaved, got '" + layout + "'");
   const std::string count = r["count"].as<std::string>();
   if (count == "exact") p.count = KmerCount::exact;
   else if (count == "hll") p.count = KmerCount::hyperloglog;

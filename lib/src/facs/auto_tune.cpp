@@ -40,7 +40,7 @@ FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filter
     c.read_len = read_len;
     c.w = w;
     c.k = f->k;
-    c.m_bits = f->bits.m_bits();
+    c.m_bits = f->bits.m_bits() ? f->bits.m_bits() : f->m_bits;  // a bin of an interleaved set has no own bits
     c.threads = threads;
     if (dev.kind == model::DeviceKind::Gpu) c.launch = model::facs_launch_config(dev, reads, c.m_bits);
     const model::FacsPrediction fp = model::predict_facs(c, f->elements, dev, cal);

@@ -1,8 +1,10 @@
 // facs build-filter: one filter per reference file (or per FASTA record), appended to a .bf container.
 #include "bloomseq/facs/build_filter_run.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -11,6 +13,7 @@
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/facs/filter_builder.hpp"
+#include "bloomseq/facs/interleaved_builder.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/app/json_writer.hpp"
@@ -39,8 +42,15 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
   const FacsAutoTune tune = load_auto_tune(o.tune, "build-filter", log);
 
   FilterSet set;
+  if (p.interleaved && o.add)
+    throw UsageError("build-filter: --add cannot extend an interleaved set (its groups are sized for their "
+                     "members); build it again with all references");
+  if (p.interleaved && tune.on) throw UsageError("build-filter: --auto-tune does not plan interleaved sets");
   if (o.add) {
     set = read_filter_file(out);
+    if (set.interleaved())
+      throw UsageError(out + ": --add cannot extend an interleaved set (its groups are sized for their members); "
+                       "build it again with all references");
     check_compatible(set, p, out);
     set.command_line += "\n" + command_line;
   } else {
@@ -61,12 +71,15 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
   const size_t first_new = set.filters.size();
 
   // `seqs` in memory, or (`streamed`) the whole file `source` read from disk by build_filter_from_file.
-  auto add = [&](const std::vector<std::string_view>& seqs, const std::string& name, const std::string& source,
-                 bool streamed = false) {
+  auto claim_name = [&](const std::string& name) {
     if (name.empty() || name.find_first_of("\t\n,") != std::string::npos)
       throw UsageError("build-filter: filter name '" + name + "' must be non-empty without tabs, commas or newlines");
     if (!taken.insert(name).second)
       throw UsageError("build-filter: two filters would be named '" + name + "' (use --name)");
+  };
+  auto add = [&](const std::vector<std::string_view>& seqs, const std::string& name, const std::string& source,
+                 bool streamed = false) {
+    claim_name(name);
     BuildParams q = p;
     if (tune.on && p.layout == BloomLayout::classic) {
       // The model's plan for this reference: m and k for its distinct k-mer count (counted once more here, the same
@@ -113,7 +126,49 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     if (set.filters.back().elements == 0)
       throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
   };
-  for (size_t i = 0; i < refs.size(); ++i) {
+  // Interleaved: every reference (a file, or a record with --per-record) read twice, see interleaved_builder.hpp.
+  auto each_reference = [&](const char* what,
+                            const std::function<void(size_t, const std::string&, const std::string&,
+                                                     const std::vector<std::string_view>&)>& fn) {
+    size_t index = 0;
+    for (size_t i = 0; i < refs.size(); ++i) {
+      if (refs[i] == "-")
+        throw UsageError("build-filter: --layout interleaved reads the references twice; give files, not - (stdin)");
+      std::vector<SequenceRecord> recs;
+      {
+        SequenceReader reader(refs[i]);
+        reader.on_bases([&](uint64_t b) { show(std::string(what) + " " + refs[i] + ", bases", b, 0); });
+        for (SequenceRecord rec; reader.next(rec);) recs.push_back(std::move(rec));
+      }
+      if (recs.empty()) throw DataError(refs[i] + ": no sequences");
+      if (p.per_record) {
+        for (const SequenceRecord& rec : recs) fn(index++, rec.name, refs[i] + ":" + rec.name, {rec.seq});
+      } else {
+        std::vector<std::string_view> seqs;
+        for (const SequenceRecord& rec : recs) seqs.push_back(rec.seq);
+        fn(index++, names.empty() ? file_stem(refs[i]) : names[i], refs[i], seqs);
+      }
+    }
+  };
+  if (p.interleaved) {
+    std::vector<InterleavedReference> counted;
+    each_reference("counting", [&](size_t, const std::string& name, const std::string& source,
+                                   const std::vector<std::string_view>& seqs) {
+      claim_name(name);
+      InterleavedReference r{name, source, 0, 0};
+      for (std::string_view s : seqs) r.source_length += s.size();
+      r.elements = p.count == KmerCount::exact ? distinct_canonical_wmers(seqs, p.w).size()
+                                               : estimate_distinct_wmers(seqs, p.w);
+      if (r.elements == 0)
+        throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
+      counted.push_back(std::move(r));
+    });
+    InterleavedSetBuilder builder(set, counted, p);
+    each_reference("building", [&](size_t i, const std::string&, const std::string&,
+                                   const std::vector<std::string_view>& seqs) { builder.add(i, seqs); });
+    builder.finish();
+  }
+  for (size_t i = 0; i < refs.size() && !p.interleaved; ++i) {
     // --count hll over a whole file: streamed twice from disk on all threads, never all in memory.
     if (p.count == KmerCount::hyperloglog && !p.per_record && !tune.on && refs[i] != "-") {
       add({}, names.empty() ? file_stem(refs[i]) : names[i], refs[i], true);
@@ -135,6 +190,8 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     }
   }
   progress.finish();
+  for (FilterEntry& f : set.filters)
+    if (!f.m_bits) f.m_bits = f.bits.m_bits();
   // Open the JSON before writing the container so that a bad path fails before the long part is kept.
   OutputFile json_out;
   if (o.json) json_out = OutputFile(o.json_path);
@@ -160,7 +217,7 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     for (const FilterEntry* f : built) {
       j.begin_object();
       j.value("name", f->name).value("source", f->source).value("kmers", f->elements).value("hashes", f->k);
-      j.value("bits", f->bits.m_bits()).value("predicted_fpr", predicted_fpr(*f));
+      j.value("bits", f->m_bits).value("predicted_fpr", predicted_fpr(*f));
       j.end_object();
     }
     j.end_array();
@@ -180,10 +237,14 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     for (size_t j = first_new; j < set.filters.size(); ++j) {
       const FilterEntry& f = set.filters[j];
       std::fprintf(log, "%s\t%llu\t%llu\t%llu\t%d\t%.3g\t%llu\t%s\n", f.name.c_str(),
-                   (unsigned long long)f.source_length, (unsigned long long)f.elements,
-                   (unsigned long long)f.bits.m_bits(), f.k, predicted_fpr(f),
-                   (unsigned long long)(bloom_words(f.bits.m_bits()) * 4), layout_name(f.layout));
+                   (unsigned long long)f.source_length, (unsigned long long)f.elements, (unsigned long long)f.m_bits,
+                   f.k, predicted_fpr(f), (unsigned long long)(bloom_words(f.m_bits) * 4),
+                   f.group >= 0 ? "interleaved" : layout_name(f.layout));
     }
+    for (size_t g = 0; g < set.groups.size(); ++g)
+      std::fprintf(log, "# interleaved group %zu: %u bins of %llu bits, k=%d, %llu bytes\n", g + 1,
+                   set.groups[g].bins, (unsigned long long)set.groups[g].m_bits, set.groups[g].k,
+                   (unsigned long long)set.groups[g].ibf.size_bytes());
     std::fprintf(log, "wrote %zu filter(s) (w=%d) to %s\n", set.filters.size() - first_new, set.w, out.c_str());
   }
   BuildFilterReport report;
@@ -204,11 +265,20 @@ void print_filter_info(const std::string& path, std::FILE* out) {
     for (size_t pos = 0; (pos = cl.find('\n', pos)) != std::string::npos; pos += sep.size()) cl.replace(pos, 1, sep);
     std::fprintf(out, "# command: %s\n", cl.c_str());
     std::fprintf(out, "#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\tlayout\n");
-    for (const FilterEntry& f : set.filters)
+    for (size_t g = 0; g < set.groups.size(); ++g)
+      std::fprintf(out, "# group %zu: interleaved, %u bins of %llu bits, k=%d, %llu bytes\n", g + 1,
+                   set.groups[g].bins, (unsigned long long)set.groups[g].m_bits, set.groups[g].k,
+                   (unsigned long long)set.groups[g].ibf.size_bytes());
+    for (const FilterEntry& f : set.filters) {
+      // A bin of an interleaved group: its bits are a column of the group's rows, its bytes its share of them.
+      const bool bin = f.group >= 0;
+      const double fill = bin ? double(set.groups[size_t(f.group)].ibf.bin_popcount(f.bin)) / double(f.m_bits)
+                              : f.bits.fill_fraction();
       std::fprintf(out, "%s\t%s\t%llu\t%llu\t%d\t%llu\t%llu\t%.4f\t%.3g\t%.3g\t%s\n", f.name.c_str(),
                    f.source.c_str(), (unsigned long long)f.source_length, (unsigned long long)f.elements, f.k,
-                   (unsigned long long)f.bits.m_bits(), (unsigned long long)(bloom_words(f.bits.m_bits()) * 4),
-                   f.bits.fill_fraction(), predicted_fpr(f), fill_fpr(f), layout_name(f.layout));
+                   (unsigned long long)f.m_bits, (unsigned long long)(bloom_words(f.m_bits) * 4), fill,
+                   predicted_fpr(f), bin ? std::pow(fill, f.k) : fill_fpr(f), bin ? "interleaved" : layout_name(f.layout));
+    }
   }
 }
 

@@ -147,6 +147,9 @@ FacsErrorModel make_error_model(const FilterSet& set, const ClassifyParams& para
 Classifier::Classifier(const FilterSet& set, const ClassifyParams& params, Backend* device)
     : set_(set), params_(params), model_(make_error_model(set, params)), backend_(device) {
   if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
+  if (set.interleaved() && device)
+    throw UsageError("interleaved filter sets are classified on the CPU only (use --backend cpu, or build "
+                     "separate filters for the GPU)");
   for (const FilterEntry& f : set.filters) {
     if (f.k < 1 || layout_hashes(f.layout, f.k) > kMaxHashes)
       throw DataError("filter '" + f.name + "' has an invalid hash count");
@@ -157,6 +160,7 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params, Backe
     blocked_.push_back(f.layout == BloomLayout::blocked512 ? 1 : 0);
   }
   copy_filters_to_huge_pages();
+  if (set.interleaved()) set_up_interleaved();
   family_ = H3Family(kmax_, set.w, set.seed);
   // Re-lay the byte-sliced H3 tables: functions 0,1 and 2,3 (what a missing k-mer usually needs: the first
   // zero bit shows within a probe or two) each in one 64-bit word per row, the others in rows of 16 or 32
@@ -216,6 +220,7 @@ void Classifier::copy_filters_to_huge_pages() {
   constexpr size_t kHuge = size_t(2) << 20;
   size_t words = 0;
   for (const FilterEntry& f : set_.filters) words += (f.bits.words().size() + 15) / 16 * 16;  // 64-byte aligned
+
   const size_t bytes = std::max<size_t>(kHuge, (words * 4 + kHuge - 1) / kHuge * kHuge);
   void* mem = std::aligned_alloc(kHuge, bytes);
   if (!mem) throw std::bad_alloc();
@@ -230,6 +235,15 @@ void Classifier::copy_filters_to_huge_pages() {
     std::memcpy(at, src.data(), src.size() * 4);
     views_.push_back(ConstBloomView{at, f.bits.m_bits()});
     at += (src.size() + 15) / 16 * 16;
+  }
+  // Interleaved groups are used where they are: the loader put their rows on huge pages already
+  // (InterleavedBloom::for_loading), and a copy would double the memory of a set of gigabytes.
+  ibf_groups_.clear();
+  for (const InterleavedGroup& g : set_.groups) {
+    IbfGroup v;
+    v.view = g.ibf.view();
+    v.k = g.k;
+    ibf_groups_.push_back(v);
   }
 }
 
@@ -302,6 +316,11 @@ void Classifier::score(const std::string_view* reads, size_t n, BatchScores& out
   const size_t g = size_t(params_.group_reads);
   for (size_t first = 0; first < n; first += g) {
     const size_t cnt = std::min(g, n - first);
+    if (interleaved_) {
+      score_group_interleaved(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf],
+                              &out.denominator[first], &ws.valid_frames[first], out.lookups, ws, exact_failing);
+      continue;
+    }
     if (lean_) {
       score_group_lean(reads + first, cnt, &out.points[first * nf], &out.passed[first * nf], &out.denominator[first],
                        &ws.valid_frames[first], out.lookups, ws, exact_failing);

@@ -6,6 +6,7 @@
 
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/facs/classifier.hpp"
+#include "bloomseq/facs/read_scorer.hpp"
 
 namespace bloomseq {
 
@@ -42,6 +43,30 @@ struct ClassifierScratch {
   std::vector<const uint32_t*> prefetch_queue;  // blocks of the large filters for the quick frames
   std::vector<uint32_t> prefetch_end;  // [read]: end of its entries in prefetch_queue
   std::vector<FastScan> scans;
+  // Interleaved path (interleaved_path.cpp).
+  std::vector<uint32_t> ibf_entry;     // [frame of the group]: its answer in ibf_answers, or kIbf* below
+  std::vector<uint64_t> ibf_answers;   // [entry][column word]: the filters that may hold the frame
+  std::vector<uint64_t> ibf_candidates;  // [read][column word]: filters with a quick hit (FACS) or all (BioBloom)
+  std::vector<uint32_t> ibf_words;     // candidate column words of all reads, read after read
+  std::vector<uint32_t> ibf_words_first;  // [read]: its first in ibf_words (n + 1 entries)
+  std::vector<uint32_t> ibf_quick;     // quick frames (slots) to query
+  std::vector<uint32_t> ibf_quick_read;  // [quick frame]: its read
+  std::vector<uint32_t> ibf_pending;   // scan frames (slots) requested this round
+  std::vector<uint32_t> ibf_pending_read;
+  std::vector<uint32_t> ibf_local;     // words of one group, relative to its row
+  std::vector<uint64_t> ibf_mask, ibf_out;
+  std::vector<uint8_t> ibf_states;     // [job][frame]
+  std::vector<uint32_t> ibf_active;
+  struct IbfJob {
+    uint32_t read = 0;
+    uint32_t filter = 0;
+    uint32_t column = 0;
+    size_t state = 0;              // offset in ibf_states
+    int32_t need = 0;              // FACS: bases to cover (FacsErrorModel::min_covered)
+    int32_t max_uncovered = 0;     // FACS: more uncovered bases cannot pass (INT32_MAX: scan to the end)
+    ReadScorer scorer;
+  };
+  std::vector<IbfJob> ibf_jobs;
 };
 
 // Inline: it runs once per looked-up frame on both classifier paths.

@@ -96,11 +96,22 @@ FilterSet load_filters(const std::vector<std::string>& paths, int requested_w) {
                        std::to_string(s.seed) + ", unlike " + paths[0] + " (k-mer size " + std::to_string(all.w) +
                        ", seed " + std::to_string(all.seed) + "); filters classified together must match");
     }
+    // Interleaved groups move along; their member indices and the filters' group indices shift by what is loaded.
+    const uint32_t filter_base = uint32_t(all.filters.size());
+    const int32_t group_base = int32_t(all.groups.size());
+    for (InterleavedGroup& g : s.groups) {
+      for (uint32_t& m : g.members) m += filter_base;
+      all.groups.push_back(std::move(g));
+    }
     for (FilterEntry& f : s.filters) {
       if (!names.insert(f.name).second)
         throw UsageError(paths[i] + ": a filter named '" + f.name + "' was already loaded; names must be unique");
+      if (f.group >= 0) f.group += group_base;
       all.filters.push_back(std::move(f));
     }
+    if (all.interleaved() && std::any_of(all.filters.begin(), all.filters.end(), [](const FilterEntry& f) { return f.group < 0; }))
+      throw UsageError(paths[i] + ": interleaved and separate filters cannot be classified in one run; classify them "
+                       "in separate runs or build one interleaved set");
   }
   return all;
 }
@@ -185,7 +196,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   info.canonical = set.canonical;
   info.all_scores = all_scores;
   for (const FilterEntry& f : set.filters)
-    info.filters.push_back({f.name, f.source, f.elements, f.k, f.bits.m_bits(), predicted_fpr(f)});
+    info.filters.push_back({f.name, f.source, f.elements, f.k, f.m_bits, predicted_fpr(f)});
 
   // A shard finds its block (shard.hpp): by bytes, seeking; by records, counting them (cut, not parsed) and
   // skipping those before it. Split outputs of an empty shard take the input's format.

@@ -216,6 +216,11 @@ void check_filter_memory(uint64_t m_bits, const std::string& name) {
                      "(--per-record)");
 }
 
+void for_each_canonical_wmer(const std::vector<std::string_view>& seqs, int w, const std::function<void(uint64_t)>& fn) {
+  check_word_size(w);
+  for_each_canonical(seqs, w, fn);
+}
+
 std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_view>& seqs, int w) {
   check_word_size(w);
   size_t total = 0;

@@ -27,6 +27,9 @@ namespace {
 constexpr char kMagic[8] = {'B', 'L', 'M', 'S', 'Q', 'B', 'F', '\0'};
 constexpr uint64_t kFixedHeaderBytes = 48;
 constexpr uint64_t kMinEntryBytes = 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8;  // lengths of name/source + numbers
+constexpr uint64_t kBinEntryBytes = 4 + 4 + 8 + 8 + 4 + 4;          // version 3: name/source, numbers, group, bin
+constexpr uint64_t kGroupEntryBytes = 4 + 8 + 4 + 4 + 8 + 8;        // k, m, bins, words per row, offset, size
+constexpr uint32_t kMaxGroupBins = 1u << 24;
 constexpr uint64_t kTrailerBytes = 8;
 constexpr uint64_t kAlign = 64;
 constexpr uint64_t kMaxHeaderBytes = uint64_t(64) << 20;  // names and command lines, never more
@@ -35,6 +38,7 @@ constexpr uint32_t kFlagCanonical = 1;
 
 uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 uint64_t payload_bytes(uint64_t m_bits) { return bloom_words(m_bits) * 4; }
+uint64_t group_payload_bytes(uint64_t m_bits, uint32_t bins) { return m_bits * interleaved_row_words(bins) * 8; }
 
 // Little-endian serialisation into a byte string.
 struct Writer {
@@ -116,7 +120,7 @@ class InputFile {
 
 struct ParsedHeader {
   FilterSet set;
-  std::vector<uint64_t> offsets;
+  std::vector<uint64_t> offsets;        // per filter (versions 1, 2) or per group (version 3)
   uint64_t header_bytes = 0;
   uint64_t file_bytes = 0;
   uint32_t header_crc = 0, file_crc = 0;
@@ -131,6 +135,66 @@ uint32_t crc_of(uint32_t crc, const void* p, size_t n) {
     n -= chunk;
   }
   return crc;
+}
+
+// Version 3: the groups (k, m, bins, payload), then one entry per filter naming its group and bin; every bin of
+// every group belongs to exactly one filter.
+void parse_interleaved(Cursor& c, ParsedHeader& h, uint32_t count, uint64_t& next_free, uint64_t payload_end) {
+  const uint32_t groups = c.num<uint32_t>("group count");
+  if (groups == 0 || uint64_t(groups) * kGroupEntryBytes > h.header_bytes)
+    c.fail("corrupt: " + std::to_string(groups) + " interleaved groups");
+  uint64_t total_bins = 0;
+  for (uint32_t g = 0; g < groups; ++g) {
+    c.where = "group " + std::to_string(g + 1);
+    InterleavedGroup grp;
+    const uint32_t k = c.num<uint32_t>("k");
+    grp.m_bits = c.num<uint64_t>("m");
+    grp.bins = c.num<uint32_t>("bins");
+    const uint32_t words = c.num<uint32_t>("words per row");
+    const uint64_t offset = c.num<uint64_t>("payload offset");
+    const uint64_t bytes = c.num<uint64_t>("payload size");
+    if (k < 1 || k > uint32_t(kMaxHashes))
+      c.fail("k = " + std::to_string(k) + " (must be 1.." + std::to_string(kMaxHashes) + ")");
+    grp.k = int(k);
+    if (grp.m_bits < 1 || grp.m_bits > kMaxBloomBits)
+      c.fail("m = " + std::to_string(grp.m_bits) + " bits is out of range (1..2^32)");
+    if (grp.bins < 1 || grp.bins > kMaxGroupBins || words != interleaved_row_words(grp.bins))
+      c.fail(std::to_string(grp.bins) + " bins in rows of " + std::to_string(words) + " words (corrupt)");
+    if (bytes != group_payload_bytes(grp.m_bits, grp.bins))
+      c.fail("payload size " + std::to_string(bytes) + " does not match m = " + std::to_string(grp.m_bits) +
+             " and " + std::to_string(grp.bins) + " bins");
+    if (offset % kAlign != 0 || offset < next_free || offset > payload_end || bytes > payload_end - offset)
+      c.fail("payload at " + std::to_string(offset) + " (+" + std::to_string(bytes) +
+             " bytes) lies outside the file's payload area");
+    next_free = offset + bytes;
+    total_bins += grp.bins;
+    grp.members.assign(grp.bins, UINT32_MAX);
+    h.offsets.push_back(offset);
+    h.set.groups.push_back(std::move(grp));
+  }
+  c.where.clear();
+  if (total_bins != count)
+    c.fail("corrupt: " + std::to_string(count) + " filters for " + std::to_string(total_bins) + " interleaved bins");
+  for (uint32_t i = 0; i < count; ++i) {
+    c.where = "filter " + std::to_string(i + 1);
+    FilterEntry e;
+    e.name = c.str("name");
+    e.source = c.str("source");
+    if (!e.name.empty()) c.where += " '" + e.name + "'";
+    e.source_length = c.num<uint64_t>("source length");
+    e.elements = c.num<uint64_t>("element count");
+    const uint32_t g = c.num<uint32_t>("group");
+    e.bin = c.num<uint32_t>("bin");
+    if (g >= groups || e.bin >= h.set.groups[g].bins)
+      c.fail("group " + std::to_string(g + 1) + " bin " + std::to_string(e.bin) + " does not exist");
+    InterleavedGroup& grp = h.set.groups[g];
+    if (grp.members[e.bin] != UINT32_MAX) c.fail("shares its bin with another filter (corrupt)");
+    grp.members[e.bin] = i;
+    e.group = int32_t(g);
+    e.k = grp.k;
+    e.m_bits = grp.m_bits;
+    h.set.filters.push_back(std::move(e));
+  }
 }
 
 ParsedHeader parse_header(InputFile& in, const std::string& path) {
@@ -180,7 +244,7 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
   if (w < 1 || w > 32) in.fail("corrupt: w = " + std::to_string(w) + " (must be 1..32)");
   if (flags & ~kFlagCanonical) in.fail("corrupt: unknown flags 0x" + std::to_string(flags));
   if (count == 0) in.fail("holds no filters");
-  if (uint64_t(count) * kMinEntryBytes > h.header_bytes - kFixedHeaderBytes)
+  if (uint64_t(count) * (version >= 3 ? kBinEntryBytes : kMinEntryBytes) > h.header_bytes - kFixedHeaderBytes)
     in.fail("corrupt: header claims " + std::to_string(count) + " filters, more than its " +
             std::to_string(h.header_bytes) + " bytes can describe");
   h.set.w = int(w);
@@ -191,6 +255,10 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
   h.set.command_line = c.str("command line");
   uint64_t next_free = h.header_bytes;
   const uint64_t payload_end = size - kTrailerBytes;
+  if (version >= 3) {
+    parse_interleaved(c, h, count, next_free, payload_end);
+    return h;
+  }
   for (uint32_t i = 0; i < count; ++i) {
     c.where = "filter " + std::to_string(i + 1);
     FilterEntry e;
@@ -252,7 +320,24 @@ FilterSet read_filter_file(const std::string& path) {
     crc = crc_of(crc, gap.data(), gap.size());
     at = target;
   };
-  for (size_t i = 0; i < h.set.filters.size(); ++i) {
+  for (size_t g = 0; g < h.set.groups.size(); ++g) {
+    InterleavedGroup& grp = h.set.groups[g];
+    skip_to(h.offsets[g]);
+    grp.ibf = InterleavedBloom::for_loading(grp.bins, grp.m_bits);
+    const uint64_t bytes = grp.ibf.size_bytes();
+    in.read(grp.ibf.data(), bytes);
+    crc = crc_of(crc, grp.ibf.data(), bytes);
+    at += bytes;
+    // Bits past the last bin of a row must be clear (a bin's popcount and the classifier rely on it).
+    if (grp.bins % 64) {
+      const uint32_t wpr = grp.ibf.words_per_row();
+      const uint64_t spare = ~uint64_t(0) << (grp.bins % 64);
+      for (uint64_t r = 0; r < grp.m_bits; ++r)
+        if (grp.ibf.rows()[r * wpr + wpr - 1] & spare)
+          in.fail("corrupt: interleaved group " + std::to_string(g + 1) + " has bits set beyond its bins");
+    }
+  }
+  for (size_t i = 0; i < h.set.filters.size() && !h.set.interleaved(); ++i) {
     FilterEntry& e = h.set.filters[i];
     skip_to(h.offsets[i]);
     e.bits = BloomVector(e.m_bits);
@@ -269,16 +354,10 @@ FilterSet read_filter_file(const std::string& path) {
   return std::move(h.set);
 }
 
-void write_filter_file(const std::string& path, const FilterSet& set,
-                       const std::function<void(uint64_t, uint64_t)>& written) {
-  if (set.w < 1 || set.w > 32) throw UsageError("filter file: w = " + std::to_string(set.w) + " (must be 1..32)");
-  if (set.filters.empty()) throw UsageError("filter file " + path + ": no filters to write");
-  if (set.command_line.size() > kMaxStringBytes) throw UsageError("filter file: command line too long");
-  // Version 1 unless some filter needs the layout field, so that all-classic files stay readable by old readers.
-  bool any_blocked = false;
-  for (auto& e : set.filters) any_blocked |= e.layout != BloomLayout::classic;
-  const uint32_t version = any_blocked ? kFilterFormatVersion : 1;
-  const uint64_t entry_extra = version >= 2 ? 4 : 0;
+namespace {
+
+// Header fields common to every version, with the header and file sizes left for patch_sizes().
+Writer begin_header(const FilterSet& set, uint32_t version) {
   Writer w;
   w.bytes.append(kMagic, sizeof kMagic);
   w.num<uint32_t>(version);
@@ -289,6 +368,121 @@ void write_filter_file(const std::string& path, const FilterSet& set,
   w.num<uint32_t>(set.canonical ? kFlagCanonical : 0);
   w.num<uint32_t>(uint32_t(set.filters.size()));
   w.str(set.command_line);
+  return w;
+}
+
+void patch_sizes(Writer& w, uint64_t header, uint64_t file_bytes) {
+  w.bytes.resize(header, '\0');
+  const uint32_t hb = uint32_t(header);
+  std::memcpy(&w.bytes[12], &hb, 4);
+  std::memcpy(&w.bytes[16], &file_bytes, 8);
+}
+
+// Header, then each payload (64-byte aligned, in slices so that progress can be shown), then the trailer.
+void write_container(const std::string& path, Writer& w, uint64_t header,
+                     const std::vector<std::string_view>& payloads, uint64_t file_bytes,
+                     const std::function<void(uint64_t, uint64_t)>& written) {
+  OutputFile out(path);
+  const uint32_t header_crc = crc_of(0, w.bytes.data(), w.bytes.size());
+  uint32_t crc = header_crc;
+  out.write(w.bytes);
+  uint64_t at = header;
+  const std::string zeros(kAlign, '\0');
+  for (const std::string_view payload : payloads) {
+    constexpr size_t kSlice = size_t(32) << 20;
+    for (size_t from = 0; from < payload.size(); from += kSlice) {
+      const std::string_view slice = payload.substr(from, kSlice);
+      out.write(slice);
+      crc = crc_of(crc, slice.data(), slice.size());
+      if (written) written(at + from + slice.size(), file_bytes);
+    }
+    at += payload.size();
+    uint64_t pad = align_up(at) - at;
+    out.write(std::string_view(zeros.data(), pad));
+    crc = crc_of(crc, zeros.data(), pad);
+    at += pad;
+  }
+  char trailer[kTrailerBytes];
+  std::memcpy(trailer, &header_crc, 4);
+  std::memcpy(trailer + 4, &crc, 4);
+  out.write(std::string_view(trailer, sizeof trailer));
+  out.commit();
+}
+
+// Version 3: groups, then the filters' entries (group and bin), then the groups' rows.
+void write_interleaved(const std::string& path, const FilterSet& set,
+                       const std::function<void(uint64_t, uint64_t)>& written) {
+  const size_t nf = set.filters.size();
+  std::vector<uint8_t> seen(nf, 0);
+  for (size_t g = 0; g < set.groups.size(); ++g) {
+    const InterleavedGroup& grp = set.groups[g];
+    const std::string what = "filter file: interleaved group " + std::to_string(g + 1);
+    if (grp.k < 1 || grp.k > kMaxHashes) throw UsageError(what + ": k = " + std::to_string(grp.k));
+    if (grp.bins < 1 || grp.bins > kMaxGroupBins || grp.members.size() != grp.bins || grp.ibf.bins() != grp.bins ||
+        grp.ibf.m_bits() != grp.m_bits || grp.m_bits < 1 || grp.m_bits > kMaxBloomBits)
+      throw UsageError(what + ": its bins, members and rows disagree");
+    for (uint32_t b = 0; b < grp.bins; ++b) {
+      const uint32_t j = grp.members[b];
+      if (j >= nf || seen[j] || set.filters[j].group != int32_t(g) || set.filters[j].bin != b)
+        throw UsageError(what + ": bin " + std::to_string(b) + " does not name its filter");
+      seen[j] = 1;
+    }
+  }
+  for (size_t j = 0; j < nf; ++j)
+    if (!seen[j]) throw UsageError("filter file: filter '" + set.filters[j].name + "' is in no interleaved group");
+  Writer w = begin_header(set, 3);
+  w.num<uint32_t>(uint32_t(set.groups.size()));
+  uint64_t header = w.bytes.size() + set.groups.size() * kGroupEntryBytes;
+  for (const FilterEntry& e : set.filters) {
+    if (e.name.size() > kMaxStringBytes || e.source.size() > kMaxStringBytes)
+      throw UsageError("filter file: name or source of '" + e.name.substr(0, 64) + "' too long");
+    header += e.name.size() + e.source.size() + kBinEntryBytes;
+  }
+  header = align_up(header);
+  if (header > kMaxHeaderBytes) throw UsageError("filter file: too many filters or names too long");
+  uint64_t offset = header;
+  std::vector<std::string_view> payloads;
+  for (const InterleavedGroup& grp : set.groups) {
+    const uint64_t bytes = group_payload_bytes(grp.m_bits, grp.bins);
+    w.num<uint32_t>(uint32_t(grp.k));
+    w.num<uint64_t>(grp.m_bits);
+    w.num<uint32_t>(grp.bins);
+    w.num<uint32_t>(interleaved_row_words(grp.bins));
+    w.num<uint64_t>(offset);
+    w.num<uint64_t>(bytes);
+    payloads.emplace_back(reinterpret_cast<const char*>(grp.ibf.rows().data()), bytes);
+    offset = align_up(offset + bytes);
+  }
+  for (const FilterEntry& e : set.filters) {
+    w.str(e.name);
+    w.str(e.source);
+    w.num<uint64_t>(e.source_length);
+    w.num<uint64_t>(e.elements);
+    w.num<uint32_t>(uint32_t(e.group));
+    w.num<uint32_t>(e.bin);
+  }
+  const uint64_t file_bytes = offset + kTrailerBytes;
+  patch_sizes(w, header, file_bytes);
+  write_container(path, w, header, payloads, file_bytes, written);
+}
+
+}  // namespace
+
+void write_filter_file(const std::string& path, const FilterSet& set,
+                       const std::function<void(uint64_t, uint64_t)>& written) {
+  if (set.w < 1 || set.w > 32) throw UsageError("filter file: w = " + std::to_string(set.w) + " (must be 1..32)");
+  if (set.filters.empty()) throw UsageError("filter file " + path + ": no filters to write");
+  if (set.command_line.size() > kMaxStringBytes) throw UsageError("filter file: command line too long");
+  if (set.interleaved()) {
+    write_interleaved(path, set, written);
+    return;
+  }
+  // Version 1 unless some filter needs the layout field, so that all-classic files stay readable by old readers.
+  bool any_blocked = false;
+  for (auto& e : set.filters) any_blocked |= e.layout != BloomLayout::classic;
+  const uint32_t version = any_blocked ? 2 : 1;
+  const uint64_t entry_extra = version >= 2 ? 4 : 0;
+  Writer w = begin_header(set, version);
   // Entries have a fixed size once the strings are known, so offsets can be laid out first.
   uint64_t header = w.bytes.size();
   for (auto& e : set.filters) {
@@ -324,38 +518,11 @@ void write_filter_file(const std::string& path, const FilterSet& set,
     w.num<uint64_t>(offsets[i]);
     w.num<uint64_t>(payload_bytes(e.bits.m_bits()));
   }
-  w.bytes.resize(header, '\0');
-  uint32_t hb = uint32_t(header);
-  std::memcpy(&w.bytes[12], &hb, 4);
-  std::memcpy(&w.bytes[16], &file_bytes, 8);
-
-  OutputFile out(path);
-  const uint32_t header_crc = crc_of(0, w.bytes.data(), w.bytes.size());
-  uint32_t crc = header_crc;
-  out.write(w.bytes);
-  uint64_t at = header;
-  const std::string zeros(kAlign, '\0');
-  for (size_t i = 0; i < set.filters.size(); ++i) {
-    const auto& words = set.filters[i].bits.words();
-    std::string_view payload(reinterpret_cast<const char*>(words.data()), words.size() * 4);
-    constexpr size_t kSlice = size_t(32) << 20;  // written in slices so that progress can be shown
-    for (size_t from = 0; from < payload.size(); from += kSlice) {
-      const std::string_view slice = payload.substr(from, kSlice);
-      out.write(slice);
-      crc = crc_of(crc, slice.data(), slice.size());
-      if (written) written(at + from + slice.size(), file_bytes);
-    }
-    at += payload.size();
-    uint64_t pad = align_up(at) - at;
-    out.write(std::string_view(zeros.data(), pad));
-    crc = crc_of(crc, zeros.data(), pad);
-    at += pad;
-  }
-  char trailer[kTrailerBytes];
-  std::memcpy(trailer, &header_crc, 4);
-  std::memcpy(trailer + 4, &crc, 4);
-  out.write(std::string_view(trailer, sizeof trailer));
-  out.commit();
+  patch_sizes(w, header, file_bytes);
+  std::vector<std::string_view> payloads;
+  for (const FilterEntry& e : set.filters)
+    payloads.emplace_back(reinterpret_cast<const char*>(e.bits.words().data()), e.bits.words().size() * 4);
+  write_container(path, w, header, payloads, file_bytes, written);
 }
 
 bool is_filter_file(const std::string& path) {

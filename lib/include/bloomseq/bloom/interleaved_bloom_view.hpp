@@ -40,6 +40,36 @@ struct ConstInterleavedBloomView {
     return any != 0;
   }
 
+  // query() restricted to some words of a row: out[i] = mask[i] AND, over the k rows, word words[i] of the row
+  // (words ascending). A caller that only needs a few bins (candidates) reads only their cache lines, and stops
+  // as soon as none of them is left. Returns whether any is.
+  BLOOMSEQ_HD bool query_words(const uint32_t* hashes, int k, const uint32_t* words, uint32_t n, const uint64_t* mask,
+                               uint64_t* out) const {
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < n; ++i) any |= (out[i] = mask[i]);
+    for (int j = 0; j < k && any; ++j) {
+      const uint64_t* r = row(bloom_slot(hashes[j], m_bits));
+      any = 0;
+      for (uint32_t i = 0; i < n; ++i) any |= (out[i] &= r[words[i]]);
+    }
+    return any != 0;
+  }
+  // The cache lines query_words() will read, ahead of it.
+  BLOOMSEQ_HD void prefetch_words(const uint32_t* hashes, int k, const uint32_t* words, uint32_t n) const {
+#if !defined(__CUDA_ARCH__)
+    for (int j = 0; j < k; ++j) {
+      const uint64_t* r = row(bloom_slot(hashes[j], m_bits));
+      for (uint32_t i = 0; i < n; ++i)
+        if (i == 0 || (words[i] >> 3) != (words[i - 1] >> 3)) __builtin_prefetch(r + words[i]);
+    }
+#else
+    (void)hashes;
+    (void)k;
+    (void)words;
+    (void)n;
+#endif
+  }
+
   // Asks the memory system for the k rows of a w-mer ahead of query(): a caller that prefetches several w-mers
   // before querying them overlaps their DRAM latencies (the rows of a large filter are cache misses).
   BLOOMSEQ_HD void prefetch(const uint32_t* hashes, int k) const {

@@ -7,7 +7,9 @@
 // filter words it will probe, and only then tests the frames, so dozens of cache misses are in flight at once.
 // The default case (FACS score, blocked filters) takes a lean path with the same scores and less work per
 // lookup (lib/src/facs/lean_facs_path.cpp); the scorer machinery above serves the BioBloom score, classic
-// filters and the backends.
+// filters and the backends. A set of interleaved groups (FilterSet::groups) takes the interleaved path
+// (lib/src/facs/interleaved_path.cpp): one query per frame answers every filter of a group, so a read's cost
+// hardly grows with the number of filters; its scores equal those of separate classic filters with the same bits.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,6 +20,7 @@
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/bloom/interleaved_bloom_view.hpp"
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/facs/error_model.hpp"
 #include "bloomseq/facs/params.hpp"
@@ -154,6 +157,12 @@ class Classifier {
   void score_group(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed, int32_t* denom,
                    int32_t* valid_frames, uint64_t& lookups, Scratch& ws) const;
   void quick_pass(size_t n, uint64_t& lookups, Scratch& ws) const;
+  // The interleaved path for one group of reads (lib/src/facs/interleaved_path.cpp).
+  void score_group_interleaved(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
+                               int32_t* denom, int32_t* valid_frames, uint64_t& lookups, Scratch& ws,
+                               bool exact_failing) const;
+  // Checks an interleaved set and lays out its columns (the groups' rows side by side, word by word).
+  void set_up_interleaved();
   // Packs a group's reads (2 bits per base + N mask), sets frames, offsets and valid_frames.
   void pack_group(const std::string_view* reads, size_t n, int32_t* valid_frames, Scratch& ws) const;
   // The lean path for one group (lib/src/facs/lean_facs_path.cpp).
@@ -199,6 +208,19 @@ class Classifier {
   std::vector<uint64_t> lean_head_table_;  // [byte][value]: the head of each row (12 KiB: stays in L1)
   std::vector<int> lean_ks_;          // the filters' distinct k, ascending (one block mask per frame for each)
   std::vector<uint32_t> lean_kidx_;   // [filter]: index of its k in lean_ks_
+  // Interleaved sets: the groups' views (rows in arena_), and the columns: word c of a frame's answer is word
+  // c - first_word of its group's row; bit b of column word c is filter column_filter_[64 c + b] (-1: padding).
+  struct IbfGroup {
+    ConstInterleavedBloomView view;
+    int k = 0;
+    uint32_t first_word = 0;
+  };
+  bool interleaved_ = false;
+  std::vector<IbfGroup> ibf_groups_;
+  uint32_t ibf_words_ = 0;
+  std::vector<uint32_t> word_group_;     // [column word]: its group
+  std::vector<int32_t> column_filter_;   // [column bit]
+  std::vector<uint64_t> all_columns_;    // [column word]: the bits that are filters (BioBloom scores them all)
   std::vector<uint8_t> big_;          // [filter]: larger than a core's cache share, worth a prefetch
   std::vector<uint32_t> big_filters_; // the filters with big_ set
 };

@@ -15,6 +15,9 @@ namespace bloomseq {
 // Distinct canonical w-mers of the sequences (w-mers with N are skipped), sorted ascending.
 std::vector<uint64_t> distinct_canonical_wmers(const std::vector<std::string_view>& seqs, int w);
 
+// Calls fn with every canonical w-mer of the sequences (w-mers with N are skipped), repeats included.
+void for_each_canonical_wmer(const std::vector<std::string_view>& seqs, int w, const std::function<void(uint64_t)>& fn);
+
 // What build_filter reports while it works on a large reference: a phase ("sorting k-mers of", ...), the units
 // done and their total, every few million units.
 using BuildProgress = std::function<void(const char* phase, uint64_t done, uint64_t total)>;

@@ -31,6 +31,9 @@ struct BuildParams {
   uint64_t seed = kDefaultH3Seed;
   // Blocked by default: one cache line per k-mer lookup instead of k (docs/facs.md, "Filter layout").
   BloomLayout layout = BloomLayout::blocked512;
+  // One interleaved Bloom filter per group of similar-sized references instead of one filter each (--layout
+  // interleaved; classic bins, `layout` is ignored): a lookup answers every reference of a group at once.
+  bool interleaved = false;
 };
 
 enum class PairMode : uint8_t {

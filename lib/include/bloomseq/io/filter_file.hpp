@@ -3,7 +3,8 @@
 // Layout (little-endian), see docs/file-formats.md:
 //   header  magic "BLMSQBF\0", format version, w, seed, canonical flag, filter count, command line, and per filter:
 //           name, source, source length, element count, k, m bits, payload offset (version 2: and the layout)
-//   payload each filter's bits as 32-bit words (see bloom_view.hpp), 64-byte aligned for direct loading
+//   payload each filter's bits as 32-bit words (see bloom_view.hpp), 64-byte aligned for direct loading;
+//           version 3: interleaved groups instead, each the rows of one interleaved Bloom filter as 64-bit words
 //   trailer crc32 over header and payload
 // Writes go to a temporary file renamed on success. Loading rejects a wrong magic, an unknown version,
 // truncation, a bad checksum and absurd sizes with one clear line before allocating anything large.
@@ -15,12 +16,14 @@
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/bloom/interleaved_bloom.hpp"
 
 namespace bloomseq {
 
 // Version 2 adds a per-filter layout (classic or blocked). Files whose filters are all classic are still written
-// as version 1, so older readers keep loading them; version 1 files load as classic.
-constexpr uint32_t kFilterFormatVersion = 2;
+// as version 1, so older readers keep loading them; version 1 files load as classic. Version 3 holds interleaved
+// groups (every filter is a bin of one); it is written only for such sets.
+constexpr uint32_t kFilterFormatVersion = 3;
 
 inline const char* layout_name(BloomLayout l) { return l == BloomLayout::blocked512 ? "blocked" : "classic"; }
 
@@ -32,7 +35,19 @@ struct FilterEntry {
   int k = 0;                   // bits probed per k-mer (classic: hash functions 0..k-1; blocked: 1..k, 0 = block)
   BloomLayout layout = BloomLayout::classic;
   uint64_t m_bits = 0;         // filter size; set by both readers (read_filter_header leaves `bits` empty)
-  BloomVector bits;
+  BloomVector bits;            // empty for a bin of an interleaved group
+  int32_t group = -1;          // interleaved: index into FilterSet::groups (its k and m are the group's), else -1
+  uint32_t bin = 0;            // interleaved: the filter's bin in that group
+};
+
+// One interleaved Bloom filter of a set: bin b holds the classic Bloom filter of filters[members[b]] (k hash
+// functions, m bits, bloom_slot); bins of similar size share a group (group_bins_by_size).
+struct InterleavedGroup {
+  int k = 0;
+  uint64_t m_bits = 0;
+  uint32_t bins = 0;
+  std::vector<uint32_t> members;  // [bin]: filter index in FilterSet::filters
+  InterleavedBloom ibf;           // empty after read_filter_header
 };
 
 struct FilterSet {
@@ -42,6 +57,8 @@ struct FilterSet {
   std::string command_line;  // the command that built it
   uint32_t format_version = kFilterFormatVersion;  // as read (writers choose the lowest version that fits)
   std::vector<FilterEntry> filters;
+  std::vector<InterleavedGroup> groups;  // non-empty: every filter is a bin of one of these (format version 3)
+  bool interleaved() const { return !groups.empty(); }
 };
 
 // Everything but the bit payloads (for `facs info` and for checks before loading): validates the structure and

@@ -1,0 +1,52 @@
+// Building an interleaved filter set (facs build-filter --layout interleaved): one bin per reference, bins of
+// similar size grouped (group_bins_min_memory) so that small references do not pay for the largest where a
+// separate group costs less than the shared one (below 64 references one group always does: rows are whole
+// 64-bit words), each group one
+// interleaved Bloom filter whose m and k are those a separate classic filter of its largest member would get for
+// the target FPR. The references are read twice: pass 1 counts each one's distinct k-mers (exact or HyperLogLog,
+// as for separate filters) to size the groups, pass 2 builds each bin as a classic Bloom vector of its group's m
+// and k (about a megabyte for a bacterial genome: it stays in cache) and transposes 64 finished bins at a time
+// into the group's rows.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomseq/facs/params.hpp"
+#include "bloomseq/hash/h3.hpp"
+#include "bloomseq/io/filter_file.hpp"
+
+namespace bloomseq {
+
+struct InterleavedReference {
+  std::string name;
+  std::string source;
+  uint64_t source_length = 0;
+  uint64_t elements = 0;  // distinct k-mers (pass 1)
+};
+
+// The groups for references with these distinct k-mer counts: members (bin order), m and k; rows not allocated.
+std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t>& elements, const BuildParams& p);
+
+class InterleavedSetBuilder {
+ public:
+  // Fills set.filters (one per reference, in order) and set.groups, after checking that the groups' rows fit in
+  // the memory available. `set` must outlive the builder.
+  InterleavedSetBuilder(FilterSet& set, const std::vector<InterleavedReference>& refs, const BuildParams& p);
+  // Inserts the k-mers of reference i (pass 2); references may come in any order, each once.
+  void add(size_t i, const std::vector<std::string_view>& seqs);
+  // Throws UsageError if some reference was not added.
+  void finish() const;
+
+ private:
+  FilterSet& set_;
+  BuildParams p_;
+  std::vector<H3Family> families_;                      // [group]
+  std::vector<std::unique_ptr<BloomVector>> pending_;  // [filter]: built, its column not complete yet
+  std::vector<std::vector<uint32_t>> columns_left_;    // [group][row word]: bins not built yet
+  std::vector<uint8_t> added_;
+};
+
+}  // namespace bloomseq

@@ -1,0 +1,339 @@
+// Classification through interleaved filter sets: (a) calls and scores equal those of separate classic filters
+// holding the same bits (the sets' bins), (b) against exact k-mer sets, (c) the version-3 container.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "../io/io_test_util.hpp"
+#include "bloomseq/encode/dna.hpp"
+#include "bloomseq/encode/sequence.hpp"
+#include "bloomseq/error.hpp"
+#include "bloomseq/facs/build_filter_run.hpp"
+#include "bloomseq/facs/classifier.hpp"
+#include "bloomseq/facs/filter_builder.hpp"
+#include "bloomseq/facs/interleaved_builder.hpp"
+#include "bloomseq/io/filter_file.hpp"
+
+using namespace bloomseq;
+using bloomseq_test::TempDir;
+
+namespace {
+
+constexpr int kW = 21;
+
+std::string random_dna(size_t n, std::mt19937_64& rng) {
+  std::string s(n, 'A');
+  for (char& c : s) c = "ACGT"[rng() & 3];
+  return s;
+}
+
+// A read of length L from a random position and strand, with substitutions at rate `err`.
+std::string sample_read(const std::string& g, size_t L, double err, std::mt19937_64& rng) {
+  const size_t pos = rng() % (g.size() - L + 1);
+  std::string r = g.substr(pos, L);
+  if (rng() & 1) r = reverse_complement(r);
+  std::bernoulli_distribution e(err);
+  for (char& c : r)
+    if (e(rng)) c = "ACGT"[(base_code(c) + 1 + rng() % 3) & 3];
+  return r;
+}
+
+struct Panel {
+  std::vector<std::string> genomes;
+  FilterSet interleaved;
+};
+
+// `n` random genomes, sizes cycling through `sizes`, built into an interleaved set (exact k-mer counts).
+Panel make_panel(size_t n, const std::vector<size_t>& sizes, uint64_t seed, double fpr = 5e-3) {
+  std::mt19937_64 rng(seed);
+  Panel p;
+  BuildParams bp;
+  bp.w = kW;
+  bp.fpr = fpr;
+  bp.interleaved = true;
+  std::vector<InterleavedReference> refs;
+  for (size_t i = 0; i < n; ++i) {
+    p.genomes.push_back(random_dna(sizes[i % sizes.size()], rng));
+    const std::vector<std::string_view> seqs{p.genomes.back()};
+    refs.push_back({"g" + std::to_string(i), "mem", p.genomes.back().size(), distinct_canonical_wmers(seqs, kW).size()});
+  }
+  p.interleaved = make_filter_set(bp, "test");
+  InterleavedSetBuilder b(p.interleaved, refs, bp);
+  for (size_t i = n; i-- > 0;) b.add(i, {p.genomes[i]});  // any order
+  b.finish();
+  return p;
+}
+
+// Separate classic filters holding exactly the bins' bits.
+FilterSet separate_twin(const FilterSet& s) {
+  FilterSet t;
+  t.w = s.w;
+  t.seed = s.seed;
+  t.canonical = s.canonical;
+  for (const FilterEntry& f : s.filters) {
+    FilterEntry e = f;
+    e.group = -1;
+    e.bin = 0;
+    e.layout = BloomLayout::classic;
+    e.bits = s.groups[size_t(f.group)].ibf.bin_vector(f.bin);
+    e.m_bits = e.bits.m_bits();
+    t.filters.push_back(std::move(e));
+  }
+  return t;
+}
+
+// Reads from the genomes with 1-3% errors, random reads, short reads, N runs.
+std::vector<std::string> make_reads(const std::vector<std::string>& genomes, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& g = genomes[rng() % genomes.size()];
+    switch (i % 8) {
+      case 0: case 1: case 2: reads.push_back(sample_read(g, 100, 0.01 * double(1 + i % 3), rng)); break;
+      case 3: reads.push_back(random_dna(100, rng)); break;
+      case 4: reads.push_back(sample_read(g, size_t(kW - 1 + i % 12), 0.0, rng)); break;  // short: 20..31
+      case 5: {
+        std::string r = sample_read(g, 150, 0.01, rng);
+        const size_t at = rng() % 120;
+        std::fill(r.begin() + long(at), r.begin() + long(at + 1 + rng() % 30), 'N');
+        reads.push_back(r);
+        break;
+      }
+      case 6: reads.push_back(std::string(60, 'N')); break;
+      default: {  // a chimera of two references: ties and multi-matches
+        const std::string& h = genomes[rng() % genomes.size()];
+        reads.push_back(sample_read(g, 60, 0.0, rng) + sample_read(h, 60, 0.0, rng));
+      }
+    }
+  }
+  return reads;
+}
+
+void require_same(const BatchScores& a, const BatchScores& b, bool all_points) {
+  REQUIRE(a.reads == b.reads);
+  REQUIRE(a.filters == b.filters);
+  for (size_t r = 0; r < a.reads; ++r) {
+    INFO("read " << r);
+    REQUIRE(a.call[r] == b.call[r]);
+    REQUIRE(a.matched[r] == b.matched[r]);
+    REQUIRE(a.denominator[r] == b.denominator[r]);
+    for (size_t j = 0; j < a.filters; ++j) {
+      const size_t i = r * a.filters + j;
+      INFO("filter " << j);
+      REQUIRE(a.passed[i] == b.passed[i]);
+      if (all_points || a.passed[i]) REQUIRE(a.points[i] == b.points[i]);
+    }
+  }
+}
+
+void compare_with_separate(const Panel& p, size_t nreads, uint64_t seed) {
+  const FilterSet twin = separate_twin(p.interleaved);
+  const std::vector<std::string> reads = make_reads(p.genomes, nreads, seed);
+  std::vector<std::string_view> v(reads.begin(), reads.end());
+  std::vector<std::string_view> m1(v.begin(), v.begin() + long(v.size() / 2)), m2(v.begin() + long(v.size() / 2), v.end());
+  m2.resize(m1.size());
+  for (ScoreKind kind : {ScoreKind::facs, ScoreKind::biobloom}) {
+    for (bool exact : {true, false}) {
+      if (kind == ScoreKind::biobloom && !exact) continue;
+      ClassifyParams cp;
+      cp.score = kind;
+      cp.threshold = kind == ScoreKind::biobloom ? 0.15 : 0.0;
+      cp.exact_failing_points = exact;
+      cp.group_reads = 7;
+      const Classifier ci(p.interleaved, cp), cs(twin, cp);
+      Classifier::Workspace wi, wsep;
+      BatchScores a, b;
+      ci.classify(v.data(), v.size(), a, wi);
+      cs.classify(v.data(), v.size(), b, wsep);
+      INFO("score " << score_kind_name(kind) << " exact " << exact);
+      require_same(a, b, exact);
+      for (PairMode mode : {PairMode::both, PairMode::either}) {
+        ClassifyParams pp = cp;
+        pp.pair_mode = mode;
+        const Classifier pi(p.interleaved, pp), ps(twin, pp);
+        pi.classify_pairs(m1.data(), m2.data(), m1.size(), a, wi);
+        ps.classify_pairs(m1.data(), m2.data(), m1.size(), b, wsep);
+        require_same(a, b, exact || mode == PairMode::either);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("interleaved set: groups by size, bins hold the references' k-mers", "[facs][interleaved]") {
+  // 64 small and 64 large references: two groups of one row word each take less than one of two.
+  const Panel p = make_panel(128, {400, 6000}, 1);
+  const FilterSet& s = p.interleaved;
+  REQUIRE(s.groups.size() == 2);
+  for (const InterleavedGroup& g : s.groups) {
+    REQUIRE(g.bins == 64);
+    for (uint32_t b = 0; b < g.bins; ++b) REQUIRE(s.filters[g.members[b]].bin == b);
+  }
+  REQUIRE(s.groups[0].m_bits < s.groups[1].m_bits / 10);
+  // Below 64 references one group is always smallest (a row word is 64 bins wide).
+  REQUIRE(make_panel(12, {3000, 9000, 30000}, 1).interleaved.groups.size() == 1);
+  // Every k-mer of a reference is in its bin (no false negatives), checked with the bin as a classic filter.
+  const FilterSet twin = separate_twin(s);
+  for (size_t j = 0; j < s.filters.size(); ++j) {
+    const H3Family fam(twin.filters[j].k, kW, s.seed);
+    uint32_t h[kMaxHashes];
+    const std::vector<std::string_view> seqs{p.genomes[j]};
+    for (uint64_t key : distinct_canonical_wmers(seqs, kW)) {
+      fam.byte_view().hash_all(key, h);
+      REQUIRE(twin.filters[j].bits.contains(h, twin.filters[j].k));
+    }
+  }
+}
+
+TEST_CASE("interleaved classify equals separate classic filters with the same bits", "[facs][interleaved]") {
+  SECTION("one group") { compare_with_separate(make_panel(9, {2000, 7000, 25000}, 2), 400, 3); }
+  SECTION("two size groups") { compare_with_separate(make_panel(140, {300, 600, 9000}, 12), 300, 13); }
+  SECTION("more than 64 bins in a group") { compare_with_separate(make_panel(70, {1500, 2200}, 4), 300, 5); }
+  SECTION("more than 512 bins, two groups") { compare_with_separate(make_panel(530, {400, 1300}, 6), 200, 7); }
+}
+
+TEST_CASE("interleaved classify against exact k-mer sets", "[facs][interleaved]") {
+  // Every true hit is found (scores >= exact scores), and calls equal those of exact sets except where a false
+  // positive of a bin raises a score; the FPR target is loose (2e-3) so that such reads occur.
+  const Panel p = make_panel(80, {2000, 5000}, 8, 2e-3);
+  std::vector<std::unordered_set<uint64_t>> exact;
+  for (const std::string& g : p.genomes) {
+    const std::vector<std::string_view> seqs{g};
+    const std::vector<uint64_t> keys = distinct_canonical_wmers(seqs, kW);
+    exact.emplace_back(keys.begin(), keys.end());
+  }
+  std::mt19937_64 rng(9);
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < 1500; ++i)
+    reads.push_back(i % 2 ? random_dna(100, rng) : sample_read(p.genomes[rng() % p.genomes.size()], 100, 0.01, rng));
+  std::vector<std::string_view> v(reads.begin(), reads.end());
+  ClassifyParams cp;
+  const Classifier c(p.interleaved, cp);
+  Classifier::Workspace ws;
+  BatchScores out;
+  c.classify(v.data(), v.size(), out, ws);
+  const int L = 100, F = L - kW + 1, d = c.error_model().quick_density(L);
+  const int32_t need = c.error_model().min_covered(L, 0);
+  size_t differ = 0;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    // Brute force: every frame's membership, FACS's quick frames (j w + floor(i w / d), and the last), coverage.
+    std::vector<uint8_t> quick(size_t(F), 0);
+    for (int j = 0; j * kW < F; ++j)
+      for (int i = 0; i < d; ++i)
+        if (j * kW + i * kW / d < F) quick[size_t(j * kW + i * kW / d)] = 1;
+    quick[size_t(F - 1)] = 1;
+    int32_t best = -1, ties = 0, best_points = -1;
+    bool raised = false;
+    for (size_t j = 0; j < exact.size(); ++j) {
+      std::vector<uint8_t> hit(size_t(F), 0);
+      for_each_wmer(encode_codes(reads[r]).data(), reads[r].size(), kW, [&](size_t pos, uint64_t fwd, uint64_t rc) {
+        hit[pos] = exact[j].count(canonical_wmer(fwd, rc)) ? 1 : 0;
+      });
+      bool any_quick = false;
+      for (int f = 0; f < F; ++f) any_quick = any_quick || (quick[size_t(f)] && hit[size_t(f)]);
+      int covered = 0;
+      for (int b = 0; any_quick && b < L; ++b) {
+        bool cov = false;
+        for (int f = std::max(0, b - kW + 1); f <= std::min(b, F - 1); ++f) cov = cov || hit[size_t(f)];
+        covered += cov;
+      }
+      const int32_t got = out.points[r * exact.size() + j];
+      REQUIRE(got >= covered);  // no false negatives
+      raised = raised || got > covered;
+      if (covered > 0 && covered >= need) {
+        if (covered > best_points) best = int32_t(j), best_points = covered, ties = 1;
+        else if (covered == best_points) ++ties;
+      }
+    }
+    const int32_t call = best < 0 ? kCallNovel : ties > 1 ? kCallTie : best;
+    if (out.call[r] != call) {
+      ++differ;
+      INFO("read " << r);
+      REQUIRE(raised);  // only a false positive can change a call
+    }
+  }
+  // A random read passes a bin only if false positives cover `need` bases (a few k-mers' worth): with 80 bins at
+  // an FPR of at most 2e-3 per k-mer that is rare (1 read of 1,500 here; at 1e-2 it is ~10%).
+  INFO("need " << need << ", calls changed by false positives: " << differ);
+  CHECK(differ <= reads.size() / 100);
+}
+
+TEST_CASE("interleaved set: file round trip and damaged files", "[facs][interleaved][io]") {
+  TempDir dir;
+  const Panel p = make_panel(70, {1500, 4000}, 10);
+  const std::string path = dir.file("set.bf");
+  write_filter_file(path, p.interleaved);
+  const FilterSet back = read_filter_file(path);
+  REQUIRE(back.format_version == 3u);
+  REQUIRE(back.groups.size() == p.interleaved.groups.size());
+  for (size_t g = 0; g < back.groups.size(); ++g) {
+    REQUIRE(back.groups[g].k == p.interleaved.groups[g].k);
+    REQUIRE(back.groups[g].members == p.interleaved.groups[g].members);
+    REQUIRE(back.groups[g].ibf.rows() == p.interleaved.groups[g].ibf.rows());
+  }
+  for (size_t j = 0; j < back.filters.size(); ++j) {
+    REQUIRE(back.filters[j].name == p.interleaved.filters[j].name);
+    REQUIRE(back.filters[j].elements == p.interleaved.filters[j].elements);
+    REQUIRE(back.filters[j].group == p.interleaved.filters[j].group);
+    REQUIRE(back.filters[j].bin == p.interleaved.filters[j].bin);
+  }
+  const FilterSet head = read_filter_header(path);
+  REQUIRE(head.filters.size() == 70);
+  REQUIRE(head.groups.size() == back.groups.size());
+
+  const std::string bytes = bloomseq_test::read_bytes(path);
+  auto refused = [&](const std::string& damaged, const std::string& expect) {
+    bloomseq_test::write_bytes(dir.file("bad.bf"), damaged);
+    try {
+      read_filter_file(dir.file("bad.bf"));
+      FAIL("loaded a damaged file");
+    } catch (const DataError& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(what.find("bad.bf") != std::string::npos);
+      CHECK(what.find(expect) != std::string::npos);
+    }
+  };
+  std::string flipped = bytes;
+  flipped[bytes.size() - 100] ^= 0x10;
+  refused(flipped, "corrupt");  // a checksum mismatch, or a bit past the last bin
+  refused(bytes.substr(0, bytes.size() / 2), "truncated");
+  refused(bytes.substr(0, 40), "truncated");
+  std::string newer = bytes;
+  newer[8] = 4;
+  refused(newer, "version 4");
+}
+
+TEST_CASE("build-filter --layout interleaved: per-record bins, --add refused", "[facs][interleaved]") {
+  TempDir dir;
+  std::mt19937_64 rng(11);
+  std::string fa;
+  for (int i = 0; i < 5; ++i) fa += ">rec" + std::to_string(i) + "\n" + random_dna(1000 + 3000 * size_t(i), rng) + "\n";
+  bloomseq_test::write_bytes(dir.file("refs.fa"), fa);
+  BuildFilterRequest b;
+  b.output = dir.file("refs.bf");
+  b.refs = {dir.file("refs.fa")};
+  b.no_progress = true;
+  b.params.per_record = true;
+  b.params.interleaved = true;
+  b.params.layout = BloomLayout::classic;
+  run_build_filter(b, FacsSinks{nullptr});
+  const FilterSet s = read_filter_file(b.output);
+  REQUIRE(s.filters.size() == 5);
+  REQUIRE(s.groups.size() == 1);  // below 64 references one group takes the fewest bits
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(s.filters[size_t(i)].name == "rec" + std::to_string(i));
+    REQUIRE(s.filters[size_t(i)].elements == size_t(1000 + 3000 * i - kW + 1));
+  }
+  b.add = true;
+  REQUIRE_THROWS_WITH(run_build_filter(b, FacsSinks{nullptr}), Catch::Contains("--add cannot extend an interleaved set"));
+  b.params.interleaved = false;
+  REQUIRE_THROWS_WITH(run_build_filter(b, FacsSinks{nullptr}), Catch::Contains("--add cannot extend an interleaved set"));
+}
