@@ -232,7 +232,7 @@ void Classifier::copy_filters_to_huge_pages() {
   views_.clear();
   for (const FilterEntry& f : set_.filters) {
     const std::vector<uint32_t>& src = f.bits.words();
-    std::memcpy(at, src.data(), src.size() * 4);
+    if (!src.empty()) std::memcpy(at, src.data(), src.size() * 4);  // interleaved members: no bits of their own
     views_.push_back(ConstBloomView{at, f.bits.m_bits()});
     at += (src.size() + 15) / 16 * 16;
   }
