@@ -10,7 +10,9 @@
 #include "bloomseq/blast/short_word_plan.hpp"
 #include "bloomseq/split/subquery.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/blast/word_presence.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/encode/sequence.hpp"
 #include "bloomseq/error.hpp"
 #include "helpers.hpp"
 
@@ -77,12 +79,17 @@ TEST_CASE("an injective H3 function puts every key in its own slot of a 4^w-bit 
 
 TEST_CASE("the exact stage 1a hits exactly the probes whose word the sub-query holds", "[blast][short-word]") {
   std::mt19937_64 rng(77);
-  for (int p : {3, 4, 7, 10}) {
+  for (int p : {3, 4, 7, 8, 9, 10, 12})
+   for (bool one : {false, true}) {  // one sub-query takes the scan's own loop
     for (uint64_t stride : {1, 2, 3, 5}) {
-      INFO("p=" << p << " stride=" << stride);
+      INFO("p=" << p << " stride=" << stride << " one sub-query=" << one);
       Records q;
       q.names = {"a", "b"};
       q.seqs = {random_dna(rng, 700, 0.01), random_dna(rng, 90)};
+      if (one) {
+        q.names.pop_back();
+        q.seqs.pop_back();
+      }
       const std::string db = random_dna(rng, 5000, 0.003) + "N" + q.seqs[1].substr(3, 50);
       BlastParams b;
       b.w = p;
@@ -121,8 +128,48 @@ TEST_CASE("the exact stage 1a hits exactly the probes whose word the sub-query h
       }
       CHECK(exact == want);
       CHECK(vec == want);
+      // The backend's path: tables built once, chunks of every length down to a few bases.
+      const ExactScanTables tables = make_exact_scan_tables(f.vectors(), p);
+      for (uint64_t chunk : {uint64_t(1031), uint64_t(17), uint64_t(p + 1)}) {
+        std::vector<Stage1aHit> prepared;
+        for (const DbChunk& c : chunk_batch(batch, chunk, p)) stage1a_exact(tables, c, prepared, stride);
+        CHECK(prepared == want);
+      }
     }
   }
+}
+
+TEST_CASE("word presence: a probe can give a seed exactly when a w-mer containing it is a query w-mer",
+          "[blast][short-word]") {
+  std::mt19937_64 rng(4242);
+  for (int w : {4, 8, 9, 11, 12}) {
+    const std::string query = random_dna(rng, 900, 0.01);
+    std::string db = mutate(rng, query.substr(100, 600), 0.03) + "N" + revcomp(query.substr(0, 300)) + random_dna(rng, 500, 0.005);
+    db += query.substr(700, size_t(w));  // a w-mer right at the end
+    std::set<std::string> held;
+    for (size_t i = 0; i + size_t(w) <= query.size(); ++i)
+      if (valid_word(query, i, w)) {
+        held.insert(query.substr(i, size_t(w)));
+        held.insert(revcomp(query.substr(i, size_t(w))));
+      }
+    const std::vector<std::vector<uint8_t>> codes = {encode_codes(query)};
+    const WordPresence presence(codes, w);
+    REQUIRE_FALSE(presence.empty());
+    const std::vector<uint8_t> d = encode_codes(db);
+    for (uint64_t s : {1, 2, 3, 4}) {
+      for (uint64_t t = 0; t < d.size(); ++t) {
+        bool want = false;
+        for (uint64_t l = 0; l < s && l <= t; ++l) {
+          const uint64_t u = t - l;
+          if (u + uint64_t(w) <= d.size() && valid_word(db, size_t(u), w) && held.count(db.substr(size_t(u), size_t(w))))
+            want = true;
+        }
+        INFO("w=" << w << " s=" << s << " t=" << t);
+        REQUIRE(presence.any_containing(d.data(), d.size(), t, s) == want);
+      }
+    }
+  }
+  CHECK(WordPresence({encode_codes("ACGTACGTACGTACGT")}, WordPresence::kMaxWord + 1).empty());
 }
 
 TEST_CASE("short words at a stride give the seeds and HSPs of testing every w-mer", "[blast][short-word]") {

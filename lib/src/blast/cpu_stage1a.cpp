@@ -14,6 +14,9 @@ class CpuStage1a final : public Stage1aBackend {
     vectors_ = filters.vectors();
     matrix_ = filters.bitsliced();
     setup_ = setup;
+    // The exact filters' key is the word itself: their scan tables are built once here, not per chunk.
+    if (setup.exact_filter && setup.layout != Stage1aLayout::bitsliced && setup.layout != Stage1aLayout::paper_vector)
+      tables_ = make_exact_scan_tables(vectors_, __builtin_ctzll(vectors_.m_bits) / 2);  // m = 4^p
   }
   uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
     const uint64_t stride = setup_.stride;
@@ -21,7 +24,7 @@ class CpuStage1a final : public Stage1aBackend {
       case Stage1aLayout::bitsliced: return stage1a_bitsliced(matrix_, chunk, hits, stride);
       case Stage1aLayout::paper_vector: return stage1a_paper_vector(vectors_, chunk, hits, stride);
       default:
-        return setup_.exact_filter ? stage1a_exact(vectors_, chunk, hits, stride)
+        return setup_.exact_filter ? stage1a_exact(tables_, chunk, hits, stride)
                                    : stage1a_vector_layout(vectors_, chunk, hits, stride);
     }
   }
@@ -30,6 +33,7 @@ class CpuStage1a final : public Stage1aBackend {
   SubqueryVectors vectors_;
   BitslicedMatrix matrix_;
   Stage1aSetup setup_;
+  ExactScanTables tables_;
 };
 
 }  // namespace

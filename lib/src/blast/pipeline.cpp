@@ -108,6 +108,8 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   }
   filters_ = SubqueryFilters(partial ? scoped : queries_.codes, filter_params, caps_.needs_vectors || layout_ != Stage1aLayout::bitsliced,
                              layout_ == Stage1aLayout::bitsliced, by_position);
+  if (params_.probe_word > 0 && params_.exact_filter)
+    presence_ = WordPresence(partial ? scoped : queries_.codes, params_.w);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
   for (const auto& q : queries_.codes) {
@@ -254,7 +256,7 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     tp[i].assign(V, 0);
     fp[i].assign(V, 0);
     if (probe > 0)
-      seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, seeds[i], tp[i], fp[i]);
+      seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, seeds[i], tp[i], fp[i], &presence_);
     else
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
     drop_masked_seeds(seeds[i]);  // --dust: as if blastn's lookup table never held them

@@ -3,16 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bloomseq/blast/word_presence.hpp"
 #include "bloomseq/model/profiles.hpp"
 #include "bloomseq/split/subquery.hpp"
 
 namespace bloomseq {
 
 namespace {
-// Per database base / probe / hit, in ns (short_word_plan.hpp).
-constexpr double kScanNs = 2.0;
+// Per database base / tested word / probe / hit, in ns (short_word_plan.hpp).
+constexpr double kDecodeNs = 0.3;  // a database base decoded to its code byte
+constexpr double kTestNs = 1.3;    // a word read from the code bytes and packed into its key
 constexpr double kProbeNs[] = {1.5, 1.5, 4.0, 15.0};  // filters in L1, L2, L3, DRAM
-constexpr double kHitNs = 120.0;
+// A hit: the presence check of its w-mers (WordPresence, w <= 12) and the index walk of those that pass; without
+// the presence check every hit walks the index.
+constexpr double kHitNs = 33.0, kHitNoPresenceNs = 60.0;
 // The largest exact filter: 4^12 bits = 2 MB per sub-query; past it a Bloom vector holds the query in less.
 constexpr int kMaxExactWord = 12;
 constexpr int kMinExactWord = 3;  // 4^3 = 64 bits, the smallest vector
@@ -44,8 +48,9 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
     hits += 1.0 - std::exp(-pmers / keys);
   }
   const double bytes = V * std::ldexp(1.0, 2 * p) / 8.0;
+  // A level holds the filters when they take at most half of it: the database codes stream through it too.
   size_t level = 0;
-  while (level < cache_bytes.size() && bytes > double(cache_bytes[level])) ++level;
+  while (level < cache_bytes.size() && bytes > double(cache_bytes[level]) / 2) ++level;
   const double probe = kProbeNs[level == cache_bytes.size() ? 3 : std::min<size_t>(level, 2)];
   const double s = double(w - p + 1);
   plan.use = true;
@@ -53,7 +58,8 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
   plan.stride = uint64_t(s);
   plan.n_sub = n_sub;
   plan.hits_per_probe = hits;
-  plan.ns_per_base = kScanNs + (V * probe + hits * kHitNs) / s;
+  const double hit = w <= WordPresence::kMaxWord ? kHitNs : kHitNoPresenceNs;
+  plan.ns_per_base = kDecodeNs + (kTestNs + V * probe + hits * hit) / s;
   return plan;
 }
 }  // namespace

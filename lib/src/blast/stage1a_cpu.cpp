@@ -95,43 +95,96 @@ inline uint64_t pack_code_bytes(uint64_t x) {
 inline uint64_t byte_mask(uint64_t bytes) { return bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1; }
 }  // namespace
 
+ExactScanTables make_exact_scan_tables(const SubqueryVectors& vec, int p) {
+  ExactScanTables t;
+  t.p = p;
+  t.count = vec.count;
+  t.words_per_table = std::max<uint64_t>(1, (uint64_t(1) << (2 * p)) / 64);
+  t.bits.assign(t.words_per_table * vec.count, 0);
+  const uint64_t mask = wmer_mask(p);
+  for (uint32_t v = 0; v < vec.count; ++v) {
+    const uint32_t* words = vec.words + size_t(v) * vec.words_per_vector;
+    uint64_t* table = t.bits.data() + size_t(v) * t.words_per_table;
+    for (uint64_t i = 0; i < vec.words_per_vector; ++i)
+      for (uint32_t bits = words[i]; bits; bits &= bits - 1) {
+        const uint64_t c = i * 32 + uint64_t(__builtin_ctz(bits));  // canonical key, first base highest
+        // Packed first base lowest, c is its groups reversed and rc(c) its complement.
+        const uint64_t reversed = revcomp_wmer(~c & mask, p), complemented = ~c & mask;
+        table[reversed >> 6] |= uint64_t(1) << (reversed & 63);
+        table[complemented >> 6] |= uint64_t(1) << (complemented & 63);
+      }
+  }
+  return t;
+}
+
 uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
-  // Each tested word is read on its own from two 8-byte loads instead of rolling a window over every base: the
-  // words at a stride do not depend on each other, so their loads and bit reads overlap. Packed as sum b_j 4^j,
-  // the codes' complement is the reverse complement's key directly (its base j is 3 - b_j at 4^j); the forward
-  // key is that reversed.
-  const int p = c.w;  // 3..16 (BlastParams::exact_filter)
-  const uint64_t mask = wmer_mask(p);
+  return stage1a_exact(make_exact_scan_tables(vec, c.w), c, hits, stride);
+}
+
+uint64_t stage1a_exact(const ExactScanTables& tables, const DbChunk& c, std::vector<Stage1aHit>& hits,
+                       uint64_t stride) {
+  // Each tested word is read on its own from one or two 8-byte loads instead of rolling a window over every base: the
+  // words at a stride do not depend on each other, so their loads and bit reads overlap.
+  // (Key 0 stands in for a word with an invalid base: its bit is read but not counted.)
+  const int p = tables.p;  // 3..16 (BlastParams::exact_filter)
   const uint64_t lo_mask = byte_mask(uint64_t(p)), hi_mask = p > 8 ? byte_mask(uint64_t(p - 8)) : 0;
   const uint64_t s = std::max<uint64_t>(stride, 1);
-  const uint32_t V = vec.count;
+  const uint32_t V = tables.count;
+  const uint64_t* bits = tables.bits.data();
+  const uint64_t per_table = tables.words_per_table;
   uint64_t tested = 0;
   // Words starting at [0, n_starts) that end inside the chunk; the loads read 16 bytes from the start, so the last
   // ones come from a padded copy.
   const uint64_t last = std::min<uint64_t>(c.n_starts, c.n >= uint64_t(p) ? c.n - uint64_t(p) + 1 : 0);
   const uint64_t direct = c.n >= 16 ? std::min<uint64_t>(last, c.n - 16 + 1) : 0;
-  alignas(16) uint8_t tail[32];
-  for (uint64_t t = (c.first_pos + s - 1) / s * s - c.first_pos; t < last; t += s) {
-    uint64_t lo, hi;
-    if (t < direct) {
-      std::memcpy(&lo, c.codes + t, 8);
-      std::memcpy(&hi, c.codes + t + 8, 8);
-    } else {
-      std::memset(tail, kInvalidBase, sizeof tail);
-      std::memcpy(tail, c.codes + t, size_t(c.n - t));
-      std::memcpy(&lo, tail, 8);
-      std::memcpy(&hi, tail + 8, 8);
+  // One sub-query (the usual short query): a branch-free loop that only collects the hitting offsets, so nothing
+  // in it waits on the hit vector; then those are appended.
+  uint64_t t = (c.first_pos + s - 1) / s * s - c.first_pos;
+  if (V == 1) {
+    constexpr size_t kBlock = 256;
+    uint32_t found[kBlock];
+    while (t < direct) {
+      size_t n = 0, tested_here = 0;
+      for (size_t j = 0; j < kBlock && t < direct; ++j, t += s) {
+        uint64_t lo, hi;
+        std::memcpy(&lo, c.codes + t, 8);
+        std::memcpy(&hi, c.codes + t + 8, 8);
+        lo &= lo_mask;
+        hi &= hi_mask;
+        const bool valid = !((lo | hi) & 0xFCFCFCFCFCFCFCFCULL);  // no invalid code (4) in the word
+        const uint64_t key = (pack_code_bytes(lo) | pack_code_bytes(hi) << 16) & (valid ? ~uint64_t(0) : 0);
+        found[n] = uint32_t(t);
+        n += valid & ((bits[key >> 6] >> (key & 63)) & 1);
+        tested_here += valid;
+      }
+      tested += tested_here;
+      for (size_t j = 0; j < n; ++j) hits.push_back({c.first_pos + found[j], 0});
     }
+  }
+  alignas(16) uint8_t tail[32];
+  auto probe = [&](uint64_t at, uint64_t lo, uint64_t hi) {
     lo &= lo_mask;
     hi &= hi_mask;
-    if ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) continue;  // an invalid code (4) in the word
+    if ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) return;  // an invalid code (4) in the word
     ++tested;
-    const uint64_t rc = ~(pack_code_bytes(lo) | pack_code_bytes(hi) << 16) & mask;
-    const uint64_t fwd = revcomp_wmer(rc, p);
-    const uint64_t key = fwd < rc ? fwd : rc;
+    const uint64_t key = pack_code_bytes(lo) | pack_code_bytes(hi) << 16;
     for (uint32_t v = 0; v < V; ++v)
-      if (test_bit(vec.words + size_t(v) * vec.words_per_vector, key)) hits.push_back({c.first_pos + t, v});
+      if ((bits[size_t(v) * per_table + (key >> 6)] >> (key & 63)) & 1) hits.push_back({c.first_pos + at, v});
+  };
+  for (; t < direct; t += s) {
+    uint64_t lo, hi;
+    std::memcpy(&lo, c.codes + t, 8);
+    std::memcpy(&hi, c.codes + t + 8, 8);
+    probe(t, lo, hi);
+  }
+  for (; t < last; t += s) {
+    uint64_t lo, hi;
+    std::memset(tail, kInvalidBase, sizeof tail);
+    std::memcpy(tail, c.codes + t, size_t(c.n - t));
+    std::memcpy(&lo, tail, 8);
+    std::memcpy(&hi, tail + 8, 8);
+    probe(t, lo, hi);
   }
   return tested;
 }
@@ -155,6 +208,7 @@ uint64_t stage1a_paper_vector(const SubqueryVectors& vec, const DbChunk& chunk, 
 
 // ---- bit-sliced layout ----------------------------------------------------------------------------------------
 namespace {
+
 
 enum class Isa { scalar, avx2, avx512 };
 

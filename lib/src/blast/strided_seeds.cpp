@@ -7,14 +7,33 @@
 
 namespace bloomseq {
 
-void seeds_from_probes(const std::vector<Stage1aHit>& hits, const DbBatch& batch,
+void seeds_from_probes(const std::vector<Stage1aHit>& all_hits, const DbBatch& batch,
                        const std::vector<std::vector<uint8_t>>& queries, int w, int probe_word,
                        const SubqueryFilters& probe_filters, std::vector<Seed>& seeds, std::vector<uint64_t>& tp,
-                       std::vector<uint64_t>& fp) {
+                       std::vector<uint64_t>& fp, const WordPresence* presence) {
   const int p = probe_word;
   const uint64_t s = uint64_t(w - p + 1);
   const uint8_t* db = batch.codes.data();
   const uint64_t db_n = batch.codes.size();
+  // A probe in no query w-mer gives no seed; it is still a true positive of its sub-query, the filter being exact
+  // (presence is only given with exact filters): the probe word is there, as the index would have said.
+  thread_local std::vector<Stage1aHit> kept;
+  const std::vector<Stage1aHit>* selected = &all_hits;
+  if (presence && !presence->empty()) {
+    // First every probe's answer, in a loop without branches on the answers, so that the table's cache misses
+    // overlap; then the kept probes.
+    thread_local std::vector<uint8_t> keep;
+    keep.resize(all_hits.size());
+    for (size_t i = 0; i < all_hits.size(); ++i)
+      keep[i] = presence->any_containing(db, db_n, all_hits[i].db_pos - batch.first_pos, s);
+    kept.clear();
+    for (size_t i = 0; i < all_hits.size(); ++i) {
+      if (keep[i]) kept.push_back(all_hits[i]);
+      else ++tp[all_hits[i].subquery];
+    }
+    selected = &kept;
+  }
+  const std::vector<Stage1aHit>& hits = *selected;
   std::vector<Seed> at_t;  // the seeds found from one probe position, put in order before they are appended
   const bool by_position = probe_filters.by_position();
   std::vector<SubqueryFilters::Occurrence> in_v;

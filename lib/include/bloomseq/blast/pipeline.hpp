@@ -19,6 +19,7 @@
 #include "bloomseq/blast/subquery_vectors.hpp"
 #include "bloomseq/blast/tabular.hpp"
 #include "bloomseq/blast/ungapped.hpp"
+#include "bloomseq/blast/word_presence.hpp"
 
 namespace bloomseq {
 
@@ -128,6 +129,7 @@ class BlastSearch {
   DbTotals totals_;
   Stage1aLayout layout_;
   SubqueryFilters filters_;
+  WordPresence presence_;  // the query's w-mers, for probes of an exact short word (strided_seeds.hpp)
   KarlinParams karlin_;     // ungapped: the ungapped X-drop and gap trigger, and E-values without --gapped
   GappedKarlin gapped_;     // with --gapped: E-values, bit scores and cut-offs
   GappedExtensionParams gapped_params_;

@@ -6,11 +6,12 @@
 // shorter than w, scanned at a stride, exact matches extended to w.
 //
 // The choice of p trades the stride against the filter's selectivity and size. Per database base:
-//   cost(p) = scan_ns + (V x probe_ns(V x 4^p / 8 bytes) + hits(p) x hit_ns) / s,
+//   cost(p) = decode_ns + (test_ns + V x probe_ns(V x 4^p / 8 bytes) + hits(p) x hit_ns) / s,
 // hits(p) = sum over sub-queries of 1 - exp(-w-mers / (4^p / 2)) (the chance that a random canonical p-mer is in the
-// sub-query; 4^p / 2 canonical keys), probe_ns by the cache level that holds the V filters. Measured on this
-// project's benchmark machine (docs/benchmarks.md, "short query"): scan ~2 ns per base, a probe 1.5 ns from L1/L2,
-// 4 ns from L3, 15 ns from DRAM, a hit (stage 1b look-up, extension to w) ~120 ns.
+// sub-query; 4^p / 2 canonical keys), probe_ns by the cache level whose half holds the V filters. Measured on this
+// project's benchmark machine (docs/benchmarks.md, "short query"): decoding 0.3 ns per base, a tested word 1.3 ns
+// plus its probe, 1.5 ns from L1/L2, 4 ns from L3, 15 ns from DRAM, a hit 33 ns with the presence check of its
+// w-mers (w <= 12, word_presence.hpp), 60 ns without.
 #pragma once
 #include <cstdint>
 #include <vector>

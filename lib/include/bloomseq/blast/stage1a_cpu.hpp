@@ -22,6 +22,22 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vectors, const DbChunk& ch
 uint64_t stage1a_exact(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                        uint64_t stride = 1);
 
+// The exact filters re-indexed for the scan: one bit per p-mer of either strand, addressed by the word's codes packed
+// first base lowest (sum b_j 4^j, what a load of the chunk's code bytes gives after three shift-or steps). A database
+// word then needs neither its reverse complement nor its canonical form: x is in S or rc(S) exactly when its
+// canonical form is in the canonical set S. Built once per search (4^p bits per sub-query, p <= 12).
+struct ExactScanTables {
+  std::vector<uint64_t> bits;  // sub-query v's table at bits[v * words_per_table]
+  uint64_t words_per_table = 0;
+  uint32_t count = 0;
+  int p = 0;
+};
+ExactScanTables make_exact_scan_tables(const SubqueryVectors& vectors, int p);
+
+// stage1a_exact on prepared tables (the backend's path; the overload above builds them per call).
+uint64_t stage1a_exact(const ExactScanTables& tables, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
+                       uint64_t stride = 1);
+
 // The paper's Algorithm 1 literally: for each vector, for each w-mer, each hash function evaluated when probed.
 uint64_t stage1a_paper_vector(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                            uint64_t stride = 1);

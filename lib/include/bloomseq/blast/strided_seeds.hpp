@@ -14,15 +14,17 @@
 #include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/stage1b.hpp"
 #include "bloomseq/blast/subquery_vectors.hpp"
+#include "bloomseq/blast/word_presence.hpp"
 
 namespace bloomseq {
 
 // `hits`: the stage-1a hits of one chunk (probes, sorted by (db_pos, sub-query)); `probe_filters`: the filters and
 // index of the probe words; `queries`: the plus-strand codes of every query record. Appends the w-mer seeds and
-// counts true/false positives of the probes per (probe) sub-query.
+// counts true/false positives of the probes per (probe) sub-query. With `presence` (the query's w-mers, not empty; only
+// with exact probe filters), probes that lie in no query w-mer are counted and dropped before the index is read: the seeds are the same.
 void seeds_from_probes(const std::vector<Stage1aHit>& hits, const DbBatch& batch,
                        const std::vector<std::vector<uint8_t>>& queries, int w, int probe_word,
                        const SubqueryFilters& probe_filters, std::vector<Seed>& seeds, std::vector<uint64_t>& tp,
-                       std::vector<uint64_t>& fp);
+                       std::vector<uint64_t>& fp, const WordPresence* presence = nullptr);
 
 }  // namespace bloomseq
