@@ -27,7 +27,7 @@ run() {  # name query subject min_lines [extra options for both]
     echo "ok   $name: $n alignments identical, same order"
   else
     echo "FAIL $name: blastn $n, blast-bloom $(wc -l < "$tmp/got"); first differences:"
-    diff "$tmp/want" "$tmp/got" | head -n 10
+    diff "$tmp/want" "$tmp/got" | head -n 10 || true  # diff exits 1 here; every case still runs
     status=1
   fi
 }
