@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bloomseq/io/record_starts.hpp"
 #include "bloomseq/split/shard_spec.hpp"
@@ -49,6 +50,9 @@ ByteBlock shard_byte_block(std::string_view text, char format, uint64_t index, u
 // every file is mapped (plain, regular) and FASTA or starts with a four-line FASTQ record. Sets `note` when
 // automatic falls back to records for a reason worth telling (multi-line FASTQ). Throws UsageError when bytes
 // was asked for and is not possible.
+// Why the reader's file cannot be cut by bytes (not plain, multi-line FASTQ, ...), or "" if it can.
+std::string byte_cut_obstacle(const SequenceReader& r);
+
 ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const SequenceReader* mates,
                                 std::string& note);
 
@@ -57,6 +61,12 @@ ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const S
 // files up to its block. Throws IoError naming the file if it cannot be read.
 RecordCount count_file_records_before(const std::string& path, uint64_t at, char format);
 uint64_t find_file_record(const std::string& path, uint64_t k, char format, RecordCount& before);
+// The same for many places in one pass (facs/shard_plan.hpp): the counts before each of the ascending `offsets`;
+// the offsets of records `ks` (ascending), with the counts before each in `before`.
+std::vector<RecordCount> count_file_records_at(const std::string& path, const std::vector<uint64_t>& offsets,
+                                               char format);
+std::vector<uint64_t> find_file_records(const std::string& path, const std::vector<uint64_t>& ks, char format,
+                                        std::vector<RecordCount>& before);
 
 // Reads `reader` to its end, cutting records without parsing plain four-line FASTQ (others
 // are parsed as next_chunk parses them), `max_bases` per chunk so memory stays bounded; returns the number of
