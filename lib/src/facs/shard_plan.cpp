@@ -62,7 +62,7 @@ uint64_t input_window_hash(std::string_view text, const std::vector<uint64_t>& c
   const auto window = [&](uint64_t at) {
     const uint64_t from = at > kPlanWindow ? at - kPlanWindow : 0;
     const uint64_t to = std::min(size, at + kPlanWindow);
-    x = fnv1a(x, "|");
+    x = fnv1a(x, "|" + std::to_string(at) + ":");
     if (from < to) x = fnv1a(x, text.substr(size_t(from), size_t(to - from)));
   };
   window(0);
@@ -144,6 +144,9 @@ ShardPlan parse_shard_plan(const std::string& path, const std::string& text) {
     return DataError(path + ": line " + std::to_string(line_no) + ": not an intact facs shard plan (" + why + ")");
   };
   const auto number = [&](const std::string& s, int base = 10) {
+    // Digits only (lower-case hex): one text per plan, so that the checksum covers every change.
+    if (s.find_first_not_of(base == 16 ? "0123456789abcdef" : "0123456789") != std::string::npos)
+      throw bad("bad number '" + s + "'");
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(s.c_str(), &end, base);

@@ -44,7 +44,8 @@ struct ShardPlan {
   std::vector<PlannedShard> starts;  // one per shard
 };
 
-// The hash of a plain text's size and the kPlanWindow bytes either side of its start, its end and each cut.
+// The hash of a plain text's size and of the kPlanWindow bytes either side of its start, its end and each cut
+// (with the cuts' offsets).
 uint64_t input_window_hash(std::string_view text, const std::vector<uint64_t>& cuts);
 
 // Reads both files once. `mates` empty for single reads. Throws UsageError naming the file if it cannot be cut by
