@@ -7,7 +7,8 @@
 // first record or follows the last is read as by the single run. A cut inside a record (possible only in
 // multi-line FASTQ) truncates the shard's last record, which the reader refuses. Pairs: the mate file's block
 // starts at the same record index, found by counting lines (FASTQ: four per record) or '>' lines (FASTA) of
-// both files up to the block, a vectorised pass instead of a parse.
+// both files up to the block, a vectorised pass instead of a parse, or read from a shard plan made once
+// (facs/shard_plan.hpp) so that no shard counts.
 //
 // records (gzip input, .2bit, FASTQ whose first record is not four lines): with R records (pairs), shard I
 // classifies records [floor((I-1)R/N), floor(IR/N)); a shard finds R with a counting pass that cuts records

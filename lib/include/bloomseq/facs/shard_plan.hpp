@@ -14,7 +14,8 @@
 //   #input <TAB> reads|mates <TAB> size <TAB> hash (16 hex) <TAB> path (as given; for messages only)
 //   #shard <TAB> I <TAB> begin <TAB> lines <TAB> records <TAB> mate begin <TAB> mate lines    (I = 1..N)
 //   #end <TAB> checksum (16 hex: FNV-1a of every line above, so that a damaged plan is refused)
-// Only plain files can be entered at an offset: gzip (and other inputs cut by records) cannot have a plan.
+// Only plain files can be entered at an offset: gzip (and other inputs cut by records) cannot have a plan. A plan
+// made by another version of facs is refused (the cut rule could differ).
 #pragma once
 #include <cstdint>
 #include <string>
