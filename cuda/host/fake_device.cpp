@@ -391,6 +391,7 @@ void FakeDevice::launch_classify(int hash_registers, const LaunchConfig& c, cons
   const std::vector<Access> uses = {
       {p.filter_words, kToEnd, false},
       {p.filters, uint64_t(p.n_filters) * sizeof(FilterDesc), false},
+      {p.groups, uint64_t(p.n_groups) * sizeof(GroupDesc), false},
       {p.nibble_tables, uint64_t(p.key_nibbles) * 16 * uint64_t(p.k_max) * 4, false},
       {p.packed, kToEnd, false},
       {p.invalid, kToEnd, false},
