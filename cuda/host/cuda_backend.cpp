@@ -322,7 +322,8 @@ class CudaBackend final : public Backend {
     }
     publish_uploads();
     const int regs = flat_.k_max ? hash_registers_for(flat_.k_max) : 8;
-    const KernelAttributes attr = dev_.kernel_attributes(KernelKind::classify, regs);
+    const KernelKind kind = flat_.groups.empty() ? KernelKind::classify : KernelKind::classify_interleaved;
+    const KernelAttributes attr = dev_.kernel_attributes(kind, regs);
 
     run_in_order(
         streams_,
@@ -340,8 +341,8 @@ class CudaBackend final : public Backend {
           LaunchConfig c =
               plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads, 0,
                                    !flat_.groups.empty());
-          allow_dynamic_shared(dev_, KernelKind::classify, regs, c.shared_bytes);
-          const uint32_t resident = dev_.blocks_per_sm(KernelKind::classify, regs, c.threads, c.shared_bytes);
+          allow_dynamic_shared(dev_, kind, regs, c.shared_bytes);
+          const uint32_t resident = dev_.blocks_per_sm(kind, regs, c.threads, c.shared_bytes);
           if (resident == 0) throw UsageError("classify kernel: the planned block cannot run on this device");
           if (resident != c.blocks_per_sm)
             c = plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads,

@@ -146,7 +146,8 @@ BLOOMSEQ_KERNEL_BODY void classify_groups_tile(Ctx& ctx, const ClassifyKernelPar
   }
 }
 
-template <int KMax, class Ctx>
+// Interleaved: the instance that also answers p.groups (the plain one ignores them; the host picks by bank).
+template <int KMax, bool Interleaved = true, class Ctx>
 BLOOMSEQ_KERNEL_BODY void classify_body(Ctx& ctx, const ClassifyKernelParams& p) {
   uint32_t* shared = ctx.shared_words();
   const uint32_t T = ctx.threads();
@@ -190,7 +191,9 @@ BLOOMSEQ_KERNEL_BODY void classify_body(Ctx& ctx, const ClassifyKernelParams& p)
           if (mask) ctx.atomic_add(counts + f, popcount32(mask));
         });
       }
-      if (p.n_groups) classify_groups_tile<KMax>(ctx, p, counts, tile, words, read_bitmaps, valid, hit, regs);
+      if constexpr (Interleaved) {
+        if (p.n_groups) classify_groups_tile<KMax>(ctx, p, counts, tile, words, read_bitmaps, valid, hit, regs);
+      }
     }
     ctx.barrier();  // all counts reduced
     ctx.each_thread([&](uint32_t t) {
