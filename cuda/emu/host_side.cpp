@@ -99,8 +99,7 @@ void check_bank(const FilterBank& bank) {
         throw UsageError("classify: filter " + std::to_string(f) + " is not a bin of one of the bank's groups");
       continue;
     }
-    if (flt.k < 1) check_k("filter " + std::to_string(f), flt.k);
-    check_k("filter " + std::to_string(f), layout_hashes(flt.layout, flt.k));
+    check_k("filter " + std::to_string(f), flt.k < 1 ? flt.k : layout_hashes(flt.layout, flt.k));
     if (flt.bits.m_bits == 0) throw UsageError("classify: filter " + std::to_string(f) + " has no bits");
   }
 }

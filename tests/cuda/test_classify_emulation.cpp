@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "bloomseq/backend/backend.hpp"
-#include "bloomseq/bloom/interleaved_bloom.hpp"
 #include "bloomseq/backend/cpu_reference.hpp"
+#include "bloomseq/bloom/interleaved_bloom.hpp"
 #include "bloomseq/cuda/emu_backend.hpp"
+#include "bloomseq/cuda/host_side.hpp"
+#include "bloomseq/error.hpp"
 #include "classify_fixtures.hpp"
 #include "fixtures.hpp"
 
@@ -186,4 +188,28 @@ TEST_CASE("emulated classify: streamed batches come back in input order", "[cuda
         ++expected;
       });
   CHECK(expected == batches.size());
+}
+
+TEST_CASE("classify: inconsistent interleaved banks are refused before any upload", "[cuda][classify][interleaved]") {
+  std::mt19937_64 rng(5);
+  Bank b = make_bank(rng, 11, {{20011, 3}}, 6);
+  InterleavedBloom ibf(70, 4099);
+  std::vector<ClassifyGroup> groups = {{ibf.view(), 4}};
+  ClassifyFilter bin;
+  bin.group = 0;
+  bin.bin = 69;
+  b.filters.push_back(bin);
+  auto bank = [&] { return FilterBank{b.filters.data(), uint32_t(b.filters.size()), &b.family, groups.data(), 1}; };
+  CHECK_NOTHROW(check_bank(bank()));
+  b.filters.back().bin = 70;  // past the group's bins
+  CHECK_THROWS_AS(check_bank(bank()), UsageError);
+  b.filters.back().bin = 0;
+  b.filters.back().group = 1;  // no such group
+  CHECK_THROWS_AS(check_bank(bank()), UsageError);
+  b.filters.back().group = 0;
+  groups[0].k = 7;  // more functions than the family has
+  CHECK_THROWS_AS(check_bank(bank()), UsageError);
+  groups[0].k = 4;
+  groups[0].rows.words_per_row = 1;  // 70 bins need two words per row
+  CHECK_THROWS_AS(check_bank(bank()), UsageError);
 }
