@@ -214,7 +214,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
        cxxopts::value<double>()->default_value("0.01"))
       ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
       ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
-      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
+      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda "
+                  "(either reads separate filters and interleaved sets)",
        cxxopts::value<std::string>()->default_value("cpu"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
