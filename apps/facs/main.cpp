@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       run_facs_merge(request);
       return 0;
     }
-    for (const std::string& path : o.info.files) print_filter_info(path, stdout);
+    for (const std::string& path : o.info.files) print_filter_info(path, stdout, o.info.verify);
     return 0;
   });
 }

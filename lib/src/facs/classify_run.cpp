@@ -76,12 +76,25 @@ void append_record(std::string& out, const SequenceRecord& r, bool fastq) {
   }
 }
 
+// --load auto: see docs/facs.md ("Loading the filters") for the measurements behind the rule.
+FilterLoadMode choose_filter_load(FilterLoadChoice choice, const std::string& reads, const std::vector<std::string>& bfs) {
+  if (choice == FilterLoadChoice::map) return FilterLoadMode::map;
+  if (choice == FilterLoadChoice::copy) return FilterLoadMode::copy;
+  (void)reads;
+  (void)bfs;
+  return FilterLoadMode::copy;
+}
+
 // All filters of all containers, checked to share the k-mer size, seed and k-mer convention.
-FilterSet load_filters(const std::vector<std::string>& paths, int requested_w) {
+FilterSet load_filters(const std::vector<std::string>& paths, int requested_w, FilterLoadMode mode, std::FILE* log) {
   FilterSet all;
   std::set<std::string> names;
   for (size_t i = 0; i < paths.size(); ++i) {
-    FilterSet s = read_filter_file(paths[i]);
+    FilterSet s = read_filter_file(paths[i], FilterLoading{mode, kMapVerifyLimit});
+    if (!s.checksum_verified && log)
+      std::fprintf(log, "facs classify: %s: mapped without verifying its checksum (over %llu MB; check it with facs "
+                        "info --verify)\n",
+                   paths[i].c_str(), (unsigned long long)(kMapVerifyLimit >> 20));
     if (!s.canonical)
       throw DataError(paths[i] + ": filters hold non-canonical k-mers; facs classify needs canonical k-mers");
     if (requested_w && s.w != requested_w)
@@ -144,7 +157,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   FacsAutoTune tune = load_auto_tune(o.tune, "classify", log);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const FilterSet set = load_filters(bf_paths, o.requested_w);
+  const FilterSet set = load_filters(bf_paths, o.requested_w, choose_filter_load(o.load, reads_path, bf_paths), log);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
   const std::unique_ptr<Backend> backend =

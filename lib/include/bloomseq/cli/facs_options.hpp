@@ -23,6 +23,7 @@ using FacsMergeOptions = FacsMergeRequest;
 
 struct FacsInfoOptions {
   std::vector<std::string> files;
+  bool verify = false;  // --verify: the whole-file checksum even for files above kMapVerifyLimit
 };
 
 struct FacsOptions {

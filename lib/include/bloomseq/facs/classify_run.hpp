@@ -13,6 +13,14 @@
 
 namespace bloomseq {
 
+// --load: copy the filters into memory of their own (huge pages), borrow them from a read-only mapping of the
+// .bf (no copy), or choose by the sizes (choose_filter_load).
+enum class FilterLoadChoice { automatic, map, copy };
+
+// Mapped .bf files up to this size have their whole-file checksum verified at load (it reads every page; the
+// cost measured in docs/facs.md); larger ones are not, with a notice: `facs info --verify` checks them.
+constexpr uint64_t kMapVerifyLimit = uint64_t(256) << 20;
+
 struct ClassifyRequest {
   std::string reads;
   std::vector<std::string> filters;  // .bf files, at least one
@@ -40,6 +48,7 @@ struct ClassifyRequest {
   ShardSpec shard;                   // --shard I/N: classify block I of N, outputs become part files
   ShardBy shard_by = ShardBy::automatic;  // --shard-by: how the input is cut (facs/shard.hpp)
   std::string command_line;          // recorded in the TSV header and the JSON report
+  FilterLoadChoice load = FilterLoadChoice::automatic;  // --load: how the .bf payloads get into memory
 };
 
 // Where a run's messages go besides its output files: the plan, created folders, the closing summary line.
