@@ -76,15 +76,6 @@ void append_record(std::string& out, const SequenceRecord& r, bool fastq) {
   }
 }
 
-// --load auto: see docs/facs.md ("Loading the filters") for the measurements behind the rule.
-FilterLoadMode choose_filter_load(FilterLoadChoice choice, const std::string& reads, const std::vector<std::string>& bfs) {
-  if (choice == FilterLoadChoice::map) return FilterLoadMode::map;
-  if (choice == FilterLoadChoice::copy) return FilterLoadMode::copy;
-  (void)reads;
-  (void)bfs;
-  return FilterLoadMode::copy;
-}
-
 // All filters of all containers, checked to share the k-mer size, seed and k-mer convention.
 FilterSet load_filters(const std::vector<std::string>& paths, int requested_w, FilterLoadMode mode, std::FILE* log) {
   FilterSet all;
@@ -157,7 +148,11 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   FacsAutoTune tune = load_auto_tune(o.tune, "classify", log);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const FilterSet set = load_filters(bf_paths, o.requested_w, choose_filter_load(o.load, reads_path, bf_paths), log);
+  std::vector<std::string> read_files{reads_path};
+  if (paired) read_files.push_back(o.mate);
+  const FilterLoadMode load_mode =
+      choose_filter_load(o.load, estimated_read_bytes(read_files, o.sharded ? o.shard.count : 1), filter_file_bytes(bf_paths));
+  const FilterSet set = load_filters(bf_paths, o.requested_w, load_mode, log);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
   const std::unique_ptr<Backend> backend =

@@ -7,19 +7,12 @@
 #include <vector>
 
 #include "bloomseq/facs/auto_tune.hpp"
+#include "bloomseq/facs/filter_load_choice.hpp"
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/facs/report.hpp"
 #include "bloomseq/facs/shard.hpp"
 
 namespace bloomseq {
-
-// --load: copy the filters into memory of their own (huge pages), borrow them from a read-only mapping of the
-// .bf (no copy), or choose by the sizes (choose_filter_load).
-enum class FilterLoadChoice { automatic, map, copy };
-
-// Mapped .bf files up to this size have their whole-file checksum verified at load (it reads every page; the
-// cost measured in docs/facs.md); larger ones are not, with a notice: `facs info --verify` checks them.
-constexpr uint64_t kMapVerifyLimit = uint64_t(256) << 20;
 
 struct ClassifyRequest {
   std::string reads;
