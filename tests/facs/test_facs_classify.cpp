@@ -405,13 +405,13 @@ TEST_CASE("classifier refuses bad parameters") {
   CHECK_THROWS_AS(check_compatible(fx.set, bp, "x.bf"), UsageError);
 }
 
-TEST_CASE("classify --load auto maps the filters for reads up to half their bytes, copies for more or for a stream",
+TEST_CASE("classify --load auto maps the filters for reads up to 1/32 of their bytes, copies for more or for a stream",
           "[facs][load]") {
   CHECK(choose_filter_load(FilterLoadChoice::map, 1u << 30, 1) == FilterLoadMode::map);
   CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 1u << 30) == FilterLoadMode::copy);
   const uint64_t gb = uint64_t(1) << 30;
-  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 2, gb) == FilterLoadMode::map);
-  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 2 + 1, gb) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32, gb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32 + 1, gb) == FilterLoadMode::copy);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, gb) == FilterLoadMode::copy);  // unknown length
 
   bloomseq_test::TempDir dir;

@@ -22,7 +22,7 @@ FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, 
   if (choice == FilterLoadChoice::map) return FilterLoadMode::map;
   if (choice == FilterLoadChoice::copy) return FilterLoadMode::copy;
   if (read_bytes == 0) return FilterLoadMode::copy;  // a stream of unknown length: as many reads as it takes
-  return read_bytes <= filter_bytes / 2 ? FilterLoadMode::map : FilterLoadMode::copy;
+  return read_bytes <= filter_bytes / kMapFilterBytesPerReadByte ? FilterLoadMode::map : FilterLoadMode::copy;
 }
 
 uint64_t estimated_read_bytes(const std::vector<std::string>& read_files, uint32_t shards) {

@@ -2,9 +2,10 @@
 //
 // Copying reads every byte of the filters into memory of their own on huge pages (about 3.5 s per GB here) before
 // the first read; mapping costs nothing up front, but lookups go through the page cache's pages, which the kernel
-// maps with 4 KiB pages unless the file system gives it large folios (more TLB misses). Measured in docs/facs.md
-// ("Loading the filters"): mapping was faster in wall and CPU time with reads of up to 0.43 times the filters'
-// bytes; at 0.87 it was still faster in wall time (no load before the first read) but took 10% more CPU.
+// maps with 4 KiB pages unless the file system gives it large folios (more TLB misses), a cost per read. Measured
+// in docs/facs.md ("Loading the filters"): against a 1-GB set mapping was faster with 20,000 reads (0.004 of its
+// bytes) and slower with 300,000 (0.065; break-even near 0.03); against 253-277 MB sets it was faster up to 0.43.
+// A wrong copy costs at most the load; a wrong map grows with the reads: the rule keeps to the safe side.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,8 +21,11 @@ enum class FilterLoadChoice { automatic, map, copy };
 // per 256 MB here); larger ones are not, with a notice: `facs info --verify` checks them.
 constexpr uint64_t kMapVerifyLimit = uint64_t(256) << 20;
 
+// --load auto maps the filters when they hold at least this many bytes per byte of reads.
+constexpr uint64_t kMapFilterBytesPerReadByte = 32;
+
 // The mode for `choice`; for automatic: map when the reads' bytes (0 = unknown, e.g. stdin: copy) are at most
-// half the filters' bytes.
+// 1/32 of the filters' bytes.
 FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes);
 
 // The reads' bytes as --load auto counts them: the sizes of the read files (x4 for gzip, its usual ratio on
