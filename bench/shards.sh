@@ -14,7 +14,9 @@
 #   SHARDS_READS (default 5000000): facs reads; SHARDS_DIR (default /tmp/bloomseq-shards): inputs, built once
 #   (never committed); SHARDS_TOOLS (default "blast facs"); facs: SHARDS_PAIRS (default 1000000) pairs of the
 #   held-out input, SHARDS_CUT (default "bytes"; "bytes records" adds the counting scheme) the --shard-by values,
-#   SHARDS_REPEAT (default 3) runs of each measurement (medians).
+#   SHARDS_REPEAT (default 3) runs of each measurement (medians), SHARDS_FACS_INPUTS (default "single pairs") the
+#   facs rows to run. Pairs cut by bytes are measured twice, alternating: shards counting both files up to their
+#   block, and shards started where a shard plan says (facs plan-shards; the plan's CPU in the total, row "plan").
 # Needs: python3, GNU time; the Debian example genomes (scripts/fetch-data.sh).
 set -euo pipefail
 bin=$(cd "${1:?usage: bench/shards.sh BUILD_BIN_DIR [OUT_DIR]}" && pwd)
@@ -31,6 +33,7 @@ tools="${SHARDS_TOOLS:-blast facs}"
 npairs="${SHARDS_PAIRS:-1000000}"
 cuts="${SHARDS_CUT:-bytes}"
 repeat="${SHARDS_REPEAT:-3}"
+facs_inputs="${SHARDS_FACS_INPUTS:-single pairs}"
 mkdir -p "$dir"
 declare -A path
 while IFS=$'\t' read -r name p; do path[$name]="$p"; done < <("$here/scripts/fetch-data.sh")
@@ -118,7 +121,7 @@ for i in range(n):
 PY
   }
   reads="$dir/reads_${nreads}.fq"
-  if [ ! -s "$reads" ]; then
+  if [[ " $facs_inputs " == *" single "* ]] && [ ! -s "$reads" ]; then
     echo "generating $reads ($nreads reads of 100 bases: half from E. coli 536, half random)"
     gen_reads "$nreads" 100 "$dir/reads_${nreads}.tmp" 16 && mv "$dir/reads_${nreads}.tmp.fq" "$reads"
   fi
@@ -129,54 +132,77 @@ PY
   fi
   [ -s "$dir/refs.bf" ] || "$bin/facs" build-filter -o "$dir/refs.bf" "$ecoli" "$ssuis" "$here/data/lambda_virus.fa" 2> /dev/null
   median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-  # facs_case LABEL CLASSIFY_INPUT_ARGS...: single run vs N shards (--shard-by $cut), each measured $repeat times
-  # (medians), shards of one set one after the other; the merge; two shards side by side.
+  # facs_case LABEL PLANS CLASSIFY_INPUT_ARGS...: single run vs N shards (--shard-by $cut), each measured $repeat
+  # times (medians), shards of one set one after the other; the merge; two shards side by side. PLANS: "no", or
+  # "no yes" to measure the shards also with a shard plan (facs plan-shards, its CPU counted in the total), the two
+  # ways alternating within each repeat; one row each.
   facs_case() {
-    local label=$1
-    shift
-    local single=(--no-progress -t 1 "$@" "$dir/refs.bf") k sw sc sp w c p ws=() cs=()
+    local label=$1 plans=$2
+    shift 2
+    local single=(--no-progress -t 1 "$@" "$dir/refs.bf") k sw sc sp w c p ws=() cs=() mode
+    local pair_args=("$@")
     for k in $(seq "$repeat"); do
       read -r w c p < <(measure "$bin/facs" classify "${single[@]}" -o "$tmp/calls.tsv" --summary "$tmp/summary.tsv")
       ws+=("$w"); cs+=("$c"); sp=$p
     done
     sw=$(printf '%s\n' "${ws[@]}" | median); sc=$(printf '%s\n' "${cs[@]}" | median)
     for n in $counts; do
-      local totals=() merges=() twos=() peak=0 total i
+      local -A totals=() merges=() twos=() peak=() ident=()
+      local total i plan_args
       for k in $(seq "$repeat"); do
-        total=0
-        for i in $(seq "$n"); do
-          read -r w c p < <(measure "$bin/facs" classify "${single[@]}" --shard "$i/$n" --shard-by "$cut" \
-                              -o "$tmp/calls.$i.part" --summary "$tmp/summary.$i.part")
-          total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
-          [ "$p" -gt "$peak" ] && peak=$p
-        done
-        totals+=("$total")
-        read -r mw mc mp < <(measure "$bin/facs" merge -o "$tmp/merged.tsv" --summary "$tmp/msummary.tsv" \
-                               $(seq -f "$tmp/calls.%g.part" "$n") $(seq -f "$tmp/summary.%g.part" "$n"))
-        merges+=("$mw")
-        if [ "$n" = 2 ]; then
-          local t0
-          t0=$(date +%s.%N)
-          for i in 1 2; do
-            "$bin/facs" classify "${single[@]}" --shard "$i/2" --shard-by "$cut" -o "$tmp/p2.$i.part" \
-              --summary "$tmp/s2.$i.part" 2> /dev/null &
+        for mode in $plans; do
+          total=0 plan_args=()
+          [ -n "${peak[$mode]:-}" ] || peak[$mode]=0
+          if [ "$mode" = yes ]; then
+            read -r w c p < <(measure "$bin/facs" plan-shards -q "${pair_args[@]}" -n "$n" -o "$tmp/shards.plan")
+            total=$c plan_args=(--shard-plan "$tmp/shards.plan")
+          fi
+          for i in $(seq "$n"); do
+            read -r w c p < <(measure "$bin/facs" classify "${single[@]}" --shard "$i/$n" --shard-by "$cut" \
+                                "${plan_args[@]}" -o "$tmp/calls.$i.part" --summary "$tmp/summary.$i.part")
+            total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
+            [ "$p" -gt "${peak[$mode]}" ] && peak[$mode]=$p
           done
-          wait
-          twos+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')")
-        fi
+          totals[$mode]+="$total "
+          read -r mw mc mp < <(measure "$bin/facs" merge -o "$tmp/merged.tsv" --summary "$tmp/msummary.tsv" \
+                                 $(seq -f "$tmp/calls.%g.part" "$n") $(seq -f "$tmp/summary.%g.part" "$n"))
+          merges[$mode]+="$mw "
+          if cmp -s <(tail -n +2 "$tmp/calls.tsv") <(tail -n +2 "$tmp/merged.tsv") &&
+             cmp -s "$tmp/summary.tsv" "$tmp/msummary.tsv"; then
+            [ "${ident[$mode]:-yes}" = yes ] && ident[$mode]=yes
+          else
+            ident[$mode]=NO
+          fi
+          if [ "$n" = 2 ]; then
+            local t0
+            t0=$(date +%s.%N)
+            for i in 1 2; do
+              "$bin/facs" classify "${single[@]}" --shard "$i/2" --shard-by "$cut" "${plan_args[@]}" \
+                -o "$tmp/p2.$i.part" --summary "$tmp/s2.$i.part" 2> /dev/null &
+            done
+            wait
+            twos[$mode]+="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}') "
+          fi
+          rm -f "$tmp"/calls.*.part "$tmp"/summary.*.part "$tmp"/p2.*.part "$tmp"/s2.*.part "$tmp/merged.tsv"
+        done
       done
-      ident=$(cmp -s <(tail -n +2 "$tmp/calls.tsv") <(tail -n +2 "$tmp/merged.tsv") &&
-              cmp -s "$tmp/summary.tsv" "$tmp/msummary.tsv" && echo yes || echo NO)
-      two=-
-      [ "$n" = 2 ] && two=$(printf '%s\n' "${twos[@]}" | median)
-      row facs "$label, $cut" "$n" "$sw" "$sc" "$sp" "$(printf '%s\n' "${totals[@]}" | median)" "$peak" \
-        "$(printf '%s\n' "${merges[@]}" | median)" "$two" "$ident"
-      rm -f "$tmp"/calls.*.part "$tmp"/summary.*.part "$tmp"/p2.*.part "$tmp"/s2.*.part
+      for mode in $plans; do
+        two=-
+        [ "$n" = 2 ] && two=$(printf '%s\n' ${twos[$mode]} | median)
+        row facs "$label, $cut$([ "$mode" = yes ] && echo ", plan")" "$n" "$sw" "$sc" "$sp" \
+          "$(printf '%s\n' ${totals[$mode]} | median)" "${peak[$mode]}" "$(printf '%s\n' ${merges[$mode]} | median)" \
+          "$two" "${ident[$mode]}"
+      done
+      unset totals merges twos peak ident
     done
   }
   for cut in $cuts; do
-    facs_case "$(basename "$reads")" "$reads"
-    facs_case "$(basename "$pairs")_{1,2}" "${pairs}_1.fq" --mate "${pairs}_2.fq"
+    if [[ " $facs_inputs " == *" single "* ]]; then facs_case "$(basename "$reads")" no "$reads"; fi
+    if [[ " $facs_inputs " == *" pairs "* ]]; then
+      # Pairs cut by bytes: with and without the shard plan (a plan holds byte offsets: none for records).
+      facs_case "$(basename "$pairs")_{1,2}" "$([ "$cut" = bytes ] && echo "no yes" || echo no)" \
+        "${pairs}_1.fq" --mate "${pairs}_2.fq"
+    fi
   done
 fi
 echo "CSV: $csv"

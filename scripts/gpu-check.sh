@@ -6,7 +6,8 @@
 #      than streams, overflow reruns, vectors in global memory, the largest filter set the classify kernel admits),
 #   3. runs blast-bloom and facs classify with --backend cuda and --backend cpu on the bundled data and compares
 #      their outputs byte for byte (small chunks: slots reused; saturated vectors: hit-buffer overflow reruns;
-#      4 Mbit vectors: the global-memory path; every bundled reference as a filter),
+#      4 Mbit vectors: the global-memory path; every bundled reference as a filter, then as the bins of an
+#      interleaved set, single reads and pairs),
 #   4. prints membership tests/s and reads/s next to the performance model's prediction (gpu_bench).
 # Any failure or difference ends it with "GPU CHECK FAILED" and a non-zero exit.
 #
@@ -91,6 +92,16 @@ step="facs classify, every bundled reference as a filter"
 reads=$data/lambda_reads_1.fq
 if [[ $fake == 1 ]]; then head -n 2000 "$reads" >"$tmp/reads.fq" && reads=$tmp/reads.fq; fi
 same_output facs "$bin/facs" classify "$reads" "$tmp/refs.bf" --scores -o calls.tsv --summary summary.tsv
+step="facs build-filter --layout interleaved"
+"$bin/facs" build-filter -q --layout interleaved -o "$tmp/refs-ibf.bf" "$data"/bee-viruses/*.fa \
+  "$data/lambda_virus.fa" $([[ $fake == 1 ]] || echo "$data/ecoli_536_200k.fa")
+step="facs classify, the references as an interleaved set"
+same_output facs-ibf "$bin/facs" classify "$reads" "$tmp/refs-ibf.bf" --scores -o calls.tsv --summary summary.tsv
+step="facs classify, interleaved set, BioBloom score, pairs"
+mates=$data/lambda_reads_2.fq
+if [[ $fake == 1 ]]; then head -n 2000 "$mates" >"$tmp/mates.fq" && mates=$tmp/mates.fq; fi
+same_output facs-ibf-pairs "$bin/facs" classify "$reads" --mate "$mates" "$tmp/refs-ibf.bf" --score biobloom \
+  --scores -o calls.tsv --summary summary.tsv
 if [[ $fake == 0 ]]; then
   step="facs classify, sequencing run"
   same_output facs-srr "$bin/facs" classify "$data/SRR059298_5k.fastq.gz" "$tmp/refs.bf" --scores -o calls.tsv \

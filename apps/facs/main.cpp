@@ -2,6 +2,7 @@
 //   facs build-filter -o refs.bf REF.fa [REF2.fa ...]
 //   facs classify READS [--mate READS2] REFS.bf [MORE.bf ...]
 //   facs merge -o CALLS --summary SUMMARY [--json J] PART...
+//   facs plan-shards READS [--mate MATES] -n N -o PLAN
 //   facs info REFS.bf
 #include <cstdio>
 #include <string>
@@ -14,6 +15,7 @@
 #include "bloomseq/facs/build_filter_run.hpp"
 #include "bloomseq/facs/classify_run.hpp"
 #include "bloomseq/facs/merge_parts.hpp"
+#include "bloomseq/facs/plan_shards_run.hpp"
 
 using namespace bloomseq;
 
@@ -55,6 +57,10 @@ int main(int argc, char** argv) {
       FacsMergeRequest request = o.merge;
       request.command_line = command_line(argc, argv);
       run_facs_merge(request);
+      return 0;
+    }
+    if (o.command == FacsCommand::plan_shards) {
+      run_plan_shards(o.plan_shards, o.plan_shards.quiet ? nullptr : stderr);
       return 0;
     }
     for (const std::string& path : o.info.files) print_filter_info(path, stdout, o.info.verify);

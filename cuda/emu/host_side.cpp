@@ -25,6 +25,11 @@ FlatFilters flatten_filters(const FilterBank& bank) {
     const ClassifyFilter& filter = bank.filters[f];
     FilterDesc d{};
     d.word_offset = flat.words.size();
+    if (filter.group >= 0) {  // its group answers it
+      d.layout = kInterleavedBin;
+      flat.desc.push_back(d);
+      continue;
+    }
     d.m_bits = filter.bits.m_bits;
     d.k = uint32_t(filter.k);
     d.layout = uint32_t(filter.layout);
@@ -32,6 +37,26 @@ FlatFilters flatten_filters(const FilterBank& bank) {
     flat.words.insert(flat.words.end(), filter.bits.words, filter.bits.words + bloom_words(filter.bits.m_bits));
     flat.k_max = std::max(flat.k_max, layout_hashes(filter.layout, filter.k));
   }
+  for (uint32_t g = 0; g < bank.group_count; ++g) {
+    const ClassifyGroup& grp = bank.groups[g];
+    GroupDesc d{};
+    if (flat.words.size() % 2) flat.words.push_back(0);  // rows are 64-bit words
+    d.row_offset = flat.words.size();
+    d.m_bits = grp.rows.m_bits;
+    d.k = uint32_t(grp.k);
+    d.bins = grp.rows.bins;
+    d.words_per_row = grp.rows.words_per_row;
+    const uint64_t row_words = grp.rows.m_bits * grp.rows.words_per_row;
+    const uint32_t* halves = reinterpret_cast<const uint32_t*>(grp.rows.rows);  // little-endian: low half first
+    flat.words.insert(flat.words.end(), halves, halves + 2 * row_words);
+    d.bin_filter_offset = flat.words.size();
+    flat.words.resize(flat.words.size() + grp.rows.bins, kNoFilter);
+    flat.groups.push_back(d);
+    flat.k_max = std::max(flat.k_max, grp.k);
+  }
+  for (uint32_t f = 0; f < bank.count; ++f)
+    if (bank.filters[f].group >= 0)
+      flat.words[flat.groups[size_t(bank.filters[f].group)].bin_filter_offset + bank.filters[f].bin] = f;
   flat.words.push_back(0);  // never empty
   return flat;
 }
@@ -56,12 +81,26 @@ std::vector<uint32_t> nibble_tables_from(const H3ByteView& bytes, int k, int w) 
 
 void check_bank(const FilterBank& bank) {
   if (!bank.family) throw UsageError("classify: filter bank without a hash family");
+  auto check_k = [&](const std::string& what, int k) {
+    if (k < 1 || k > bank.family->k())
+      throw UsageError("classify: " + what + " uses k = " + std::to_string(k) + " but the hash family has " +
+                       std::to_string(bank.family->k()) + " functions");
+  };
+  for (uint32_t g = 0; g < bank.group_count; ++g) {
+    const ClassifyGroup& grp = bank.groups[g];
+    check_k("interleaved group " + std::to_string(g), grp.k);
+    if (grp.rows.m_bits == 0 || grp.rows.bins == 0 || grp.rows.words_per_row != interleaved_row_words(grp.rows.bins))
+      throw UsageError("classify: interleaved group " + std::to_string(g) + " has no bits or an inconsistent row size");
+  }
   for (uint32_t f = 0; f < bank.count; ++f) {
-    const int k = layout_hashes(bank.filters[f].layout, bank.filters[f].k);
-    if (bank.filters[f].k < 1 || k > bank.family->k())
-      throw UsageError("classify: filter " + std::to_string(f) + " uses k = " + std::to_string(k) +
-                       " but the hash family has " + std::to_string(bank.family->k()) + " functions");
-    if (bank.filters[f].bits.m_bits == 0) throw UsageError("classify: filter " + std::to_string(f) + " has no bits");
+    const ClassifyFilter& flt = bank.filters[f];
+    if (flt.group >= 0) {
+      if (uint32_t(flt.group) >= bank.group_count || flt.bin >= bank.groups[flt.group].rows.bins)
+        throw UsageError("classify: filter " + std::to_string(f) + " is not a bin of one of the bank's groups");
+      continue;
+    }
+    check_k("filter " + std::to_string(f), flt.k < 1 ? flt.k : layout_hashes(flt.layout, flt.k));
+    if (flt.bits.m_bits == 0) throw UsageError("classify: filter " + std::to_string(f) + " has no bits");
   }
 }
 

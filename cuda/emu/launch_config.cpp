@@ -52,16 +52,18 @@ Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAtt
 }
 
 LaunchConfig plan_classify_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
-                           int k_max, int key_nibbles, uint32_t threads, uint32_t known_blocks_per_sm) {
+                           int k_max, int key_nibbles, uint32_t threads, uint32_t known_blocks_per_sm,
+                           bool interleaved) {
   if (threads == 0 || threads % 32 != 0) throw UsageError("threads per block must be a positive multiple of 32");
   LaunchConfig c;
   c.threads = threads;
-  c.shared_bytes = 4 * classify_shared_words(key_nibbles, k_max, n_filters);
+  c.shared_bytes = 4 * classify_shared_words(key_nibbles, k_max, n_filters, threads, interleaved);
   // Bounded here, before any opt-in: the device would refuse it as an internal error otherwise.
   const uint64_t budget = gpu.shared_per_block_max - std::min(gpu.shared_per_block_max, attr.static_shared);
   if (c.shared_bytes > budget)
     throw UsageError("classify: " + std::to_string(n_filters) + " filters need " + std::to_string(c.shared_bytes) +
-                     " bytes of GPU shared memory per block (hash tables and one counter per filter), the device "
+                     " bytes of GPU shared memory per block (hash tables, one counter per filter and, for interleaved "
+                     "groups, the frames' hashes and row words), the device "
                      "allows " + std::to_string(budget) + ": classify against fewer filters per run");
   c.blocks_per_sm = known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, c.shared_bytes);
   if (c.blocks_per_sm == 0) throw UsageError("classify kernel: one block does not fit on a multiprocessor");

@@ -71,6 +71,13 @@ Fingerprint fingerprint_of(const FilterBank& bank) {
     const ClassifyFilter& c = bank.filters[i];
     f.add(c.bits.words).add(c.bits.m_bits).add(uint64_t(c.k)).add(uint64_t(c.layout));
     f.add_words(c.bits.words, bloom_words(c.bits.m_bits));
+    f.add(uint64_t(int64_t(c.group))).add(uint64_t(c.bin));
+  }
+  f.add(uint64_t(bank.group_count));
+  for (uint32_t g = 0; g < bank.group_count; ++g) {
+    const ClassifyGroup& grp = bank.groups[g];
+    f.add(grp.rows.rows).add(grp.rows.m_bits).add(uint64_t(grp.rows.bins)).add(uint64_t(grp.k));
+    f.add_words(reinterpret_cast<const uint32_t*>(grp.rows.rows), 2 * grp.rows.m_bits * grp.rows.words_per_row);
   }
   return f;
 }
@@ -110,7 +117,7 @@ class CudaBackend final : public Backend {
       : device_(std::move(device)), dev_(*device_), options_(options), name_(std::move(name)),
         counters_(counters ? counters : &own_counters_), retired_(dev_), uploaded_(dev_), d_vectors_(dev_, retired_),
         d_tables_(dev_, retired_), d_filter_words_(dev_, retired_), d_filter_tables_(dev_, retired_),
-        d_filter_desc_(dev_, retired_) {
+        d_filter_desc_(dev_, retired_), d_group_desc_(dev_, retired_) {
     if (options_.stage1a_threads == 0 || options_.stage1a_threads % 32 != 0 ||
         (options_.classify_threads != 0 && options_.classify_threads % 32 != 0))
       throw UsageError("CUDA threads per block must be a multiple of 32");
@@ -305,6 +312,7 @@ class CudaBackend final : public Backend {
       flat_ = flatten_filters(bank);
       upload(d_filter_words_, flat_.words.data(), flat_.words.size());
       upload(d_filter_desc_, flat_.desc.data(), flat_.desc.size());
+      if (!flat_.groups.empty()) upload(d_group_desc_, flat_.groups.data(), flat_.groups.size());
       if (flat_.k_max) {
         filter_tables_host_ = nibble_tables_from(bank.family->byte_view(), flat_.k_max, w);
         upload(d_filter_tables_, filter_tables_host_.data(), filter_tables_host_.size());
@@ -314,7 +322,8 @@ class CudaBackend final : public Backend {
     }
     publish_uploads();
     const int regs = flat_.k_max ? hash_registers_for(flat_.k_max) : 8;
-    const KernelAttributes attr = dev_.kernel_attributes(KernelKind::classify, regs);
+    const KernelKind kind = flat_.groups.empty() ? KernelKind::classify : KernelKind::classify_interleaved;
+    const KernelAttributes attr = dev_.kernel_attributes(kind, regs);
 
     run_in_order(
         streams_,
@@ -330,13 +339,14 @@ class CudaBackend final : public Backend {
           const uint32_t threads =
               options_.classify_threads ? options_.classify_threads : classify_threads_for(mean_frames);
           LaunchConfig c =
-              plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads);
-          allow_dynamic_shared(dev_, KernelKind::classify, regs, c.shared_bytes);
-          const uint32_t resident = dev_.blocks_per_sm(KernelKind::classify, regs, c.threads, c.shared_bytes);
+              plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads, 0,
+                                   !flat_.groups.empty());
+          allow_dynamic_shared(dev_, kind, regs, c.shared_bytes);
+          const uint32_t resident = dev_.blocks_per_sm(kind, regs, c.threads, c.shared_bytes);
           if (resident == 0) throw UsageError("classify kernel: the planned block cannot run on this device");
           if (resident != c.blocks_per_sm)
             c = plan_classify_launch(profile_, attr, reads.count, bank.count, flat_.k_max, key_nibbles_for(w), threads,
-                              resident);
+                              resident, !flat_.groups.empty());
           if (options_.max_blocks) c.blocks = std::min(c.blocks, options_.max_blocks);
           c.passes = (reads.count + c.blocks - 1) / c.blocks;
 
@@ -380,6 +390,8 @@ class CudaBackend final : public Backend {
           p.filter_words = d_filter_words_.data();
           p.filters = d_filter_desc_.data();
           p.n_filters = bank.count;
+          p.groups = d_group_desc_.data();
+          p.n_groups = uint32_t(flat_.groups.size());
           p.k_max = flat_.k_max;
           p.nibble_tables = d_filter_tables_.data();
           p.key_nibbles = key_nibbles_for(w);
@@ -473,6 +485,7 @@ class CudaBackend final : public Backend {
   std::vector<uint32_t> tables_host_;
   DeviceArray<uint32_t> d_filter_words_, d_filter_tables_;
   DeviceArray<FilterDesc> d_filter_desc_;
+  DeviceArray<GroupDesc> d_group_desc_;
   Fingerprint filters_fp_;
   bool filters_valid_ = false;
   FlatFilters flat_;

@@ -387,10 +387,11 @@ void FakeDevice::launch_stage1a(int hash_registers, const LaunchConfig& c, const
 void FakeDevice::launch_classify(int hash_registers, const LaunchConfig& c, const ClassifyKernelParams& p,
                                  StreamHandle s) {
   std::lock_guard<std::mutex> lock(st_->m);
-  st_->check_launch(KernelKind::classify, hash_registers, c, "classify_kernel");
+  st_->check_launch(classify_kernel_kind(p), hash_registers, c, "classify_kernel");
   const std::vector<Access> uses = {
       {p.filter_words, kToEnd, false},
       {p.filters, uint64_t(p.n_filters) * sizeof(FilterDesc), false},
+      {p.groups, uint64_t(p.n_groups) * sizeof(GroupDesc), false},
       {p.nibble_tables, uint64_t(p.key_nibbles) * 16 * uint64_t(p.k_max) * 4, false},
       {p.packed, kToEnd, false},
       {p.invalid, kToEnd, false},
@@ -401,7 +402,10 @@ void FakeDevice::launch_classify(int hash_registers, const LaunchConfig& c, cons
   st_->enqueue(s, uses, "classify_kernel", [c, p, hash_registers] {
     with_hash_registers(hash_registers, [&](auto regs) {
       emulate_launch(c.blocks, c.threads, c.shared_bytes,
-                     [&](HostCtx& ctx) { classify_body<decltype(regs)::value>(ctx, p); });
+                     [&](HostCtx& ctx) {
+                       if (p.n_groups) classify_body<decltype(regs)::value, true>(ctx, p);
+                       else classify_body<decltype(regs)::value, false>(ctx, p);
+                     });
     });
   });
 }

@@ -11,25 +11,28 @@ __global__ void stage1a_kernel(const Stage1aKernelParams p) {
   stage1a_body<KMax>(ctx, p);
 }
 
-template <int KMax>
+template <int KMax, bool Interleaved>
 __global__ void classify_kernel(const ClassifyKernelParams p) {
   DeviceCtx ctx;
-  classify_body<KMax>(ctx, p);
+  classify_body<KMax, Interleaved>(ctx, p);
 }
 
 namespace {
 
+template <int KMax>
+const void* kernel_symbol_for(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::stage1a: return reinterpret_cast<const void*>(&stage1a_kernel<KMax>);
+    case KernelKind::classify: return reinterpret_cast<const void*>(&classify_kernel<KMax, false>);
+    default: return reinterpret_cast<const void*>(&classify_kernel<KMax, true>);
+  }
+}
+
 const void* kernel_symbol(KernelKind kind, int hash_registers) {
   switch (hash_registers) {
-    case 8:
-      return kind == KernelKind::stage1a ? reinterpret_cast<const void*>(&stage1a_kernel<8>)
-                                         : reinterpret_cast<const void*>(&classify_kernel<8>);
-    case 16:
-      return kind == KernelKind::stage1a ? reinterpret_cast<const void*>(&stage1a_kernel<16>)
-                                         : reinterpret_cast<const void*>(&classify_kernel<16>);
-    default:
-      return kind == KernelKind::stage1a ? reinterpret_cast<const void*>(&stage1a_kernel<32>)
-                                         : reinterpret_cast<const void*>(&classify_kernel<32>);
+    case 8: return kernel_symbol_for<8>(kind);
+    case 16: return kernel_symbol_for<16>(kind);
+    default: return kernel_symbol_for<32>(kind);
   }
 }
 
@@ -67,10 +70,20 @@ void launch_stage1a(int hash_registers, const LaunchConfig& c, const Stage1aKern
 }
 
 void launch_classify(int hash_registers, const LaunchConfig& c, const ClassifyKernelParams& p, cudaStream_t s) {
+  const bool groups = classify_kernel_kind(p) == KernelKind::classify_interleaved;  // the instance planned for
   switch (hash_registers) {
-    case 8: classify_kernel<8><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
-    case 16: classify_kernel<16><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
-    default: classify_kernel<32><<<c.blocks, c.threads, c.shared_bytes, s>>>(p); break;
+    case 8:
+      if (groups) classify_kernel<8, true><<<c.blocks, c.threads, c.shared_bytes, s>>>(p);
+      else classify_kernel<8, false><<<c.blocks, c.threads, c.shared_bytes, s>>>(p);
+      break;
+    case 16:
+      if (groups) classify_kernel<16, true><<<c.blocks, c.threads, c.shared_bytes, s>>>(p);
+      else classify_kernel<16, false><<<c.blocks, c.threads, c.shared_bytes, s>>>(p);
+      break;
+    default:
+      if (groups) classify_kernel<32, true><<<c.blocks, c.threads, c.shared_bytes, s>>>(p);
+      else classify_kernel<32, false><<<c.blocks, c.threads, c.shared_bytes, s>>>(p);
+      break;
   }
   BLOOMSEQ_CUDA_CHECK_LAUNCH("classify_kernel");
 }

@@ -280,6 +280,26 @@ TEST_CASE("facs build-filter: defaults and checks", "[cli]") {
   CHECK_THAT(facs({"facs", "build-filter", "--help"}).help, Catch::Contains("--per-record") && Catch::Contains("Examples:"));
 }
 
+TEST_CASE("facs plan-shards and classify --shard-plan: options and checks", "[cli]") {
+  const FacsOptions o = facs({"facs", "plan-shards", "r1.fq", "--mate", "r2.fq", "-n", "8", "-o", "p.plan"});
+  REQUIRE(o.command == FacsCommand::plan_shards);
+  CHECK(o.plan_shards.reads == "r1.fq");
+  CHECK(o.plan_shards.mate == "r2.fq");
+  CHECK(o.plan_shards.shards == 8);
+  CHECK(o.plan_shards.output == "p.plan");
+  CHECK(facs({"facs", "plan-shards", "r.fq", "-n", "2", "-o", "p"}).plan_shards.mate.empty());
+  CHECK_THAT(usage_message({"facs", "plan-shards", "r.fq", "-o", "p"}), Catch::Contains("-n N"));
+  CHECK_THAT(usage_message({"facs", "plan-shards", "r.fq", "-n", "2"}), Catch::Contains("-o PLAN is required"));
+  CHECK_THAT(usage_message({"facs", "plan-shards", "r.fq", "-n", "0", "-o", "p"}), Catch::Contains("-n must be"));
+  CHECK_THAT(usage_message({"facs", "plan-shards", "-n", "2", "-o", "p"}), Catch::Contains("give one READS"));
+  CHECK_THAT(facs({"facs", "plan-shards", "--help"}).help, Catch::Contains("Example") && Catch::Contains("gzip"));
+  CHECK(facs({"facs", "classify", "r", "a.bf", "--shard", "1/2", "--shard-plan", "p"}).classify.shard_plan == "p");
+  CHECK_THAT(usage_message({"facs", "classify", "r", "a.bf", "--shard-plan", "p"}),
+             Catch::Contains("--shard-plan applies to --shard"));
+  CHECK_THAT(usage_message({"facs", "classify", "r", "a.bf", "--shard", "1/2", "--shard-by", "records", "--shard-plan", "p"}),
+             Catch::Contains("--shard-by records"));
+}
+
 TEST_CASE("facs classify: defaults and checks", "[cli]") {
   const FacsOptions o = facs({"facs", "classify", "reads.fq", "a.bf", "b.bf"});
   REQUIRE(o.command == FacsCommand::classify);

@@ -209,6 +209,87 @@ TEST_CASE("an insertion is aligned with one gap and counted as blastn counts it"
   CHECK(h.score == 2 * int64_t(h.identities) - 3 * int64_t(h.mismatches) - (5 + 3 * 2));
 }
 
+// Two exact copies, A (a_len bases) and B (b_len), separated by `junk` columns that mismatch whatever the shift
+// (query junk all G, subject junk all T), between flanks that match nothing (query all A, subject all C). The
+// traceback from A crosses the junk (its cost 3 x junk is under the final X-drop) into B and ends where B ends;
+// from B it stops at B, A being worth less than the junk costs. blastn then cuts the alignment from A where B
+// begins and rescores the rest: A alone is reported next to B (Blast_HSPListPurgeHSPsWithCommonEndpoints and the
+// rescoring of what it cut), not dropped as sharing B's end.
+struct TwoCopies {
+  std::vector<uint8_t> q, s;
+  int64_t a_start = 0, b_start = 0;  // the same in query and subject
+};
+TwoCopies two_copies(int64_t a_len, int64_t junk, int64_t b_len, bool b_first) {
+  std::mt19937 rng(11);
+  TwoCopies t;
+  std::vector<uint8_t> A(static_cast<size_t>(a_len)), B(static_cast<size_t>(b_len));
+  for (auto& c : A) c = uint8_t(rng() % 4);
+  for (auto& c : B) c = uint8_t(rng() % 4);
+  auto build = [&](uint8_t flank, uint8_t filler) {
+    std::vector<uint8_t> v(100, flank);
+    const std::vector<uint8_t>& first = b_first ? B : A;
+    const std::vector<uint8_t>& second = b_first ? A : B;
+    v.insert(v.end(), first.begin(), first.end());
+    v.insert(v.end(), size_t(junk), filler);
+    v.insert(v.end(), second.begin(), second.end());
+    v.insert(v.end(), 100, flank);
+    return v;
+  };
+  t.q = build(0, 2);
+  t.s = build(1, 3);
+  t.a_start = b_first ? 100 + b_len + junk : 100;
+  t.b_start = b_first ? 100 : 100 + a_len + junk;
+  return t;
+}
+
+std::vector<GappedHsp> extend_two_copies(const TwoCopies& t, int64_t a_len, int64_t b_len) {
+  GappedExtensionParams p;
+  p.scoring = GappedScoring{2, -3, -2, 5, 2};
+  p.xdrop_gap = 33;  // blastn -task blastn: 30 and 100 bits
+  p.xdrop_final = 110;
+  p.cutoff = 30;
+  const uint64_t a = uint64_t(t.a_start), b = uint64_t(t.b_start);
+  return extend_gapped(t.q.data(), t.q.size(), t.s.data(), t.s.size(),
+                       {GapTrigger{a, a, a, a, uint64_t(a_len), 2 * a_len},
+                        GapTrigger{b, b, b, b, uint64_t(b_len), 2 * b_len}},
+                       p);
+}
+
+void require_copies(const std::vector<GappedHsp>& hsps, const TwoCopies& t, int64_t a_len, int64_t b_len) {
+  REQUIRE(hsps.size() == 2);
+  const GappedHsp &b = hsps[0], &a = hsps[1];  // best first
+  CHECK(b.q_start == uint64_t(t.b_start));
+  CHECK(b.q_end == uint64_t(t.b_start + b_len));
+  CHECK(b.s_start == uint64_t(t.b_start));
+  CHECK(b.score == 2 * b_len);
+  CHECK(a.q_start == uint64_t(t.a_start));
+  CHECK(a.q_end == uint64_t(t.a_start + a_len));
+  CHECK(a.s_start == uint64_t(t.a_start));
+  CHECK(a.s_end == uint64_t(t.a_start + a_len));
+  CHECK(a.score == 2 * a_len);
+  CHECK(a.identities == uint64_t(a_len));
+  CHECK(a.align_length == uint64_t(a_len));
+  CHECK(a.gap_opens == 0);
+}
+
+TEST_CASE("an alignment sharing a better one's end is cut where that one begins and rescored", "[gapped]") {
+  // A 40 bases (80), junk 30 (-90), B 300: from A the traceback reaches B's end with 80 - 90 + 600.
+  const TwoCopies t = two_copies(40, 30, 300, false);
+  require_copies(extend_two_copies(t, 40, 300), t, 40, 300);
+}
+
+TEST_CASE("an alignment sharing a better one's start is cut where that one ends and rescored", "[gapped]") {
+  const TwoCopies t = two_copies(40, 30, 300, true);
+  require_copies(extend_two_copies(t, 40, 300), t, 40, 300);
+}
+
+TEST_CASE("of two alignments sharing an end with equal scores the longer one is cut", "[gapped]") {
+  // A 30 bases (60), junk 20 (-60), B 100 (200): from A the traceback reaches B's end with exactly B's score;
+  // blastn keeps the shorter one whole (s_QueryEndCompareHSPs) and cuts the longer one back to A.
+  const TwoCopies t = two_copies(30, 20, 100, false);
+  require_copies(extend_two_copies(t, 30, 100), t, 30, 100);
+}
+
 TEST_CASE("gapped Karlin-Altschul values follow blastn's tables and rules", "[gapped]") {
   const KarlinParams u23 = ungapped_karlin(2, -3), u12 = ungapped_karlin(1, -2);
   const GappedKarlin g = gapped_karlin(2, -3, 5, 2, u23);  // blastn -task blastn defaults

@@ -28,8 +28,9 @@ jget() {
 }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
-# 1. Minimum time under an FPR target: plan printed before the run, within the device, target met.
-check "auto-tune --target-fpr" 0 "$bb" --auto-tune --target-fpr 1e-3 "$q" "$db" -o "$tmp/auto.tsv" --stats "$tmp/auto.json"
+# 1. Minimum time under an FPR target: plan printed before the run, within the device, target met. (--every-wmer:
+# the Bloom plan itself, not the short-word scan that section 1b shows auto-tune taking for this short query.)
+check "auto-tune --target-fpr" 0 "$bb" --auto-tune --every-wmer --target-fpr 1e-3 "$q" "$db" -o "$tmp/auto.tsv" --stats "$tmp/auto.json"
 grep -q '^# plan (min time under FPR target).*target met' "$tmp/stderr" || bad "plan not printed"
 grep -q 'built-in defaults' "$tmp/stderr" || bad "missing profile not announced"
 s="$tmp/auto.json"
@@ -64,6 +65,24 @@ if grep -q 'auto-tune check on' "$tmp/stderr"; then
 fi
 cmp -s "$tmp/checked.tsv" "$tmp/default.tsv" || bad "checked auto-tune HSPs differ from the default run"
 check "--tune-check needs --auto-tune" 64 "$bb" --tune-check "$q" "$db" -o /dev/null
+
+# 1b. A short query against a database 1,000 times its size: the Bloom plan is priced against the short-word scan of
+# the defaults (exact filters, no false positives); the scan is predicted cheaper, taken and said, and the HSPs
+# stay those of the default run.
+big="$tmp/big_db.fa"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do
+  awk -v i="$i" 'NR == 1 { print ">copy" i; next } { print }' "$db"
+done > "$big"
+check "auto-tune on a short query" 0 "$bb" --auto-tune -t 1 "$q" "$big" -o "$tmp/short_auto.tsv" --stats "$tmp/short.json"
+grep -q 'auto-tune: short-word scan (p = [0-9]*, stride [0-9]*, exact filters) predicted .* taking the scan' "$tmp/stderr" ||
+  bad "short query: the scan was not taken or not said"
+[[ "$(jget "$tmp/short.json" parameters.exact_filter)" == true ]] || bad "short query: stats do not show the exact filters"
+"$bb" -t 1 "$q" "$big" -o "$tmp/short_default.tsv" 2>/dev/null || bad "short query default run"
+cmp -s "$tmp/short_auto.tsv" "$tmp/short_default.tsv" || bad "short query: auto-tuned HSPs differ from the default run"
+# With Bloom parameters given, the scan is not considered.
+check "auto-tune with -k on a short query" 0 "$bb" --auto-tune -k 3 -t 1 "$q" "$big" -o /dev/null --stats "$tmp/short_k.json"
+grep -q 'short-word scan' "$tmp/stderr" && bad "short query with -k: the scan was considered"
+[[ "$(jget "$tmp/short_k.json" parameters.exact_filter)" == false ]] || bad "short query with -k: exact filters"
 
 # 2. Minimum FPR under a throughput target.
 check "auto-tune --target-throughput" 0 "$bb" --auto-tune --target-throughput 1e6 "$q" "$db" -o "$tmp/tp.tsv" --stats "$tmp/tp.json"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # workflow/Snakefile end to end with Debian's snakemake on the bundled data: blast-bloom as 3 database x 2 query
-# shards and facs as 4 shards of paired reads, each merged; the merged outputs must equal single runs of the
+# shards and facs as 4 shards of paired reads (started where one shard plan says), each merged; the merged outputs must equal single runs of the
 # tools (byte for byte; facs's JSON without its run-specific fields). Skipped (77) when snakemake is missing.
 # Usage: workflow.sh BIN_DIR SRC_DIR
 set -uo pipefail
@@ -55,6 +55,8 @@ check "facs: the workflow's filters equal a direct build's" \
 check "facs: merged calls equal the single run's (after the command-line line)" \
   "cmp -s <(tail -n +2 single_calls.tsv) <(tail -n +2 $r/facs/calls.tsv)"
 check "facs: merged summary equals the single run's" "cmp -s single_summary.tsv $r/facs/summary.tsv"
+check "facs: the plain pairs' shards started where a plan made once said" \
+  "[ -s $r/facs/shards.plan ] && grep -q 'rule facs_plan_shards' snakemake.log"
 check "facs: every read pair called" "[ \$(grep -vc '^#' single_calls.tsv) -ge 1000 ]"
 # The JSON's results (counters and recomputed rates) must agree; times, threads and command lines are run-specific.
 strip() { python3 -c '

@@ -1,7 +1,9 @@
 // The CUDA classify kernel (emulated) inside facs: with the backend the classifier must give exactly the CPU
-// path's scores, matches and calls, for both scores, single reads and pairs.
+// path's scores, matches and calls, for both scores, single reads and pairs, on separate filters and on
+// interleaved sets (the CPU's interleaved path against the kernel's interleaved rows).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <string_view>
@@ -11,6 +13,8 @@
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/encode/sequence.hpp"
 #include "bloomseq/facs/classifier.hpp"
+#include "bloomseq/facs/filter_builder.hpp"
+#include "bloomseq/facs/interleaved_builder.hpp"
 #include "bloomseq/io/filter_file.hpp"
 
 using namespace bloomseq;
@@ -46,6 +50,57 @@ FilterSet make_set(std::mt19937_64& rng, int w, std::vector<std::string>& refs) 
     }
     set.filters.push_back(std::move(e));
   }
+  return set;
+}
+
+// The references as the bins of an interleaved set, after `fillers` random references of `filler_len` bases.
+// m_bits = 0: the library's builder, which gives references of different sizes their own groups (of at most
+// 64 bins: a larger group never takes fewer bits). Otherwise one group of that m and k 4 holding every bin,
+// as a version-3 file may: with more than 512 bins its rows span several of the kernel's 64-byte chunks.
+FilterSet make_interleaved_set(std::mt19937_64& rng, int w, const std::vector<std::string>& refs, size_t fillers,
+                               size_t filler_len, uint64_t m_bits) {
+  std::vector<std::string> genomes;
+  for (size_t i = 0; i < fillers; ++i) genomes.push_back(random_dna(rng, filler_len));
+  genomes.insert(genomes.end(), refs.begin(), refs.end());
+  BuildParams bp;
+  bp.w = w;
+  bp.fpr = 0.02;  // false positives the kernel must reproduce too
+  bp.interleaved = true;
+  FilterSet set = make_filter_set(bp, "test");
+  if (m_bits) {
+    InterleavedGroup g;
+    g.k = 4;
+    g.m_bits = m_bits;
+    g.bins = uint32_t(genomes.size());
+    g.ibf = InterleavedBloom(g.bins, m_bits);
+    const H3Family fam(g.k, w, set.seed);
+    uint32_t h[kMaxHashes];
+    for (uint32_t b = 0; b < g.bins; ++b) {
+      g.members.push_back(b);
+      FilterEntry f;
+      f.name = "ref" + std::to_string(b);
+      f.k = g.k;
+      f.m_bits = m_bits;
+      f.layout = BloomLayout::classic;
+      f.group = 0;
+      f.bin = b;
+      set.filters.push_back(std::move(f));
+      for (uint64_t key : canonical_wmers(genomes[b], w)) {
+        fam.byte_view().hash_all(key, h);
+        g.ibf.insert(b, h, g.k);
+      }
+    }
+    set.groups.push_back(std::move(g));
+    return set;
+  }
+  std::vector<InterleavedReference> in;
+  for (size_t i = 0; i < genomes.size(); ++i) {
+    const std::vector<std::string_view> seqs{genomes[i]};
+    in.push_back({"ref" + std::to_string(i), "mem", genomes[i].size(), distinct_canonical_wmers(seqs, w).size()});
+  }
+  InterleavedSetBuilder b(set, in, bp);
+  for (size_t i = 0; i < genomes.size(); ++i) b.add(i, {genomes[i]});
+  b.finish();
   return set;
 }
 
@@ -110,4 +165,65 @@ TEST_CASE("facs classifier on the emulated CUDA kernel equals the CPU path", "[c
   cpu.classify_pairs(v1.data(), v2.data(), v1.size(), a, ws1);
   gpu.classify_pairs(v1.data(), v2.data(), v1.size(), b, ws2);
   check_same(a, b);
+}
+
+TEST_CASE("facs classifier on interleaved sets: the emulated CUDA kernel equals the CPU interleaved path",
+          "[cuda][facs][interleaved]") {
+  const ScoreKind kind = GENERATE(ScoreKind::facs, ScoreKind::biobloom);
+  struct Shape {
+    size_t fillers, filler_len;
+    uint64_t m_bits;
+    uint32_t groups, max_row_words;
+  };
+  // 3 bins in one row word; 128 + 3 bins of two sizes in size groups; 600 + 3 bins of one m in one group whose
+  // rows are 10 words (two chunks of the kernel, the second partial).
+  const Shape shape = GENERATE(Shape{0, 0, 0, 1, 1}, Shape{128, 300, 0, 0, 1}, Shape{600, 300, 60000, 1, 10});
+  const int w = 21;
+  std::mt19937_64 rng(uint64_t(kind) * 100 + shape.fillers);
+  std::vector<std::string> refs;
+  make_set(rng, w, refs);  // the references of the separate-filter test
+  const FilterSet set = make_interleaved_set(rng, w, refs, shape.fillers, shape.filler_len, shape.m_bits);
+  REQUIRE(set.interleaved());
+  if (shape.groups) REQUIRE(set.groups.size() == shape.groups);
+  else REQUIRE(set.groups.size() >= 2);
+  uint32_t row_words = 0;
+  for (const InterleavedGroup& g : set.groups) row_words = std::max(row_words, g.ibf.words_per_row());
+  REQUIRE(row_words == shape.max_row_words);
+  const auto reads = make_reads(rng, refs, w);
+  const auto mates = make_reads(rng, refs, w);
+  std::vector<std::string_view> v1(reads.begin(), reads.end()), v2(mates.begin(), mates.end());
+
+  ClassifyParams cp;
+  cp.score = kind;
+  cp.threshold = kind == ScoreKind::facs ? 0.0 : kBioBloomDefaultThreshold;
+  cuda::EmuOptions o;
+  o.classify_threads = 64;
+  o.max_blocks = 7;
+  auto emulated = cuda::make_emulated_backend(o);
+  Classifier cpu(set, cp), gpu(set, cp, emulated.get());
+
+  Classifier::Workspace ws1, ws2;
+  BatchScores a, b;
+  cpu.classify(v1.data(), v1.size(), a, ws1);
+  gpu.classify(v1.data(), v1.size(), b, ws2);
+  check_same(a, b);
+  size_t called = 0;
+  for (int32_t c : a.call) called += c >= 0;
+  CHECK(called > 50);  // reads from the references are called: the comparison is not vacuous
+
+  cpu.classify_pairs(v1.data(), v2.data(), v1.size(), a, ws1);
+  gpu.classify_pairs(v1.data(), v2.data(), v1.size(), b, ws2);
+  check_same(a, b);
+
+  // Without exact failing points the CPU path may stop a failing filter's scan early: the calls, the matches
+  // and the passing filters stay those of the kernel's complete bitmaps.
+  cp.exact_failing_points = false;
+  Classifier cpu_lazy(set, cp);
+  cpu_lazy.classify(v1.data(), v1.size(), a, ws1);
+  gpu.classify(v1.data(), v1.size(), b, ws2);
+  CHECK(a.call == b.call);
+  CHECK(a.matched == b.matched);
+  CHECK(a.passed == b.passed);
+  for (size_t i = 0; i < a.points.size(); ++i)
+    if (a.passed[i]) CHECK(a.points[i] == b.points[i]);
 }

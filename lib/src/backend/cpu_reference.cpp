@@ -31,11 +31,7 @@ void classify_reference(const FilterBank& bank, const ReadBatchView& reads, Clas
                   [&](size_t pos, uint64_t fwd, uint64_t rc) {
                     hash.hash_all(canonical_wmer(fwd, rc), h);
                     for (uint32_t f = 0; f < bank.count; ++f) {
-                      const ClassifyFilter& flt = bank.filters[f];
-                      const bool in = flt.layout == BloomLayout::blocked512
-                                          ? ConstBlockedBloomView{flt.bits.words, flt.bits.m_bits}.contains(h, flt.k)
-                                          : flt.bits.contains(h, flt.k);
-                      if (!in) continue;
+                      if (!bank_filter_contains(bank, bank.filters[f], h)) continue;
                       out.bitmaps[out.bitmap_offset[r] + uint64_t(f) * words + (pos >> 5)] |= 1u << (pos & 31);
                       ++out.hit_frames[size_t(r) * bank.count + f];
                     }

@@ -63,29 +63,28 @@ class KeptBoxes {
   std::unordered_map<int64_t, std::vector<size_t>> by_start_, by_end_;
 };
 
-// Of alignments sharing a start (then an end) keep the best: higher score, then the longer ranges
-// (Blast_HSPListPurgeHSPsWithCommonEndpoints).
+// The orders of Blast_HSPListPurgeHSPsWithCommonEndpoints (s_QueryOffsetCompareHSPs, s_QueryEndCompareHSPs): by
+// start, and of those sharing it the higher score first, then the one ending later; by end, and of those sharing
+// it the higher score first, then the one starting later (the shorter: on a tie the longer one is cut).
+bool start_order(const Box& a, const Box& b) {
+  return std::make_tuple(a.q_start, a.s_start, -a.score, -a.q_end, -a.s_end) <
+         std::make_tuple(b.q_start, b.s_start, -b.score, -b.q_end, -b.s_end);
+}
+bool end_order(const Box& a, const Box& b) {
+  return std::make_tuple(a.q_end, a.s_end, -a.score, -a.q_start, -a.s_start) <
+         std::make_tuple(b.q_end, b.s_end, -b.score, -b.q_start, -b.s_start);
+}
+bool same_start(const Box& a, const Box& b) { return a.q_start == b.q_start && a.s_start == b.s_start; }
+bool same_end(const Box& a, const Box& b) { return a.q_end == b.q_end && a.s_end == b.s_end; }
+
+// Of alignments sharing a start (then an end) keep the best (Blast_HSPListPurgeHSPsWithCommonEndpoints).
 template <class T, class GetBox>
 void purge_common_endpoints(std::vector<T>& v, GetBox box) {
-  std::sort(v.begin(), v.end(), [&](const T& x, const T& y) {
-    const Box &a = box(x), &b = box(y);
-    return std::make_tuple(a.q_start, a.s_start, -a.score, -a.q_end, -a.s_end) <
-           std::make_tuple(b.q_start, b.s_start, -b.score, -b.q_end, -b.s_end);
-  });
-  v.erase(std::unique(v.begin(), v.end(),
-                      [&](const T& x, const T& y) {
-                        return box(x).q_start == box(y).q_start && box(x).s_start == box(y).s_start;
-                      }),
+  std::sort(v.begin(), v.end(), [&](const T& x, const T& y) { return start_order(box(x), box(y)); });
+  v.erase(std::unique(v.begin(), v.end(), [&](const T& x, const T& y) { return same_start(box(x), box(y)); }),
           v.end());
-  std::sort(v.begin(), v.end(), [&](const T& x, const T& y) {
-    const Box &a = box(x), &b = box(y);
-    return std::make_tuple(a.q_end, a.s_end, -a.score, a.q_start, a.s_start) <
-           std::make_tuple(b.q_end, b.s_end, -b.score, b.q_start, b.s_start);
-  });
-  v.erase(std::unique(v.begin(), v.end(),
-                      [&](const T& x, const T& y) {
-                        return box(x).q_end == box(y).q_end && box(x).s_end == box(y).s_end;
-                      }),
+  std::sort(v.begin(), v.end(), [&](const T& x, const T& y) { return end_order(box(x), box(y)); });
+  v.erase(std::unique(v.begin(), v.end(), [&](const T& x, const T& y) { return same_end(box(x), box(y)); }),
           v.end());
 }
 
@@ -154,7 +153,31 @@ void choose_start(const uint8_t* q, const uint8_t* s, int64_t s_len, Box& h) {
 struct Final {
   Box box;
   GappedHsp hsp;
+  std::vector<GapOp> ops;  // the alignment's columns, first to last
 };
+
+// Columns, identities, mismatches and gap openings of an alignment from its operations.
+GappedHsp describe(const uint8_t* q, const uint8_t* s, const Box& b, const std::vector<GapOp>& ops) {
+  GappedHsp r;
+  int64_t qi = b.q_start, si = b.s_start;
+  GapOp prev = GapOp::substitution;
+  for (const GapOp op : ops) {
+    if (op == GapOp::substitution) {
+      if (same_base(q[qi], s[si])) ++r.identities;
+      else ++r.mismatches;
+      ++qi, ++si;
+    } else {
+      if (op != prev) ++r.gap_opens;
+      (op == GapOp::gap_in_a ? si : qi) += 1;
+    }
+    prev = op;
+  }
+  r.align_length = ops.size();
+  r.q_start = uint64_t(b.q_start), r.q_end = uint64_t(b.q_end);
+  r.s_start = uint64_t(b.s_start), r.s_end = uint64_t(b.s_end);
+  r.score = b.score;
+  return r;
+}
 
 // The final alignment of one preliminary one (Blast_TracebackFromHSPList's work on one HSP): from a start point
 // inside a run of identities, both ways with traceback; leading or trailing gaps dropped.
@@ -195,26 +218,127 @@ Final trace_final(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Bo
   };
   trim(first, 1);
   trim(last, -1);
-  GappedHsp& r = f.hsp;
+  f.ops.assign(ops.begin() + std::ptrdiff_t(first), ops.begin() + std::ptrdiff_t(last));
+  f.hsp = describe(q, s, b, f.ops);
+  return f;
+}
+
+// Cuts an alignment where it first reaches query position q_cut and subject position s_cut (a gap run is taken
+// whole), keeping the part after that point (keep_tail) or before it (s_CutOffGapEditScript). An alignment that
+// never reaches both is left as it is.
+void cut_alignment(Final& f, int64_t q_cut, int64_t s_cut, bool keep_tail) {
+  Box& b = f.box;
   int64_t qi = b.q_start, si = b.s_start;
-  GapOp prev = GapOp::substitution;
-  for (size_t k = first; k < last; ++k) {
+  size_t k = 0;
+  bool found = false;
+  while (k < f.ops.size()) {
+    const GapOp op = f.ops[k];
+    if (op == GapOp::substitution) {
+      ++qi, ++si, ++k;
+    } else {
+      for (; k < f.ops.size() && f.ops[k] == op; ++k) (op == GapOp::gap_in_a ? si : qi) += 1;
+    }
+    if (qi >= q_cut && si >= s_cut) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return;
+  if (keep_tail) {
+    f.ops.erase(f.ops.begin(), f.ops.begin() + std::ptrdiff_t(k));
+    b.q_start = qi, b.s_start = si;
+  } else {
+    f.ops.resize(k);
+    b.q_end = qi, b.s_end = si;
+  }
+}
+
+// Blast_HSPReevaluateWithAmbiguitiesGapped, on the remainder of a cut alignment: its best-scoring stretch
+// (restarting wherever the running score falls below zero, unless the best so far already reaches the cut-off),
+// then lengthened both ways by identical unambiguous bases. False when its score stays below `cutoff`.
+bool reevaluate(Final& f, const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, const GappedScoring& g,
+                int64_t cutoff) {
+  Box& b = f.box;
+  const std::vector<GapOp>& ops = f.ops;
+  int64_t sum = 0, score = 0;
+  int64_t qi = b.q_start, si = b.s_start;
+  int64_t cur_q = qi, cur_s = si, best_q = qi, best_s = si, best_q_end = qi, best_s_end = si;
+  size_t k = 0, cur_k = 0, best_k = 0, best_k_end = 0;
+  while (k < ops.size()) {
     const GapOp op = ops[k];
     if (op == GapOp::substitution) {
-      if (same_base(q[qi], s[si])) ++r.identities;
-      else ++r.mismatches;
-      ++qi, ++si;
+      sum += g.pair(q[qi], s[si]);
+      ++qi, ++si, ++k;
     } else {
-      if (op != prev) ++r.gap_opens;
-      (op == GapOp::gap_in_a ? si : qi) += 1;
+      int64_t n = 0;
+      for (; k < ops.size() && ops[k] == op; ++k, ++n) (op == GapOp::gap_in_a ? si : qi) += 1;
+      sum -= g.gap_open + n * g.gap_extend;
     }
-    prev = op;
+    if (sum < 0) {
+      sum = 0;
+      cur_q = qi, cur_s = si, cur_k = k;
+      if (score < cutoff) {
+        score = 0;
+        best_q = best_q_end = qi, best_s = best_s_end = si;
+        best_k = best_k_end = k;
+      }
+    } else if (sum > score) {
+      score = sum;
+      best_q = cur_q, best_s = cur_s, best_k = cur_k;
+      best_q_end = qi, best_s_end = si, best_k_end = k;
+    }
   }
-  r.align_length = last - first;
-  r.q_start = uint64_t(b.q_start), r.q_end = uint64_t(b.q_end);
-  r.s_start = uint64_t(b.s_start), r.s_end = uint64_t(b.s_end);
-  r.score = b.score;
-  return f;
+  if (best_k_end > best_k) {
+    int64_t left = 0, right = 0;
+    while (best_q - left > 0 && best_s - left > 0 && q[best_q - left - 1] < 4 &&
+           same_base(q[best_q - left - 1], s[best_s - left - 1]))
+      ++left;
+    while (best_q_end + right < QL && best_s_end + right < SL && q[best_q_end + right] < 4 &&
+           same_base(q[best_q_end + right], s[best_s_end + right]))
+      ++right;
+    best_q -= left, best_s -= left, best_q_end += right, best_s_end += right;
+    score += (left + right) * g.reward;
+    std::vector<GapOp> kept(size_t(left), GapOp::substitution);
+    kept.insert(kept.end(), ops.begin() + std::ptrdiff_t(best_k), ops.begin() + std::ptrdiff_t(best_k_end));
+    kept.insert(kept.end(), size_t(right), GapOp::substitution);
+    f.ops.swap(kept);
+  } else {
+    f.ops.clear();
+  }
+  if (score < cutoff) return false;
+  b = Box{best_q, best_q_end, best_s, best_s_end, score};
+  f.hsp = describe(q, s, b, f.ops);
+  return true;
+}
+
+// Blast_HSPListPurgeHSPsWithCommonEndpoints without purging, as blastn's traceback runs it: of alignments sharing a
+// start, the best stays and each other one reaching further in the query is cut to begin where the best ends;
+// then, of those left, alike for a common end (cut to end where the best begins). The others sharing an endpoint
+// are dropped. The cut ones are rescored (reevaluate) and kept if they still reach the cut-off.
+void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL,
+                           const GappedExtensionParams& p) {
+  std::vector<Final> kept, cut;
+  std::sort(finals.begin(), finals.end(), [](const Final& x, const Final& y) { return start_order(x.box, y.box); });
+  for (size_t i = 0, j; i < finals.size(); i = j) {
+    for (j = i + 1; j < finals.size() && same_start(finals[i].box, finals[j].box); ++j) {
+      if (finals[j].box.q_end <= finals[i].box.q_end) continue;
+      cut_alignment(finals[j], finals[i].box.q_end, finals[i].box.s_end, true);
+      cut.push_back(std::move(finals[j]));
+    }
+    kept.push_back(std::move(finals[i]));
+  }
+  std::sort(kept.begin(), kept.end(), [](const Final& x, const Final& y) { return end_order(x.box, y.box); });
+  finals.clear();
+  for (size_t i = 0, j; i < kept.size(); i = j) {
+    for (j = i + 1; j < kept.size() && same_end(kept[i].box, kept[j].box); ++j) {
+      if (kept[j].box.q_start >= kept[i].box.q_start) continue;
+      cut_alignment(kept[j], kept[i].box.q_start, kept[i].box.s_start, false);
+      cut.push_back(std::move(kept[j]));
+    }
+    finals.push_back(std::move(kept[i]));
+  }
+  for (Final& f : cut)
+    if (reevaluate(f, q, QL, s, SL, p.scoring, p.cutoff)) finals.push_back(std::move(f));
 }
 
 }  // namespace
@@ -287,6 +411,8 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
     stats->final += final_stats.computed;
     stats->final_wasted += final_stats.wasted;
   }
+  // Blast_TracebackFromHSPList: common endpoints cut (and the rest rescored), then any still shared dropped.
+  trim_common_endpoints(finals, q, QL, s, SL, p);
   purge_common_endpoints(finals, [](const Final& f) -> const Box& { return f.box; });
   std::sort(finals.begin(), finals.end(), [](const Final& a, const Final& b) { return score_order(a.box, b.box); });
   std::vector<GappedHsp> out;

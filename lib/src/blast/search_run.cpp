@@ -331,6 +331,39 @@ void apply_scan_plan(const SearchRequest& o, const Stage1aCapabilities& caps, co
   p.validate();
 }
 
+// --auto-tune on a short query: the model's Bloom plan prices stage 1a and 1b of every w-mer, while the defaults
+// would scan exact filters of a short word at a stride (short_word_plan.hpp, false-positive free, so within any
+// target FPR). That scan is priced by its own cost per database base; the cheaper of the two is taken, so auto-tune
+// no longer loses to the defaults on the shape where the scan applies. Returns the line saying which.
+std::string choose_scan_under_auto_tune(const SearchRequest& o, const Stage1aCapabilities& caps,
+                                        const QuerySet& queries, uint64_t db_bases, model::Plan& plan,
+                                        BlastParams& p) {
+  if (o.stage != "hsp" || !caps.probe_words || o.every_wmer || o.given_n_sub || o.given_k || o.given_m_bits)
+    return "";
+  std::vector<uint64_t> lengths;
+  for (const auto& q : queries.codes) lengths.push_back(q.size());
+  const ShortWordPlan scan =
+      o.scan_word > 0 ? forced_short_word_plan(p.w, o.scan_word, lengths) : plan_short_word_scan(p.w, lengths);
+  if (!scan.use) return "";
+  const double scan_s = scan.ns_per_base * 1e-9 * double(db_bases) / double(std::max(1, p.threads));
+  const double bloom_s = plan.prediction.stage1a_s + plan.prediction.stage1b_s;
+  char line[256];
+  const bool take = scan_s < bloom_s;
+  std::snprintf(line, sizeof line,
+                "auto-tune: short-word scan (p = %d, stride %llu, exact filters) predicted %.3f s, the Bloom plan "
+                "%.3f s: %s",
+                scan.word, static_cast<unsigned long long>(scan.stride), scan_s, bloom_s,
+                take ? "taking the scan" : "keeping the plan");
+  if (take) {
+    apply_short_word_plan(scan, p, o.given_batch);
+    p.layout = Stage1aLayout::automatic;  // exact filters are read vector by vector
+    plan.note += std::string(plan.note.empty() ? "" : "; ") + "short-word scan taken (p = " +
+                 std::to_string(scan.word) + ")";
+    p.validate();
+  }
+  return line;
+}
+
 // Whether two parameter sets search the same way (nothing for --auto-tune's check to compare).
 bool same_search_shape(const BlastParams& a, const BlastParams& b) {
   return a.n_sub == b.n_sub && a.k == b.k && a.m_bits == b.m_bits && a.layout == b.layout &&
@@ -475,8 +508,11 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     p = given.params;
     if (o.given_threads) p.threads = threads;
   } else {
-    if (o.auto_tune)
+    if (o.auto_tune) {
       plan = apply_auto_tune(o, request, *stage1a, query_bases, db.totals(), p, profile_message, log);
+      const std::string scan = choose_scan_under_auto_tune(o, caps, queries, db.totals().bases, plan, p);
+      if (log && !scan.empty()) std::fprintf(log, "%s: %s\n", kProgram, scan.c_str());
+    }
     apply_scan_plan(o, caps, queries, p);
   }
   // --auto-tune's on-line check (tune_trial.hpp): the plan against the defaults on a sample of the first batch.

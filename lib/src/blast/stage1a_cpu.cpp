@@ -86,12 +86,6 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
 }
 
 namespace {
-// The 2-bit codes in the 8 bytes of x (byte j = base j, each 0..3) packed as sum b_j 4^j: three shift-or steps.
-inline uint64_t pack_code_bytes(uint64_t x) {
-  x = (x | (x >> 6)) & 0x000F000F000F000FULL;
-  x = (x | (x >> 12)) & 0x000000FF000000FFULL;
-  return (x | (x >> 24)) & 0xFFFFULL;
-}
 inline uint64_t byte_mask(uint64_t bytes) { return bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1; }
 }  // namespace
 

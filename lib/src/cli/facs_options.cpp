@@ -25,6 +25,7 @@ const char* kUsage =
     "  build-filter   build one Bloom filter per reference (file or FASTA record) into a .bf container\n"
     "  classify       score every read against every filter in one pass; per-read calls, summary, split reads\n"
     "  merge          merge the part files of a sharded classify run (classify --shard I/N) into its outputs\n"
+    "  plan-shards    where each shard of plain paired files starts, found once (classify --shard-plan)\n"
     "  info           describe the filters in a .bf container\n"
     "  model          performance-model predictions without running (tradeoff, blocks, units, plan, profile)\n"
     "\n"
@@ -213,7 +214,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
        cxxopts::value<double>()->default_value("0.01"))
       ("pair-mode", "paired reads match a filter if both mates do, or either", cxxopts::value<std::string>()->default_value("both"))
       ("t,threads", "worker threads (reading and writing included)", cxxopts::value<int>()->default_value("1"))
-      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda",
+      ("backend", "where k-mers are looked up: auto (CUDA if compiled in and a device answers), cpu or cuda "
+                  "(either reads separate filters and interleaved sets)",
        cxxopts::value<std::string>()->default_value("cpu"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("matched-out", "write reads called to each filter to PREFIX<filter>.fq (or .fa); ties to PREFIX"
@@ -227,6 +229,9 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
       ("shard-by", "how --shard cuts: bytes (plain FASTA or four-line FASTQ files: each shard seeks to its block), "
                    "records (equal record counts; each shard counts the records first: gzip, .2bit, multi-line "
                    "FASTQ) or auto (bytes where possible)", cxxopts::value<std::string>()->default_value("auto"))
+      ("shard-plan", "with --shard: start where the plan made by 'facs plan-shards' says (pairs: no counting of "
+                     "both files up to the block); refused for other files, another N or changed files, and for "
+                     "gzip (shards of gzip input count records: drop --shard-plan)", cxxopts::value<std::string>())
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
       ("load", "how the .bf filters get into memory: copy (read into memory of their own, on huge pages), map "
                "(a read-only mapping of the file, no copy; the checksum is verified for files up to 256 MB, above "
@@ -257,6 +262,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
               "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
               "  facs classify reads.fq refs.bf --shard 3/8 -o calls.3.part --matched-out shard3/   # 1 of 8\n"
               "      # then: facs merge -o calls.tsv calls.*.part; cat shard{1..8}/<filter>.fq (see facs merge --help)\n"
+              "  facs plan-shards r1.fq --mate r2.fq -n 8 -o pairs.plan     # once, then on every shard:\n"
+              "  facs classify r1.fq --mate r2.fq refs.bf --shard 3/8 --shard-plan pairs.plan -o calls.3.part\n"
               "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
               "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
               "prints the plan and puts predicted next to measured reads/s in --json.\n"
@@ -328,6 +335,12 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   if (load == "map") c.load = FilterLoadChoice::map;
   else if (load == "copy") c.load = FilterLoadChoice::copy;
   else if (load != "auto") throw UsageError("classify: --load must be auto, map or copy, not '" + load + "'");
+  if (r.count("shard-plan")) {
+    c.shard_plan = r["shard-plan"].as<std::string>();
+    if (!c.sharded) throw UsageError("classify: --shard-plan applies to --shard");
+    if (c.shard_by == ShardBy::records)
+      throw UsageError("classify: --shard-plan holds byte offsets; it cannot be used with --shard-by records");
+  }
   return c;
 }
 
@@ -368,6 +381,54 @@ FacsMergeOptions parse_facs_merge(int argc, const char* const* argv, std::string
   m.json = r.count("json") > 0;
   if (m.json) m.json_path = r["json"].as<std::string>();
   return m;
+}
+
+FacsPlanShardsOptions parse_facs_plan_shards(int argc, const char* const* argv, std::string* help) {
+  check_argument_lengths(argc, argv);
+  cxxopts::Options o("facs plan-shards",
+                     "Find once where each of N shards of a classify run starts (facs classify --shard I/N\n"
+                     "--shard-plan PLAN): the byte offset of its first record in the reads and the mate file and\n"
+                     "the records before it. Without a plan every shard of pairs counts both files up to its block\n"
+                     "(together about N/2 passes over each); with one it seeks there. Shards with and without a plan\n"
+                     "write the same parts. Plain FASTA or four-line FASTQ only: gzip cannot be entered at an offset\n"
+                     "(refused; shards of gzip input count records without a plan).\n");
+  o.custom_help("-n N -o PLAN [options]");
+  o.positional_help("READS");
+  o.add_options()
+      ("mate", "second mates of paired reads (same order as READS)", cxxopts::value<std::string>())
+      ("n,shards", "the number of shards N (as in --shard I/N)", cxxopts::value<uint64_t>())
+      ("o,output", "the plan file to write (required)", cxxopts::value<std::string>())
+      ("q,quiet", "do not print what the plan holds")
+      ("h,help", "this help")
+      ("reads", "reads file", cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"reads"});
+  const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "plan-shards");
+  FacsPlanShardsOptions p;
+  if (r.count("help")) {
+    if (help)
+      *help = o.help() +
+              "\nExample (8 shards of pairs, run anywhere, then merged):\n"
+              "  facs plan-shards r1.fq --mate r2.fq -n 8 -o pairs.plan\n"
+              "  for i in $(seq 8); do\n"
+              "    facs classify r1.fq --mate r2.fq refs.bf --shard $i/8 --shard-plan pairs.plan \\\n"
+              "      -o calls.$i.part --summary summary.$i.part\n"
+              "  done\n"
+              "  facs merge -o calls.tsv --summary summary.tsv calls.*.part\n"
+              "\nA shard refuses (exit 65) a plan made for other files, another N, or files changed since.\n";
+    return p;
+  }
+  if (!r.count("reads") || r["reads"].as<std::vector<std::string>>().size() != 1)
+    throw UsageError("plan-shards: give one READS file (and --mate for pairs)");
+  if (!r.count("shards")) throw UsageError("plan-shards: -n N (the number of shards) is required");
+  if (!r.count("output")) throw UsageError("plan-shards: -o PLAN is required");
+  p.reads = r["reads"].as<std::vector<std::string>>()[0];
+  if (r.count("mate")) p.mate = r["mate"].as<std::string>();
+  if (r.count("mate") && p.mate.empty()) throw UsageError("plan-shards: --mate needs a file");
+  p.shards = r["shards"].as<uint64_t>();
+  if (p.shards < 1 || p.shards > (uint64_t(1) << 24)) throw UsageError("plan-shards: -n must be 1..16777216");
+  p.output = r["output"].as<std::string>();
+  p.quiet = r.count("quiet") > 0;
+  return p;
 }
 
 FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* help) {
@@ -420,6 +481,9 @@ FacsOptions parse_facs_options(int argc, const char* const* argv) {
   } else if (cmd == "merge") {
     o.command = FacsCommand::merge;
     o.merge = parse_facs_merge(argc - 1, argv + 1, &o.help);
+  } else if (cmd == "plan-shards") {
+    o.command = FacsCommand::plan_shards;
+    o.plan_shards = parse_facs_plan_shards(argc - 1, argv + 1, &o.help);
   } else if (cmd == "info") {
     o.command = FacsCommand::info;
     o.info = parse_facs_info(argc - 1, argv + 1, &o.help);
@@ -427,7 +491,7 @@ FacsOptions parse_facs_options(int argc, const char* const* argv) {
     o.command = FacsCommand::model;
     o.model = parse_model_options("facs model", argc - 1, argv + 1);
   } else {
-    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify, merge, info or model; see facs --help)");
+    throw UsageError("unknown command '" + cmd + "' (expected build-filter, classify, merge, plan-shards, info or model; see facs --help)");
   }
   return o;
 }

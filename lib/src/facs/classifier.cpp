@@ -147,9 +147,6 @@ FacsErrorModel make_error_model(const FilterSet& set, const ClassifyParams& para
 Classifier::Classifier(const FilterSet& set, const ClassifyParams& params, Backend* device)
     : set_(set), params_(params), model_(make_error_model(set, params)), backend_(device) {
   if (params.group_reads < 1) throw UsageError("read group size must be at least 1");
-  if (set.interleaved() && device)
-    throw UsageError("interleaved filter sets are classified on the CPU only (use --backend cpu, or build "
-                     "separate filters for the GPU)");
   for (const FilterEntry& f : set.filters) {
     if (f.k < 1 || layout_hashes(f.layout, f.k) > kMaxHashes)
       throw DataError("filter '" + f.name + "' has an invalid hash count");
@@ -352,9 +349,14 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
     offsets.push_back(codes.size());
   }
   std::vector<ClassifyFilter> filters(nf);
-  for (size_t j = 0; j < nf; ++j)
+  for (size_t j = 0; j < nf; ++j) {
     filters[j] = {views_[j], ks_[j], blocked_[j] ? BloomLayout::blocked512 : BloomLayout::classic};
-  const FilterBank bank{filters.data(), uint32_t(nf), &family_};
+    filters[j].group = set_.filters[j].group;  // an interleaved set's filters are bins of its groups
+    filters[j].bin = set_.filters[j].bin;
+  }
+  std::vector<ClassifyGroup> groups;
+  for (const IbfGroup& g : ibf_groups_) groups.push_back({g.view, g.k});
+  const FilterBank bank{filters.data(), uint32_t(nf), &family_, groups.data(), uint32_t(groups.size())};
   ClassifyHits hits;
   {
     std::lock_guard<std::mutex> lock(*backend_mutex_);

@@ -25,6 +25,7 @@
 #include "bloomseq/facs/ordered_pipeline.hpp"
 #include "bloomseq/facs/part_file.hpp"
 #include "bloomseq/facs/report.hpp"
+#include "bloomseq/facs/shard_plan.hpp"
 #include "bloomseq/facs/split_outputs.hpp"
 #include "bloomseq/io/filter_file.hpp"
 #include "bloomseq/io/output_file.hpp"
@@ -223,6 +224,14 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   if (paired) reader2 = std::make_unique<SequenceReader>(o.mate);
   if (o.sharded) {
     std::string note;
+    if (!o.shard_plan.empty()) {
+      // A plan holds byte offsets: only files entered at an offset can use one (no fallback: say so).
+      std::string why = byte_cut_obstacle(reader1);
+      if (why.empty() && paired) why = byte_cut_obstacle(*reader2);
+      if (!why.empty())
+        throw UsageError("classify: --shard-plan: " + why + ": a plan cannot seek into it; drop --shard-plan (the "
+                         "shards then count records)");
+    }
     part.scheme = choose_shard_scheme(o.shard_by, reader1, reader2.get(), note);
     if (!note.empty() && log) std::fprintf(log, "facs classify: %s\n", note.c_str());
     part.shard = shard.index;
@@ -259,17 +268,33 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     covered.begin = bytes.begin;
     covered.end = bytes.end;
     reader1.stop_at(bytes.end);
+    // With a plan (shard_plan.hpp) the counts before the block come from it: no pass over the files.
+    const bool planned = !o.shard_plan.empty();
+    PlannedShard start;
+    if (planned) {
+      const ShardPlan shard_plan = read_shard_plan(o.shard_plan);
+      check_shard_plan(shard_plan, o.shard_plan, reads_path, text, paired ? o.mate : std::string(),
+                       paired ? reader2->mapped_text() : std::string_view(), shard.count);
+      start = shard_plan.starts[shard.index - 1];
+      if (start.begin != bytes.begin)
+        throw DataError(reads_path + ": shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
+                        " starts at byte " + std::to_string(bytes.begin) + ", the plan " + o.shard_plan + " says " +
+                        std::to_string(start.begin) + " (the file changed?): make the plan again");
+    }
     if (paired) {
       // The mates of the block's first pair: the same record index in the mate file, both counted, not parsed.
-      const RecordCount before = count_file_records_before(reads_path, bytes.begin, format);
+      const RecordCount before = planned ? RecordCount{start.lines, start.records}
+                                         : count_file_records_before(reads_path, bytes.begin, format);
       if (format == '@' && before.lines % 4)
         throw DataError(reads_path + ": line " + std::to_string(before.lines + 1) + ": the records before shard " +
                         std::to_string(shard.index) + "/" + std::to_string(shard.count) +
                         " are not four lines each (blank lines?): cut these pairs with --shard-by records");
       const std::string_view mates = reader2->mapped_text();
       const char mate_format = text_format(mates, first_at);
-      RecordCount mate_before;
-      const uint64_t mate_at = bytes.begin ? find_file_record(o.mate, before.records, mate_format, mate_before) : 0;
+      RecordCount mate_before{start.mate_lines, before.records};
+      const uint64_t mate_at = planned         ? start.mate_begin
+                               : bytes.begin ? find_file_record(o.mate, before.records, mate_format, mate_before)
+                                             : 0;
       if (mate_at < mates.size() &&
           (mate_format == '@' ? !single_line_fastq_at(mates, mate_at) : mates[mate_at] != '>'))
         throw DataError(o.mate + ": line " + std::to_string(mate_before.lines + 1) + ": record " +
@@ -280,8 +305,9 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
       covered.first_record = before.records;
       covered.mate_begin = mate_at;
     } else {
-      // Records numbered from the block's start: on a DataError they are counted (reread_block_for_error).
-      reader1.seek(bytes.begin, 0, 0);
+      // Records numbered from the block's start (or the plan's counts): on a DataError without a plan they are
+      // counted (reread_block_for_error).
+      reader1.seek(bytes.begin, start.lines, start.records);
     }
   }
   auto part_text = [&](PartKind k) {
@@ -434,7 +460,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
         progress.update(summary.total);
       });
   } catch (const DataError&) {
-    if (part.scheme == ShardScheme::bytes && !paired) reread_block_for_error(reads_path, bytes);
+    if (part.scheme == ShardScheme::bytes && !paired && o.shard_plan.empty()) reread_block_for_error(reads_path, bytes);
     throw;
   }
   progress.finish();

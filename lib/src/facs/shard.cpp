@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "bloomseq/error.hpp"
@@ -33,8 +34,6 @@ ByteBlock shard_byte_block(std::string_view text, char format, uint64_t index, u
   return {cut(index - 1), cut(index)};
 }
 
-namespace {
-// Why `r` cannot be cut by bytes, or "" if it can.
 std::string byte_cut_obstacle(const SequenceReader& r) {
   const std::string_view t = r.mapped_text();
   if (t.empty()) return r.path() + " is not a plain file (compressed, .2bit, empty or not a regular file)";
@@ -44,7 +43,6 @@ std::string byte_cut_obstacle(const SequenceReader& r) {
   if (f == 0) return r.path() + " does not start with a FASTA or FASTQ record";
   return "";
 }
-}  // namespace
 
 ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const SequenceReader* mates,
                                 std::string& note) {
@@ -80,6 +78,7 @@ class BlockFile {
     return std::string_view(buf_.data(), size_t(n));
   }
   uint64_t offset() const { return offset_; }
+  void seek(uint64_t offset) { offset_ = offset; }
 
  private:
   std::string path_;
@@ -141,6 +140,89 @@ uint64_t find_file_record(const std::string& path, uint64_t k, char format, Reco
   }
   before.records = format == '>' ? marks : marks / 4;
   return f.offset();
+}
+
+std::vector<RecordCount> count_file_records_at(const std::string& path, const std::vector<uint64_t>& offsets,
+                                               char format) {
+  BlockFile f(path);
+  std::vector<RecordCount> counts;
+  RecordCount c;
+  uint64_t marks = 0;
+  bool line_start = true;
+  for (const uint64_t at : offsets) {
+    if (at < f.offset()) throw std::logic_error("count_file_records_at: offsets must ascend");
+    for (std::string_view b; !(b = f.next(at)).empty();) {
+      const RecordCount here = count_records_before(b, b.size(), format);
+      c.lines += here.lines;
+      marks += block_marks(b, here, format, line_start);
+      line_start = b.back() == '\n';
+    }
+    c.records = format == '>' ? marks : marks / 4;
+    counts.push_back(c);
+  }
+  return counts;
+}
+
+std::vector<uint64_t> find_file_records(const std::string& path, const std::vector<uint64_t>& ks, char format,
+                                        std::vector<RecordCount>& before) {
+  BlockFile f(path);
+  std::vector<uint64_t> at;
+  before.clear();
+  // Marks and lines before f.offset(), which always starts a line once a record was found.
+  uint64_t marks = 0, lines = 0;
+  bool line_start = true, ended = false;
+  for (const uint64_t k : ks) {
+    if (k == 0 && format != '>') {
+      at.push_back(0);
+      before.push_back(RecordCount{});
+      continue;
+    }
+    const uint64_t target = format == '>' ? k + 1 : 4 * k;  // as find_record
+    if (target < marks) throw std::logic_error("find_file_records: record indices must ascend");
+    if (format != '>' && target == marks && !at.empty() && !ended) {  // the record just found, again
+      at.push_back(at.back());
+      before.push_back(before.back());
+      continue;
+    }
+    bool found = false;
+    for (std::string_view b; !ended && !found;) {
+      b = f.next(UINT64_MAX);
+      if (b.empty()) {
+        ended = true;
+        break;
+      }
+      const RecordCount counts = count_records_before(b, b.size(), format);
+      const uint64_t here = block_marks(b, counts, format, line_start);
+      if (marks + here < target) {
+        marks += here;
+        lines += counts.lines;
+        line_start = b.back() == '\n';
+        continue;
+      }
+      const uint64_t base = f.offset() - b.size();
+      for (size_t i = 0;; ++i) {
+        const bool starts_line = i == 0 ? line_start : b[i - 1] == '\n';
+        if (format == '>' ? (starts_line && b[i] == '>') : b[i] == '\n') ++marks;
+        if (marks == target) {
+          const size_t stop = format == '>' ? i : i + 1;
+          lines += count_records_before(b, stop, '@').lines;
+          at.push_back(base + stop);
+          before.push_back(RecordCount{lines, k});
+          // The next search reads on from the record found (FASTA: its '>' is counted again there).
+          if (format == '>') --marks;
+          f.seek(base + stop);
+          line_start = true;
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) {
+      at.push_back(f.offset());
+      before.push_back(RecordCount{lines, format == '>' ? marks : marks / 4});
+    }
+  }
+  return at;
 }
 
 uint64_t count_records(SequenceReader& reader, uint64_t max_bases) {

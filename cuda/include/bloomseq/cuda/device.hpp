@@ -13,7 +13,13 @@
 
 namespace bloomseq::cuda {
 
-enum class KernelKind { stage1a, classify };
+// classify_interleaved: the classify kernel's instance with the interleaved-group code (kept out of the plain
+// instance, whose registers and occupancy it would otherwise cost: 40 instead of 32 registers for k <= 8).
+enum class KernelKind { stage1a, classify, classify_interleaved };
+// The classify instance a launch runs: the interleaved one exactly when the bank has groups.
+inline KernelKind classify_kernel_kind(const ClassifyKernelParams& p) {
+  return p.n_groups ? KernelKind::classify_interleaved : KernelKind::classify;
+}
 enum class CopyKind { host_to_device, device_to_host };
 
 using StreamHandle = uintptr_t;

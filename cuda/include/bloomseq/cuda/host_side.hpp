@@ -19,9 +19,11 @@ void collect_stage1a_hits(const uint32_t* pos, const uint32_t* sub, uint64_t cou
                           std::vector<Stage1aHit>& hits);
 
 // The filters of a bank as one word array plus descriptors (what the classify kernel reads from global memory).
+// Interleaved groups: their rows (as pairs of 32-bit words) and bin-to-filter maps go into the same word array.
 struct FlatFilters {
   std::vector<uint32_t> words;
   std::vector<FilterDesc> desc;
+  std::vector<GroupDesc> groups;
   int k_max = 0;
 };
 FlatFilters flatten_filters(const FilterBank& bank);

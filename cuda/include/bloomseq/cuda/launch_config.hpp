@@ -55,10 +55,10 @@ Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAtt
                                 uint32_t known_blocks_per_sm = 0);
 
 // FACS: one block per read, grid-stride over the batch; shared memory holds the nibble tables and the
-// per-filter counts.
+// per-filter counts, and with interleaved groups each thread's frame hashes and row words.
 LaunchConfig plan_classify_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t n_reads,
                                   uint32_t n_filters, int k_max, int key_nibbles, uint32_t threads = 128,
-                                  uint32_t known_blocks_per_sm = 0);
+                                  uint32_t known_blocks_per_sm = 0, bool interleaved = false);
 
 // Threads per read block: enough for one tile over a typical read's frames (32..256, multiple of 32).
 uint32_t classify_threads_for(double mean_frames);

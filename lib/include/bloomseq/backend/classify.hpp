@@ -10,6 +10,7 @@
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/bloom/interleaved_bloom_view.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/hd.hpp"
 
@@ -26,6 +27,16 @@ struct ClassifyFilter {
   ConstBloomView bits;
   int k = 0;  // bits probed: classic uses functions 0..k-1, blocked uses 0 (the block) and 1..k
   BloomLayout layout = BloomLayout::classic;
+  // A bin of an interleaved group instead (FilterBank::groups[group], bin `bin`): `bits` and `k` are unused, the
+  // group's k functions 0..k-1 probe its rows (bin for bin what a classic filter of the group's m answers).
+  int32_t group = -1;
+  uint32_t bin = 0;
+};
+
+// An interleaved Bloom filter whose bins are filters of the bank (interleaved_bloom_view.hpp).
+struct ClassifyGroup {
+  ConstInterleavedBloomView rows;
+  int k = 0;
 };
 
 // Filters sharing one H3 family (k of the family >= every filter's k) and word size family->w().
@@ -33,7 +44,19 @@ struct FilterBank {
   const ClassifyFilter* filters = nullptr;
   uint32_t count = 0;
   const H3Family* family = nullptr;
+  const ClassifyGroup* groups = nullptr;  // the groups filters with group >= 0 are bins of
+  uint32_t group_count = 0;
 };
+
+// Whether filter f of a bank holds the w-mer of these hashes.
+inline bool bank_filter_contains(const FilterBank& bank, const ClassifyFilter& f, const uint32_t* hashes) {
+  if (f.group >= 0) {
+    const ClassifyGroup& g = bank.groups[f.group];
+    return g.rows.contains(f.bin, hashes, g.k);
+  }
+  if (f.layout == BloomLayout::blocked512) return ConstBlockedBloomView{f.bits.words, f.bits.m_bits}.contains(hashes, f.k);
+  return f.bits.contains(hashes, f.k);
+}
 
 // Frames of a read of `length` bases: w-mer start positions (0 when the read is shorter than w).
 BLOOMSEQ_HD uint32_t read_frames(uint64_t length, int w) { return length >= uint64_t(w) ? uint32_t(length - w + 1) : 0u; }

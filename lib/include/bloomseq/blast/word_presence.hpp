@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "bloomseq/encode/dna.hpp"
+
 namespace bloomseq {
 
 class WordPresence {
@@ -28,7 +30,7 @@ class WordPresence {
     lo &= lo_mask_;
     hi &= hi_mask_;
     const uint64_t valid = ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) ? 0 : 1;
-    const uint64_t key = (pack_codes(lo) | pack_codes(hi) << 16) & (0 - valid);
+    const uint64_t key = (pack_code_bytes(lo) | pack_code_bytes(hi) << 16) & (0 - valid);
     return (bits_[key >> 6] >> (key & 63)) & valid;
   }
   bool contains(const uint8_t* codes, uint64_t u, bool padded) const {
@@ -45,7 +47,7 @@ class WordPresence {
     lo &= lo_mask_;
     hi &= hi_mask_;
     if ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) return false;  // an invalid code
-    const uint64_t key = pack_codes(lo) | pack_codes(hi) << 16;
+    const uint64_t key = pack_code_bytes(lo) | pack_code_bytes(hi) << 16;
     return (bits_[key >> 6] >> (key & 63)) & 1;
   }
   // True when some w-mer that starts in (t - s, t] and lies inside codes[0, n) occurs in the query: can the probe at
@@ -63,13 +65,6 @@ class WordPresence {
       if (contains(codes, u, u + 16 <= n)) return true;
     }
     return false;
-  }
-
-  // The codes in the 8 bytes of x (byte j = base j, each 0..3) packed as sum b_j 4^j: three shift-or steps.
-  static uint64_t pack_codes(uint64_t x) {
-    x = (x | (x >> 6)) & 0x000F000F000F000FULL;
-    x = (x | (x >> 12)) & 0x000000FF000000FFULL;
-    return (x | (x >> 24)) & 0xFFFFULL;
   }
 
  private:

@@ -23,11 +23,19 @@ BLOOMSEQ_HD uint64_t bloom_words(uint64_t m_bits) { return (m_bits + 31) / 32; }
 // kernel writes, through the read-only data cache.
 struct PlainLoad {
   BLOOMSEQ_HD uint32_t operator()(const uint32_t* p) const { return *p; }
+  BLOOMSEQ_HD uint64_t operator()(const uint64_t* p) const { return *p; }
 };
 struct ReadOnlyLoad {
   BLOOMSEQ_HD uint32_t operator()(const uint32_t* p) const {
 #if defined(__CUDA_ARCH__)
     return __ldg(p);
+#else
+    return *p;
+#endif
+  }
+  BLOOMSEQ_HD uint64_t operator()(const uint64_t* p) const {
+#if defined(__CUDA_ARCH__)
+    return uint64_t(__ldg(reinterpret_cast<const unsigned long long*>(p)));
 #else
     return *p;
 #endif

@@ -25,15 +25,31 @@ struct ConstInterleavedBloomView {
   uint32_t words_per_row = 0;
 
   BLOOMSEQ_HD const uint64_t* row(uint64_t r) const { return rows + r * words_per_row; }
+  // The row a hash value selects: the probe of one hash function, the same for every bin.
+  BLOOMSEQ_HD const uint64_t* row_of(uint32_t hash) const { return row(bloom_slot(hash, m_bits)); }
+
+  // One word of a w-mer's answer: bins word * 64 .. word * 64 + 63 that hold all k slots (the AND of that word
+  // of the k rows), stopping at the first row that clears it. The per-k-mer probe both the CPU (contains) and
+  // the CUDA classify kernel (one row word per thread, through the read-only cache) run; k <= KMax.
+  template <int KMax, class Load = PlainLoad>
+  BLOOMSEQ_HD uint64_t query_word(const uint32_t* hashes, int k, uint32_t word, Load load = {}) const {
+    uint64_t acc = ~uint64_t(0);
+    BLOOMSEQ_UNROLL
+    for (int i = 0; i < KMax; ++i) {
+      if (i >= k || !acc) break;
+      acc &= load(row_of(hashes[i]) + word);
+    }
+    return acc;
+  }
 
   // out[0 .. words_per_row): the bins whose filter holds all k slots. Returns false (and stops reading rows)
   // as soon as no bin is left.
   BLOOMSEQ_HD bool query(const uint32_t* hashes, int k, uint64_t* out) const {
-    const uint64_t* first = row(bloom_slot(hashes[0], m_bits));
+    const uint64_t* first = row_of(hashes[0]);
     uint64_t any = 0;
     for (uint32_t w = 0; w < words_per_row; ++w) any |= (out[w] = first[w]);
     for (int i = 1; i < k && any; ++i) {
-      const uint64_t* r = row(bloom_slot(hashes[i], m_bits));
+      const uint64_t* r = row_of(hashes[i]);
       any = 0;
       for (uint32_t w = 0; w < words_per_row; ++w) any |= (out[w] &= r[w]);
     }
@@ -48,7 +64,7 @@ struct ConstInterleavedBloomView {
     uint64_t any = 0;
     for (uint32_t i = 0; i < n; ++i) any |= (out[i] = mask[i]);
     for (int j = 0; j < k && any; ++j) {
-      const uint64_t* r = row(bloom_slot(hashes[j], m_bits));
+      const uint64_t* r = row_of(hashes[j]);
       any = 0;
       for (uint32_t i = 0; i < n; ++i) any |= (out[i] &= r[words[i]]);
     }
@@ -86,9 +102,7 @@ struct ConstInterleavedBloomView {
 
   // Whether bin b holds all k slots (a single filter's membership test).
   BLOOMSEQ_HD bool contains(uint32_t bin, const uint32_t* hashes, int k) const {
-    for (int i = 0; i < k; ++i)
-      if (!((row(bloom_slot(hashes[i], m_bits))[bin >> 6] >> (bin & 63)) & 1u)) return false;
-    return true;
+    return (query_word<32>(hashes, k, bin >> 6) >> (bin & 63)) & 1u;
   }
 };
 

@@ -11,15 +11,17 @@
 #include "bloomseq/facs/classify_run.hpp"
 #include "bloomseq/facs/merge_parts.hpp"
 #include "bloomseq/facs/params.hpp"
+#include "bloomseq/facs/plan_shards_run.hpp"
 
 namespace bloomseq {
 
-enum class FacsCommand { usage, help, version, build_filter, classify, merge, info, model };
+enum class FacsCommand { usage, help, version, build_filter, classify, merge, plan_shards, info, model };
 
 // The subcommands' options are the library's requests (facs/classify_run.hpp, facs/build_filter_run.hpp).
 using FacsBuildOptions = BuildFilterRequest;
 using FacsClassifyOptions = ClassifyRequest;
 using FacsMergeOptions = FacsMergeRequest;
+using FacsPlanShardsOptions = PlanShardsRequest;
 
 struct FacsInfoOptions {
   std::vector<std::string> files;
@@ -34,6 +36,7 @@ struct FacsOptions {
   FacsBuildOptions build;
   FacsClassifyOptions classify;
   FacsMergeOptions merge;
+  FacsPlanShardsOptions plan_shards;
   FacsInfoOptions info;
   ModelOptions model;
 };
@@ -45,6 +48,7 @@ FacsOptions parse_facs_options(int argc, const char* const* argv);
 FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std::string* help);
 FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::string* help);
 FacsMergeOptions parse_facs_merge(int argc, const char* const* argv, std::string* help);
+FacsPlanShardsOptions parse_facs_plan_shards(int argc, const char* const* argv, std::string* help);
 FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* help);
 
 }  // namespace bloomseq

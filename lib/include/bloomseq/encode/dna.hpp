@@ -41,6 +41,14 @@ BLOOMSEQ_HD uint64_t revcomp_wmer(uint64_t x, int w) {
   return x >> (64 - 2 * w);
 }
 
+// The codes in the 8 bytes of x (byte j = base j, each 0..3) packed as sum b_j 4^j (first base lowest): three
+// shift-or steps. A word read straight from a code array is keyed this way by the short-word scan.
+BLOOMSEQ_HD uint64_t pack_code_bytes(uint64_t x) {
+  x = (x | (x >> 6)) & 0x000F000F000F000FULL;
+  x = (x | (x >> 12)) & 0x000000FF000000FFULL;
+  return (x | (x >> 24)) & 0xFFFFULL;
+}
+
 // The canonical form of a w-mer is the smaller of it and its reverse complement, so both strands of the
 // same site give the same key.
 BLOOMSEQ_HD uint64_t canonical_wmer(uint64_t fwd, uint64_t rc) { return fwd < rc ? fwd : rc; }

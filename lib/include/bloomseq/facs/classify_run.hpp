@@ -40,6 +40,7 @@ struct ClassifyRequest {
   bool sharded = false;              // --shard given (even 1/1: the outputs are part files)
   ShardSpec shard;                   // --shard I/N: classify block I of N, outputs become part files
   ShardBy shard_by = ShardBy::automatic;  // --shard-by: how the input is cut (facs/shard.hpp)
+  std::string shard_plan;            // --shard-plan: where each shard starts (facs/shard_plan.hpp); "" if none
   std::string command_line;          // recorded in the TSV header and the JSON report
   FilterLoadChoice load = FilterLoadChoice::automatic;  // --load: how the .bf payloads get into memory
 };

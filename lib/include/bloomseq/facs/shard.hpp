@@ -7,7 +7,8 @@
 // first record or follows the last is read as by the single run. A cut inside a record (possible only in
 // multi-line FASTQ) truncates the shard's last record, which the reader refuses. Pairs: the mate file's block
 // starts at the same record index, found by counting lines (FASTQ: four per record) or '>' lines (FASTA) of
-// both files up to the block, a vectorised pass instead of a parse.
+// both files up to the block, a vectorised pass instead of a parse, or read from a shard plan made once
+// (facs/shard_plan.hpp) so that no shard counts.
 //
 // records (gzip input, .2bit, FASTQ whose first record is not four lines): with R records (pairs), shard I
 // classifies records [floor((I-1)R/N), floor(IR/N)); a shard finds R with a counting pass that cuts records
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bloomseq/io/record_starts.hpp"
 #include "bloomseq/split/shard_spec.hpp"
@@ -49,6 +51,9 @@ ByteBlock shard_byte_block(std::string_view text, char format, uint64_t index, u
 // every file is mapped (plain, regular) and FASTA or starts with a four-line FASTQ record. Sets `note` when
 // automatic falls back to records for a reason worth telling (multi-line FASTQ). Throws UsageError when bytes
 // was asked for and is not possible.
+// Why the reader's file cannot be cut by bytes (not plain, multi-line FASTQ, ...), or "" if it can.
+std::string byte_cut_obstacle(const SequenceReader& r);
+
 ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const SequenceReader* mates,
                                 std::string& note);
 
@@ -57,6 +62,12 @@ ShardScheme choose_shard_scheme(ShardBy by, const SequenceReader& reads, const S
 // files up to its block. Throws IoError naming the file if it cannot be read.
 RecordCount count_file_records_before(const std::string& path, uint64_t at, char format);
 uint64_t find_file_record(const std::string& path, uint64_t k, char format, RecordCount& before);
+// The same for many places in one pass (facs/shard_plan.hpp): the counts before each of the ascending `offsets`;
+// the offsets of records `ks` (ascending), with the counts before each in `before`.
+std::vector<RecordCount> count_file_records_at(const std::string& path, const std::vector<uint64_t>& offsets,
+                                               char format);
+std::vector<uint64_t> find_file_records(const std::string& path, const std::vector<uint64_t>& ks, char format,
+                                        std::vector<RecordCount>& before);
 
 // Reads `reader` to its end, cutting records without parsing plain four-line FASTQ (others
 // are parsed as next_chunk parses them), `max_bases` per chunk so memory stays bounded; returns the number of
