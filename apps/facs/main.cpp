@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
       run_plan_shards(o.plan_shards, o.plan_shards.quiet ? nullptr : stderr);
       return 0;
     }
-    for (const std::string& path : o.info.files) print_filter_info(path, stdout);
+    for (const std::string& path : o.info.files) print_filter_info(path, stdout, o.info.verify);
     return 0;
   });
 }

@@ -161,6 +161,43 @@ check "the error names the folder" "grep -q 'a_file/sorted: cannot create output
 expect_exit 65 "a data error after the folder was created" "$facs" classify broken_late.fq refs.bf --matched-out made/here/
 check "a failed run removes the folders it created" "[ ! -e made ]"
 
+# --- --load map against --load copy: the same calls and summary for separate filters (version 1: classic,
+# version 2: blocked) and an interleaved set (version 3), single reads and pairs, 1 and 3 threads
+"$facs" build-filter -q --layout classic -o classic.bf $bees "$data/lambda_virus.fa"
+"$facs" build-filter -q --layout interleaved -o inter.bf $bees "$data/lambda_virus.fa"
+check "the three versions are built" "\"$facs\" info classic.bf | grep -q '^# format_version: 1' && \
+  \"$facs\" info refs.bf | grep -q '^# format_version: 2' && \"$facs\" info inter.bf | grep -q '^# format_version: 3'"
+for bf in classic.bf refs.bf inter.bf; do
+  for t in 1 3; do
+    for load in copy map; do
+      "$facs" classify reads.fq "$bf" -t $t --batch-bases 20000 --load $load -o single_$load.tsv --scores \
+        --summary single_$load.sum 2> load_$load.err
+      "$facs" classify "$data/lambda_reads_1.fq" --mate "$data/lambda_reads_2.fq" --pair-mode either "$bf" -t $t \
+        --load $load -o pairs_$load.tsv --summary pairs_$load.sum 2>> load_$load.err
+    done
+    check "--load map = copy: $bf, single reads, -t $t" \
+      "cmp -s <(grep -v '^#' single_copy.tsv) <(grep -v '^#' single_map.tsv) && cmp -s single_copy.sum single_map.sum && [ \$(grep -vc '^#' single_map.tsv) -eq 5000 ]"
+    check "--load map = copy: $bf, pairs, -t $t" \
+      "cmp -s <(grep -v '^#' pairs_copy.tsv) <(grep -v '^#' pairs_map.tsv) && cmp -s pairs_copy.sum pairs_map.sum"
+    check "--load map: no checksum notice for a small file" "! grep -q checksum load_map.err"
+  done
+done
+expect_exit 64 "--load takes auto, map or copy" "$facs" classify reads.fq refs.bf --load nosuch
+# info: the checksum is verified for a small file, and --verify finds a flipped payload byte in any file
+check "info says the checksum was verified" "\"$facs\" info --verify inter.bf | grep -q '^# checksum: verified'"
+size=$(stat -c %s inter.bf)
+cp inter.bf inter_flipped.bf
+printf '\x5a' | dd of=inter_flipped.bf bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect_exit 65 "info --verify finds a flipped payload byte" "$facs" info --verify inter_flipped.bf
+check "... as a checksum mismatch naming the file" "grep -q 'inter_flipped.bf: corrupt: checksum mismatch' err.txt"
+for load in map copy; do
+  expect_exit 65 "--load $load refuses a flipped payload byte (small file: checksummed)" \
+    "$facs" classify reads.fq inter_flipped.bf --load $load -o never.tsv
+  head -c $((size - 4096)) inter.bf > inter_truncated.bf
+  expect_exit 65 "--load $load refuses a truncated interleaved set" "$facs" classify reads.fq inter_truncated.bf --load $load
+  check "... naming the truncation" "grep -q 'inter_truncated.bf: truncated' err.txt"
+done
+
 # short reads, N only, empty input
 printf '@short\nACGTACGT\n+\nIIIIIIII\n@n\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII\n@empty\n\n+\n\n' > odd.fq
 "$facs" classify odd.fq refs.bf -o odd.tsv --summary odd_summary.tsv 2> /dev/null

@@ -11,7 +11,9 @@
 #include "bloomseq/bloom/blocked_bloom.hpp"
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/encode/sequence.hpp"
+#include "../io/io_test_util.hpp"
 #include "bloomseq/facs/classifier.hpp"
+#include "bloomseq/facs/filter_load_choice.hpp"
 #include "bloomseq/facs/filter_builder.hpp"
 #include "bloomseq/facs/ordered_pipeline.hpp"
 #include "bloomseq/error.hpp"
@@ -401,4 +403,25 @@ TEST_CASE("classifier refuses bad parameters") {
   BuildParams bp;
   bp.w = 31;
   CHECK_THROWS_AS(check_compatible(fx.set, bp, "x.bf"), UsageError);
+}
+
+TEST_CASE("classify --load auto maps the filters for reads up to 1/32 of their bytes, copies for more or for a stream",
+          "[facs][load]") {
+  CHECK(choose_filter_load(FilterLoadChoice::map, 1u << 30, 1) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 1u << 30) == FilterLoadMode::copy);
+  const uint64_t gb = uint64_t(1) << 30;
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32, gb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32 + 1, gb) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, gb) == FilterLoadMode::copy);  // unknown length
+
+  bloomseq_test::TempDir dir;
+  bloomseq_test::write_bytes(dir.file("r.fq"), std::string(1000, 'A'));
+  bloomseq_test::write_bytes(dir.file("m.fq.gz"), std::string(100, 'A'));
+  bloomseq_test::write_bytes(dir.file("a.bf"), std::string(3000, 'B'));
+  CHECK(estimated_read_bytes({dir.file("r.fq")}, 1) == 1000);
+  CHECK(estimated_read_bytes({dir.file("r.fq"), dir.file("m.fq.gz")}, 1) == 1400);  // gzip counted x4
+  CHECK(estimated_read_bytes({dir.file("r.fq")}, 4) == 250);                       // one shard of four
+  CHECK(estimated_read_bytes({"-"}, 1) == 0);
+  CHECK(estimated_read_bytes({dir.file("r.fq"), dir.file("none.fq")}, 1) == 0);
+  CHECK(filter_file_bytes({dir.file("a.bf"), dir.file("a.bf")}) == 6000);
 }

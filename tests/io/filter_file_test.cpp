@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <stdexcept>
+#include <vector>
 
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
@@ -77,11 +79,14 @@ size_t entry_field(const std::string& b, int i, size_t field) {
   return off + field;
 }
 
+// Every rejection holds whether the payloads are copied or mapped (mode 2).
 void expect_reject(const std::string& path, const std::string& fragment, bool header_only_too = true) {
-  for (int mode = 0; mode < (header_only_too ? 2 : 1); ++mode) {
+  for (int mode = 0; mode < 3; ++mode) {
+    if (mode == 1 && !header_only_too) continue;
     try {
       if (mode == 0) read_filter_file(path);
-      else read_filter_header(path);
+      else if (mode == 1) read_filter_header(path);
+      else read_filter_file(path, FilterLoading{FilterLoadMode::map, UINT64_MAX});
       FAIL("accepted a bad filter file, expected: " << fragment);
     } catch (const Error& e) {
       std::string msg = e.what();
@@ -146,6 +151,61 @@ TEST_CASE("filter file: round trip of several filters", "[io][bf]") {
   std::string fixed = b;
   fix_checksums(fixed);
   CHECK(fixed == b);
+}
+
+TEST_CASE("filter file: loading by mapping borrows the words the writer was given", "[io][bf]") {
+  TempDir dir;
+  std::mt19937_64 rng(31);
+  FilterSet set = sample_set(rng);
+  const auto v1 = dir.file("v1.bf");
+  write_filter_file(v1, set);
+  FilterEntry blocked;
+  blocked.name = "blocked";
+  blocked.k = 7;
+  blocked.layout = BloomLayout::blocked512;
+  blocked.bits = BloomVector(512 * 5);
+  for (auto& word : blocked.bits.words()) word = uint32_t(rng());
+  set.filters.push_back(blocked);
+  const auto v2 = dir.file("v2.bf");
+  write_filter_file(v2, set);
+  for (const auto& path : {v1, v2}) {
+    INFO(path);
+    const FilterSet mapped = read_filter_file(path, FilterLoading{FilterLoadMode::map, UINT64_MAX});
+    CHECK(mapped.mapped);
+    CHECK(mapped.checksum_verified);
+    CHECK(mapped.format_version == (path == v1 ? 1u : 2u));
+    REQUIRE(mapped.filters.size() == (path == v1 ? set.filters.size() - 1 : set.filters.size()));
+    for (size_t i = 0; i < mapped.filters.size(); ++i) {
+      const BloomVector& b = mapped.filters[i].bits;
+      INFO(i);
+      CHECK(b.is_borrowed());
+      CHECK(b.m_bits() == set.filters[i].bits.m_bits());
+      CHECK(std::vector<uint32_t>(b.data(), b.data() + b.word_count()) == set.filters[i].bits.words());
+      CHECK(b.popcount() == set.filters[i].bits.popcount());
+      CHECK_THROWS_AS(b.words(), std::logic_error);  // a const borrowed vector has no vector of its own
+    }
+    // Writing copies first: the mapping (and the file) stay as they were.
+    FilterSet writable = read_filter_file(path, FilterLoading{FilterLoadMode::map, UINT64_MAX});
+    const std::string before = read_bytes(path);
+    writable.filters[2].bits.words()[0] ^= 1u;
+    CHECK(!writable.filters[2].bits.is_borrowed());
+    CHECK(writable.filters[2].bits.words()[0] == (set.filters[2].bits.words()[0] ^ 1u));
+    CHECK(read_bytes(path) == before);
+    const FilterSet copied = read_filter_file(path);
+    CHECK(!copied.mapped);
+    CHECK(copied.checksum_verified);
+    CHECK(!copied.filters[0].bits.is_borrowed());
+  }
+  // A flipped payload byte: copying always finds it; mapping above the verification limit does not look.
+  std::string b = read_bytes(v1);
+  b[size_t(get<uint64_t>(b, entry_field(b, 4, 28)))] ^= 0x20;  // filter 5's first payload byte
+  const auto flipped = dir.file("flipped.bf");
+  write_bytes(flipped, b);
+  const FilterSet unchecked = read_filter_file(flipped, FilterLoading{FilterLoadMode::map, b.size() - 1});
+  CHECK(!unchecked.checksum_verified);
+  CHECK(unchecked.filters[4].bits.data()[0] == (set.filters[4].bits.words()[0] ^ 0x20u));
+  for (const FilterLoading how : {FilterLoading{}, FilterLoading{FilterLoadMode::map, b.size()}})
+    CHECK_THROWS_WITH(read_filter_file(flipped, how), Catch::Contains("flipped.bf: corrupt: checksum mismatch"));
 }
 
 TEST_CASE("filter file: version 2 stores each filter's layout", "[io][bf]") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "bloomseq/error.hpp"
@@ -28,9 +29,34 @@ BloomVector::BloomVector(uint64_t m_bits, const std::function<void(uint64_t, uin
   }
 }
 
+BloomVector BloomVector::borrowed(const uint32_t* words, uint64_t m_bits, std::shared_ptr<const void> owner) {
+  if (m_bits == 0 || m_bits > kMaxBlockedBloomBits)
+    throw UsageError("Bloom vector size must be 1..2^41 bits, got " + std::to_string(m_bits));
+  BloomVector v;
+  v.m_bits_ = m_bits;
+  v.borrowed_ = words;
+  v.owner_ = std::move(owner);
+  return v;
+}
+
+std::vector<uint32_t>& BloomVector::words() {
+  if (borrowed_) {  // copy on first write: the mapping is read-only
+    words_.assign(borrowed_, borrowed_ + bloom_words(m_bits_));
+    borrowed_ = nullptr;
+    owner_.reset();
+  }
+  return words_;
+}
+
+const std::vector<uint32_t>& BloomVector::words() const {
+  if (borrowed_) throw std::logic_error("BloomVector::words() const on a borrowed vector (use data())");
+  return words_;
+}
+
 uint64_t BloomVector::popcount() const {
   uint64_t n = 0;
-  for (uint32_t w : words_) n += uint64_t(__builtin_popcount(w));
+  const uint32_t* w = data();
+  for (uint64_t i = 0, end = word_count(); i < end; ++i) n += uint64_t(__builtin_popcount(w[i]));
   return n;
 }
 

@@ -5,6 +5,7 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#include <stdexcept>
 #include <string>
 
 #include "bloomseq/error.hpp"
@@ -39,16 +40,42 @@ InterleavedBloom InterleavedBloom::for_loading(uint32_t bins, uint64_t m_bits) {
   return b;
 }
 
+InterleavedBloom InterleavedBloom::borrowed(uint32_t bins, uint64_t m_bits, const uint64_t* rows,
+                                            std::shared_ptr<const void> owner) {
+  InterleavedBloom b(bins, 1);  // checks the arguments' ranges as for_loading does
+  if (m_bits == 0 || m_bits > kMaxBloomBits) b = InterleavedBloom(bins, m_bits);
+  b.m_bits_ = m_bits;
+  b.rows_ = Rows();
+  b.borrowed_ = rows;
+  b.owner_ = std::move(owner);
+  return b;
+}
+
+const InterleavedBloom::Rows& InterleavedBloom::rows() const {
+  if (borrowed_) throw std::logic_error("InterleavedBloom::rows() on a borrowed filter (use row_data())");
+  return rows_;
+}
+
+uint64_t* InterleavedBloom::data() {
+  if (borrowed_) {  // copy on first write: the mapping is read-only
+    rows_.assign(borrowed_, borrowed_ + m_bits_ * words_per_row_);
+    borrowed_ = nullptr;
+    owner_.reset();
+  }
+  return rows_.data();
+}
+
 void InterleavedBloom::set_bin(uint32_t bin, const BloomVector& v) {
   if (bin >= bins_ || v.m_bits() != m_bits_)
     throw UsageError("set_bin: bin " + std::to_string(bin) + " of " + std::to_string(bins_) + ", vector of " +
                      std::to_string(v.m_bits()) + " bits for bins of " + std::to_string(m_bits_));
   const uint64_t bit = uint64_t(1) << (bin & 63);
-  const std::vector<uint32_t>& words = v.words();
-  for (uint64_t w = 0; w < words.size(); ++w) {
+  const uint32_t* words = v.data();
+  uint64_t* rows = data();
+  for (uint64_t w = 0; w < v.word_count(); ++w) {
     for (uint32_t x = words[w]; x; x &= x - 1) {
       const uint64_t r = w * 32 + uint64_t(__builtin_ctz(x));
-      rows_[r * words_per_row_ + (bin >> 6)] |= bit;
+      rows[r * words_per_row_ + (bin >> 6)] |= bit;
     }
   }
 }
@@ -78,33 +105,37 @@ void InterleavedBloom::set_bins(uint32_t first_bin, const BloomVector* const* ve
       throw UsageError("set_bins: a vector of " + std::to_string(vectors[b]->m_bits()) + " bits for bins of " +
                        std::to_string(m_bits_));
   const uint32_t col = first_bin / 64;
+  uint64_t* const rows_out = data();
   uint64_t block[64];
   for (uint64_t r0 = 0; r0 < m_bits_; r0 += 64) {
     // block[b]: rows r0 .. r0 + 63 of bin b (two 32-bit words; bits past m are clear in a BloomVector)
     for (uint32_t b = 0; b < 64; ++b) {
       block[b] = 0;
       if (b >= count || !vectors[b]) continue;
-      const std::vector<uint32_t>& words = vectors[b]->words();
+      const uint32_t* words = vectors[b]->data();
       const uint64_t w = r0 / 32;
-      block[b] = words[w] | (w + 1 < words.size() ? uint64_t(words[w + 1]) << 32 : 0);
+      block[b] = words[w] | (w + 1 < vectors[b]->word_count() ? uint64_t(words[w + 1]) << 32 : 0);
     }
     transpose64(block);  // block[i]: row r0 + i, bit b = bin first_bin + b
     const uint64_t rows = std::min<uint64_t>(64, m_bits_ - r0);
-    for (uint64_t i = 0; i < rows; ++i) rows_[(r0 + i) * words_per_row_ + col] |= block[i];
+    for (uint64_t i = 0; i < rows; ++i) rows_out[(r0 + i) * words_per_row_ + col] |= block[i];
   }
 }
 
 BloomVector InterleavedBloom::bin_vector(uint32_t bin) const {
   if (bin >= bins_) throw UsageError("bin_vector: bin " + std::to_string(bin) + " of " + std::to_string(bins_));
   BloomVector v(m_bits_);
+  const uint64_t* rows = row_data();
+  uint32_t* out = v.words().data();
   for (uint64_t r = 0; r < m_bits_; ++r)
-    if ((rows_[r * words_per_row_ + (bin >> 6)] >> (bin & 63)) & 1u) set_bit(v.words().data(), r);
+    if ((rows[r * words_per_row_ + (bin >> 6)] >> (bin & 63)) & 1u) set_bit(out, r);
   return v;
 }
 
 uint64_t InterleavedBloom::bin_popcount(uint32_t bin) const {
   uint64_t n = 0;
-  for (uint64_t r = 0; r < m_bits_; ++r) n += (rows_[r * words_per_row_ + (bin >> 6)] >> (bin & 63)) & 1u;
+  const uint64_t* rows = row_data();
+  for (uint64_t r = 0; r < m_bits_; ++r) n += (rows[r * words_per_row_ + (bin >> 6)] >> (bin & 63)) & 1u;
   return n;
 }
 

@@ -233,6 +233,11 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
                      "both files up to the block); refused for other files, another N or changed files, and for "
                      "gzip (shards of gzip input count records: drop --shard-plan)", cxxopts::value<std::string>())
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
+      ("load", "how the .bf filters get into memory: copy (read into memory of their own, on huge pages), map "
+               "(a read-only mapping of the file, no copy; the checksum is verified for files up to 256 MB, above "
+               "that skipped with a notice: facs info --verify checks it) or auto (map when the reads take at most 1/32 "
+               "of the filters' bytes, gzip counted x4; copy for more reads and for stdin; docs/facs.md)",
+       cxxopts::value<std::string>()->default_value("auto"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
       ("batch-bases", "bases per batch handed to a thread", cxxopts::value<uint64_t>()->default_value("2000000"))
@@ -326,6 +331,10 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   else if (by == "records") c.shard_by = ShardBy::records;
   else if (by != "auto") throw UsageError("classify: --shard-by must be auto, bytes or records, not '" + by + "'");
   if (r.count("shard-by") && !c.sharded) throw UsageError("classify: --shard-by applies to --shard");
+  const std::string load = r["load"].as<std::string>();
+  if (load == "map") c.load = FilterLoadChoice::map;
+  else if (load == "copy") c.load = FilterLoadChoice::copy;
+  else if (load != "auto") throw UsageError("classify: --load must be auto, map or copy, not '" + load + "'");
   if (r.count("shard-plan")) {
     c.shard_plan = r["shard-plan"].as<std::string>();
     if (!c.sharded) throw UsageError("classify: --shard-plan applies to --shard");
@@ -428,7 +437,10 @@ FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* 
                                   "functions, fill fraction and false-positive rates (predicted from the k-mer count\n"
                                   "and from the fill fraction).\n");
   o.positional_help("REFS.bf [MORE.bf ...]");
-  o.add_options()("h,help", "this help")("files", "containers", cxxopts::value<std::vector<std::string>>());
+  o.add_options()("h,help", "this help")
+      ("verify", "check the whole-file checksum (done anyway for files up to 256 MB; larger ones are mapped and "
+                 "not checksummed unless this is given, as facs classify --load map does)")
+      ("files", "containers", cxxopts::value<std::vector<std::string>>());
   o.parse_positional({"files"});
   const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "info");
   FacsInfoOptions f;
@@ -438,6 +450,7 @@ FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* 
   }
   if (!r.count("files")) throw UsageError("info: no .bf file given");
   f.files = r["files"].as<std::vector<std::string>>();
+  f.verify = r.count("verify") > 0;
   return f;
 }
 

@@ -253,9 +253,9 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
   return report;
 }
 
-void print_filter_info(const std::string& path, std::FILE* out) {
+void print_filter_info(const std::string& path, std::FILE* out, bool verify) {
   {
-    const FilterSet set = read_filter_file(path);
+    const FilterSet set = read_filter_file(path, FilterLoading{FilterLoadMode::map, verify ? UINT64_MAX : kMapVerifyLimit});
     std::fprintf(out,
                  "# file: %s\n# format_version: %u\n# kmer_size: %d\n# seed: %llu\n# canonical: %s\n# filters: %zu\n",
                  path.c_str(), set.format_version, set.w, (unsigned long long)set.seed,
@@ -264,6 +264,7 @@ void print_filter_info(const std::string& path, std::FILE* out) {
     const std::string sep = "\n# command: ";
     for (size_t pos = 0; (pos = cl.find('\n', pos)) != std::string::npos; pos += sep.size()) cl.replace(pos, 1, sep);
     std::fprintf(out, "# command: %s\n", cl.c_str());
+    std::fprintf(out, "# checksum: %s\n", set.checksum_verified ? "verified" : "not verified (use --verify)");
     std::fprintf(out, "#name\tsource\tsource_bases\tkmers\thashes\tbits\tbytes\tfill\tpredicted_fpr\tfill_fpr\tlayout\n");
     for (size_t g = 0; g < set.groups.size(); ++g)
       std::fprintf(out, "# group %zu: interleaved, %u bins of %llu bits, k=%d, %llu bytes\n", g + 1,

@@ -211,27 +211,36 @@ Classifier::Classifier(const FilterSet& set, const ClassifyParams& params, Backe
 }
 
 // Lookups land on random cache lines of megabytes of filters: with 4 KiB pages nearly every one also misses the
-// TLB (and a page walk under virtualisation costs several more memory accesses). The filters are therefore
-// copied into one 2 MiB-aligned arena that the kernel is asked to back with transparent huge pages.
+// TLB (and a page walk under virtualisation costs several more memory accesses). Filters the loader copied are
+// therefore copied again into one 2 MiB-aligned arena that the kernel is asked to back with transparent huge
+// pages; filters borrowed from a mapping of the file (--load map) are used where they are, on its pages.
 void Classifier::copy_filters_to_huge_pages() {
   constexpr size_t kHuge = size_t(2) << 20;
+  auto arena_words = [](const FilterEntry& f) { return f.bits.is_borrowed() ? 0 : (f.bits.word_count() + 15) / 16 * 16; };
   size_t words = 0;
-  for (const FilterEntry& f : set_.filters) words += (f.bits.words().size() + 15) / 16 * 16;  // 64-byte aligned
+  for (const FilterEntry& f : set_.filters) words += arena_words(f);  // 64-byte aligned
 
-  const size_t bytes = std::max<size_t>(kHuge, (words * 4 + kHuge - 1) / kHuge * kHuge);
-  void* mem = std::aligned_alloc(kHuge, bytes);
-  if (!mem) throw std::bad_alloc();
+  arena_.reset();
+  if (words) {
+    const size_t bytes = std::max<size_t>(kHuge, (words * 4 + kHuge - 1) / kHuge * kHuge);
+    void* mem = std::aligned_alloc(kHuge, bytes);
+    if (!mem) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(mem, bytes, MADV_HUGEPAGE);  // a hint: without huge pages everything still works
+    madvise(mem, bytes, MADV_HUGEPAGE);  // a hint: without huge pages everything still works
 #endif
-  arena_ = std::shared_ptr<uint32_t>(static_cast<uint32_t*>(mem), [](uint32_t* p) { std::free(p); });
+    arena_ = std::shared_ptr<uint32_t>(static_cast<uint32_t*>(mem), [](uint32_t* p) { std::free(p); });
+  }
   uint32_t* at = arena_.get();
   views_.clear();
   for (const FilterEntry& f : set_.filters) {
-    const std::vector<uint32_t>& src = f.bits.words();
-    if (!src.empty()) std::memcpy(at, src.data(), src.size() * 4);  // interleaved members: no bits of their own
+    if (f.bits.is_borrowed()) {
+      views_.push_back(f.bits.view());
+      continue;
+    }
+    const uint64_t n = f.bits.word_count();
+    if (n) std::memcpy(at, f.bits.data(), n * 4);  // interleaved members: no bits of their own
     views_.push_back(ConstBloomView{at, f.bits.m_bits()});
-    at += (src.size() + 15) / 16 * 16;
+    at += arena_words(f);
   }
   // Interleaved groups are used where they are: the loader put their rows on huge pages already
   // (InterleavedBloom::for_loading), and a copy would double the memory of a set of gigabytes.

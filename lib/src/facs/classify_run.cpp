@@ -78,11 +78,15 @@ void append_record(std::string& out, const SequenceRecord& r, bool fastq) {
 }
 
 // All filters of all containers, checked to share the k-mer size, seed and k-mer convention.
-FilterSet load_filters(const std::vector<std::string>& paths, int requested_w) {
+FilterSet load_filters(const std::vector<std::string>& paths, int requested_w, FilterLoadMode mode, std::FILE* log) {
   FilterSet all;
   std::set<std::string> names;
   for (size_t i = 0; i < paths.size(); ++i) {
-    FilterSet s = read_filter_file(paths[i]);
+    FilterSet s = read_filter_file(paths[i], FilterLoading{mode, kMapVerifyLimit});
+    if (!s.checksum_verified && log)
+      std::fprintf(log, "facs classify: %s: mapped without verifying its checksum (over %llu MB; check it with facs "
+                        "info --verify)\n",
+                   paths[i].c_str(), (unsigned long long)(kMapVerifyLimit >> 20));
     if (!s.canonical)
       throw DataError(paths[i] + ": filters hold non-canonical k-mers; facs classify needs canonical k-mers");
     if (requested_w && s.w != requested_w)
@@ -145,7 +149,11 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   FacsAutoTune tune = load_auto_tune(o.tune, "classify", log);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const FilterSet set = load_filters(bf_paths, o.requested_w);
+  std::vector<std::string> read_files{reads_path};
+  if (paired) read_files.push_back(o.mate);
+  const FilterLoadMode load_mode =
+      choose_filter_load(o.load, estimated_read_bytes(read_files, o.sharded ? o.shard.count : 1), filter_file_bytes(bf_paths));
+  const FilterSet set = load_filters(bf_paths, o.requested_w, load_mode, log);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);
   const std::unique_ptr<Backend> backend =

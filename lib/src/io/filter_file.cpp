@@ -15,6 +15,7 @@
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/io/output_file.hpp"
 #include "io_common.hpp"
+#include "read_only_mapping.hpp"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the .bf reader/writer assumes a little-endian host (payload words are stored as in memory)"
@@ -304,10 +305,27 @@ FilterSet read_filter_header(const std::string& path) {
   return parse_header(in, path).set;
 }
 
-FilterSet read_filter_file(const std::string& path) {
-  InputFile in(path);
-  ParsedHeader h = parse_header(in, path);
-  // Checksum over header and payload, read in file order; the payload bytes land directly in the vectors.
+namespace {
+
+// Bits past the last bin of a row must be clear (a bin's popcount relies on it; the classifier ignores them).
+void check_spare_bits(const InterleavedGroup& grp, size_t g, const InputFile& in) {
+  if (grp.bins % 64 == 0) return;
+  const uint32_t wpr = grp.ibf.words_per_row();
+  const uint64_t spare = ~uint64_t(0) << (grp.bins % 64);
+  const uint64_t* rows = grp.ibf.row_data();
+  for (uint64_t r = 0; r < grp.m_bits; ++r)
+    if (rows[r * wpr + wpr - 1] & spare)
+      in.fail("corrupt: interleaved group " + std::to_string(g + 1) + " has bits set beyond its bins");
+}
+
+// Bits beyond m in the last word must be clear (popcount and equality rely on it).
+void check_last_word(const FilterEntry& e, size_t i, const InputFile& in) {
+  if (e.m_bits % 32 && (e.bits.data()[e.bits.word_count() - 1] >> (e.m_bits % 32)) != 0)
+    in.fail("corrupt: filter " + std::to_string(i + 1) + " has bits set beyond m");
+}
+
+// Checksum over header and payload, read in file order; the payload bytes land directly in the vectors.
+FilterSet copy_payloads(InputFile& in, ParsedHeader& h) {
   in.seek(0);
   std::string buf(h.header_bytes, '\0');
   in.read(buf.data(), buf.size());
@@ -326,16 +344,9 @@ FilterSet read_filter_file(const std::string& path) {
     grp.ibf = InterleavedBloom::for_loading(grp.bins, grp.m_bits);
     const uint64_t bytes = grp.ibf.size_bytes();
     in.read(grp.ibf.data(), bytes);
-    crc = crc_of(crc, grp.ibf.data(), bytes);
+    crc = crc_of(crc, grp.ibf.row_data(), bytes);
     at += bytes;
-    // Bits past the last bin of a row must be clear (a bin's popcount and the classifier rely on it).
-    if (grp.bins % 64) {
-      const uint32_t wpr = grp.ibf.words_per_row();
-      const uint64_t spare = ~uint64_t(0) << (grp.bins % 64);
-      for (uint64_t r = 0; r < grp.m_bits; ++r)
-        if (grp.ibf.rows()[r * wpr + wpr - 1] & spare)
-          in.fail("corrupt: interleaved group " + std::to_string(g + 1) + " has bits set beyond its bins");
-    }
+    check_spare_bits(grp, g, in);
   }
   for (size_t i = 0; i < h.set.filters.size() && !h.set.interleaved(); ++i) {
     FilterEntry& e = h.set.filters[i];
@@ -345,13 +356,51 @@ FilterSet read_filter_file(const std::string& path) {
     in.read(words.data(), words.size() * 4);
     crc = crc_of(crc, words.data(), words.size() * 4);
     at += words.size() * 4;
-    // Bits beyond m in the last word must be clear (popcount and equality rely on it).
-    if (e.m_bits % 32 && (words.back() >> (e.m_bits % 32)) != 0)
-      in.fail("corrupt: filter " + std::to_string(i + 1) + " has bits set beyond m");
+    check_last_word(e, i, in);
   }
   skip_to(h.file_bytes - kTrailerBytes);
   if (crc != h.file_crc) in.fail("corrupt: checksum mismatch (damaged file)");
+  h.set.checksum_verified = true;
   return std::move(h.set);
+}
+
+// The payloads stay in the mapping: filters borrow their words from it. The header is checked again as mapped
+// (the file could have been replaced since it was parsed); the whole-file checksum only if `verify`, since it
+// reads every page.
+FilterSet map_payloads(const InputFile& in, ParsedHeader& h, std::shared_ptr<const io_detail::ReadOnlyMapping> map,
+                       bool verify) {
+  const char* base = map->data();
+  if (crc_of(0, base, h.header_bytes) != h.header_crc) in.fail("corrupt: header checksum mismatch (file replaced?)");
+  for (size_t g = 0; g < h.set.groups.size(); ++g) {
+    InterleavedGroup& grp = h.set.groups[g];
+    grp.ibf = InterleavedBloom::borrowed(grp.bins, grp.m_bits, reinterpret_cast<const uint64_t*>(base + h.offsets[g]),
+                                         map);
+  }
+  for (size_t i = 0; i < h.set.filters.size() && !h.set.interleaved(); ++i) {
+    FilterEntry& e = h.set.filters[i];
+    e.bits = BloomVector::borrowed(reinterpret_cast<const uint32_t*>(base + h.offsets[i]), e.m_bits, map);
+    check_last_word(e, i, in);
+  }
+  if (verify) {
+    if (crc_of(0, base, h.file_bytes - kTrailerBytes) != h.file_crc)
+      in.fail("corrupt: checksum mismatch (damaged file)");
+    for (size_t g = 0; g < h.set.groups.size(); ++g) check_spare_bits(h.set.groups[g], g, in);
+  }
+  h.set.checksum_verified = verify;
+  h.set.mapped = true;
+  return std::move(h.set);
+}
+
+}  // namespace
+
+FilterSet read_filter_file(const std::string& path, const FilterLoading& how) {
+  InputFile in(path);
+  ParsedHeader h = parse_header(in, path);
+  if (how.mode == FilterLoadMode::map) {
+    if (auto map = io_detail::ReadOnlyMapping::open(path, h.file_bytes))
+      return map_payloads(in, h, std::move(map), h.file_bytes <= how.verify_up_to);
+  }
+  return copy_payloads(in, h);
 }
 
 namespace {
@@ -450,7 +499,7 @@ void write_interleaved(const std::string& path, const FilterSet& set,
     w.num<uint32_t>(interleaved_row_words(grp.bins));
     w.num<uint64_t>(offset);
     w.num<uint64_t>(bytes);
-    payloads.emplace_back(reinterpret_cast<const char*>(grp.ibf.rows().data()), bytes);
+    payloads.emplace_back(reinterpret_cast<const char*>(grp.ibf.row_data()), bytes);
     offset = align_up(offset + bytes);
   }
   for (const FilterEntry& e : set.filters) {
@@ -521,7 +570,7 @@ void write_filter_file(const std::string& path, const FilterSet& set,
   patch_sizes(w, header, file_bytes);
   std::vector<std::string_view> payloads;
   for (const FilterEntry& e : set.filters)
-    payloads.emplace_back(reinterpret_cast<const char*>(e.bits.words().data()), e.bits.words().size() * 4);
+    payloads.emplace_back(reinterpret_cast<const char*>(e.bits.data()), e.bits.word_count() * 4);
   write_container(path, w, header, payloads, file_bytes, written);
 }
 

@@ -1,7 +1,9 @@
-// The owning Bloom vector and the sizing formulas.
+// The Bloom vector (its words owned, or borrowed from a read-only mapping of a filter file) and the sizing
+// formulas.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "bloomseq/bloom/bloom_view.hpp"
@@ -21,21 +23,31 @@ class BloomVector {
   // The same, zeroed in slices with zeroed(bytes done, bytes in all) after each: a genome's filter is gigabytes,
   // and faulting them in takes seconds that a progress line should show.
   BloomVector(uint64_t m_bits, const std::function<void(uint64_t, uint64_t)>& zeroed);
+  // A vector whose bloom_words(m_bits) words live elsewhere (a read-only mapping of a .bf file), kept alive by
+  // `owner`. It reads like an owned one; the first access for writing (view(), words()) copies the words into
+  // a buffer of its own, so the mapping is never written.
+  static BloomVector borrowed(const uint32_t* words, uint64_t m_bits, std::shared_ptr<const void> owner);
 
   uint64_t m_bits() const { return m_bits_; }
-  BloomView view() { return {words_.data(), m_bits_}; }
-  ConstBloomView view() const { return {words_.data(), m_bits_}; }
+  bool is_borrowed() const { return borrowed_ != nullptr; }
+  const uint32_t* data() const { return borrowed_ ? borrowed_ : words_.data(); }
+  uint64_t word_count() const { return borrowed_ ? bloom_words(m_bits_) : uint64_t(words_.size()); }
+  BloomView view() { return {words().data(), m_bits_}; }
+  ConstBloomView view() const { return {data(), m_bits_}; }
   void insert(const uint32_t* hashes, int k) { view().insert(hashes, k); }
   bool contains(const uint32_t* hashes, int k) const { return view().contains(hashes, k); }
 
-  std::vector<uint32_t>& words() { return words_; }
-  const std::vector<uint32_t>& words() const { return words_; }
+  std::vector<uint32_t>& words();
+  // Owned vectors only (a borrowed one throws std::logic_error): use data() and word_count() to read either.
+  const std::vector<uint32_t>& words() const;
   uint64_t popcount() const;
   double fill_fraction() const { return m_bits_ ? double(popcount()) / double(m_bits_) : 0.0; }
 
  private:
   uint64_t m_bits_ = 0;
   std::vector<uint32_t> words_;
+  const uint32_t* borrowed_ = nullptr;
+  std::shared_ptr<const void> owner_;  // keeps borrowed_ valid
 };
 
 // Probability that a key not inserted tests positive after n insertions with k functions into m bits:

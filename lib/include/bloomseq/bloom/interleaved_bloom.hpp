@@ -38,13 +38,20 @@ class InterleavedBloom {
   // offered to transparent huge pages first: lookups land on random rows, and with 4 KiB pages nearly every one
   // would also miss the TLB.
   static InterleavedBloom for_loading(uint32_t bins, uint64_t m_bits);
+  // A filter whose rows live elsewhere (a read-only mapping of a .bf file), kept alive by `owner`. It reads like
+  // an owned one; the first access for writing (view(), data(), insert, set_bin(s)) copies the rows into a
+  // buffer of its own, so the mapping is never written.
+  static InterleavedBloom borrowed(uint32_t bins, uint64_t m_bits, const uint64_t* rows,
+                                   std::shared_ptr<const void> owner);
 
   uint32_t bins() const { return bins_; }
   uint64_t m_bits() const { return m_bits_; }
   uint32_t words_per_row() const { return words_per_row_; }
-  uint64_t size_bytes() const { return uint64_t(rows_.size()) * 8; }
-  InterleavedBloomView view() { return {rows_.data(), m_bits_, bins_, words_per_row_}; }
-  ConstInterleavedBloomView view() const { return {rows_.data(), m_bits_, bins_, words_per_row_}; }
+  uint64_t size_bytes() const { return m_bits_ * words_per_row_ * 8; }
+  bool is_borrowed() const { return borrowed_ != nullptr; }
+  const uint64_t* row_data() const { return borrowed_ ? borrowed_ : rows_.data(); }
+  InterleavedBloomView view() { return {data(), m_bits_, bins_, words_per_row_}; }
+  ConstInterleavedBloomView view() const { return {row_data(), m_bits_, bins_, words_per_row_}; }
   void insert(uint32_t bin, const uint32_t* hashes, int k) { view().insert(bin, hashes, k); }
   // Sets every bit of `bin` that is set in `v` (a filter built separately with the same m and hashes).
   void set_bin(uint32_t bin, const BloomVector& v);
@@ -55,14 +62,17 @@ class InterleavedBloom {
   // Bin b as a plain Bloom vector (bit for bit what separate inserts into a BloomVector of m bits give).
   BloomVector bin_vector(uint32_t bin) const;
   uint64_t bin_popcount(uint32_t bin) const;
-  const Rows& rows() const { return rows_; }
-  uint64_t* data() { return rows_.data(); }  // for loading rows from a file
+  // Owned rows only (a borrowed filter throws std::logic_error): use row_data() to read either.
+  const Rows& rows() const;
+  uint64_t* data();  // for loading rows from a file
 
  private:
   uint32_t bins_ = 0;
   uint64_t m_bits_ = 0;
   uint32_t words_per_row_ = 0;
   Rows rows_;
+  const uint64_t* borrowed_ = nullptr;
+  std::shared_ptr<const void> owner_;  // keeps borrowed_ valid
 };
 
 // Bins of similar size share one interleaved filter sized for its largest member.

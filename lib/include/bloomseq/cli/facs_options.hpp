@@ -25,6 +25,7 @@ using FacsPlanShardsOptions = PlanShardsRequest;
 
 struct FacsInfoOptions {
   std::vector<std::string> files;
+  bool verify = false;  // --verify: the whole-file checksum even for files above kMapVerifyLimit
 };
 
 struct FacsOptions {

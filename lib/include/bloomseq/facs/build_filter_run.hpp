@@ -36,7 +36,9 @@ struct BuildFilterReport {
 BuildFilterReport run_build_filter(const BuildFilterRequest& request, const FacsSinks& sinks = {});
 
 // `facs info`: the container's header and one line per filter, on `out`.
-void print_filter_info(const std::string& path, std::FILE* out);
+// The file is mapped; its whole-file checksum is verified if `verify` or if it is at most kMapVerifyLimit bytes,
+// else the output says "# checksum: not verified (use --verify)".
+void print_filter_info(const std::string& path, std::FILE* out, bool verify = false);
 
 // The file name without directories and sequence-file extensions (the default filter name).
 std::string file_stem(const std::string& path);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bloomseq/facs/auto_tune.hpp"
+#include "bloomseq/facs/filter_load_choice.hpp"
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/facs/report.hpp"
 #include "bloomseq/facs/shard.hpp"
@@ -41,6 +42,7 @@ struct ClassifyRequest {
   ShardBy shard_by = ShardBy::automatic;  // --shard-by: how the input is cut (facs/shard.hpp)
   std::string shard_plan;            // --shard-plan: where each shard starts (facs/shard_plan.hpp); "" if none
   std::string command_line;          // recorded in the TSV header and the JSON report
+  FilterLoadChoice load = FilterLoadChoice::automatic;  // --load: how the .bf payloads get into memory
 };
 
 // Where a run's messages go besides its output files: the plan, created folders, the closing summary line.

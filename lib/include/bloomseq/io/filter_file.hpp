@@ -59,15 +59,30 @@ struct FilterSet {
   std::vector<FilterEntry> filters;
   std::vector<InterleavedGroup> groups;  // non-empty: every filter is a bin of one of these (format version 3)
   bool interleaved() const { return !groups.empty(); }
+  bool mapped = false;             // the payloads are borrowed from a read-only mapping of the file
+  bool checksum_verified = false;  // the whole-file checksum was checked while loading
+};
+
+// How read_filter_file gets the payloads. copy: read into memory of their own (interleaved rows on huge pages)
+// and checksummed on the way. map: the filters borrow their words from a read-only mapping of the file (no copy;
+// pages are faulted in by the lookups that touch them); the whole-file checksum is verified only for files of
+// at most `verify_up_to` bytes, since it reads every page. A file that cannot be mapped (not a regular file) is
+// copied. Header checks (magic, version, header checksum, sizes, truncation) are made either way.
+enum class FilterLoadMode { copy, map };
+struct FilterLoading {
+  FilterLoadMode mode = FilterLoadMode::copy;
+  uint64_t verify_up_to = UINT64_MAX;
 };
 
 // Everything but the bit payloads (for `facs info` and for checks before loading): validates the structure and
 // the header checksum, reading only the header and the trailer.
 FilterSet read_filter_header(const std::string& path);
-// Header and payloads; verifies the checksum over the whole file. Throws NoInputError (cannot open) or DataError
-// (not a filter file, unknown version, truncated, corrupt, absurd sizes) naming the file and, where relevant,
-// the filter.
-FilterSet read_filter_file(const std::string& path);
+// Header and payloads, copied or mapped (FilterLoading); verifies the checksum over the whole file unless a mapped
+// file is above the verification limit (FilterSet::checksum_verified says which). Throws NoInputError (cannot
+// open) or DataError (not a filter file, unknown version, truncated, corrupt, absurd sizes) naming the file and,
+// where relevant, the filter. A mapped file truncated by another process while in use ends the run with one line
+// (exit 74, see mapped_input_guard.hpp).
+FilterSet read_filter_file(const std::string& path, const FilterLoading& how = {});
 // Writes through OutputFile (temporary + rename). Throws UsageError for an inconsistent set (w, k, m out of
 // range, empty filter list) and IoError for write failures. `written`, if given, is called with the bytes written
 // so far and the file's size every few tens of MB (a genome's filter takes seconds to write).

@@ -1,0 +1,37 @@
+// facs classify --load: how the .bf payloads get into memory, and the rule `auto` follows.
+//
+// Copying reads every byte of the filters into memory of their own on huge pages (about 3.5 s per GB here) before
+// the first read; mapping costs nothing up front, but lookups go through the page cache's pages, which the kernel
+// maps with 4 KiB pages unless the file system gives it large folios (more TLB misses), a cost per read. Measured
+// in docs/facs.md ("Loading the filters"): against a 1-GB set mapping was faster with 20,000 reads (0.004 of its
+// bytes) and slower with 300,000 (0.065; break-even near 0.03); against 253-277 MB sets it was faster up to 0.43.
+// A wrong copy costs at most the load; a wrong map grows with the reads: the rule keeps to the safe side.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bloomseq/io/filter_file.hpp"
+
+namespace bloomseq {
+
+enum class FilterLoadChoice { automatic, map, copy };
+
+// Mapped .bf files up to this size have their whole-file checksum verified at load (it reads every page: ~0.1 s
+// per 256 MB here); larger ones are not, with a notice: `facs info --verify` checks them.
+constexpr uint64_t kMapVerifyLimit = uint64_t(256) << 20;
+
+// --load auto maps the filters when they hold at least this many bytes per byte of reads.
+constexpr uint64_t kMapFilterBytesPerReadByte = 32;
+
+// The mode for `choice`; for automatic: map when the reads' bytes (0 = unknown, e.g. stdin: copy) are at most
+// 1/32 of the filters' bytes.
+FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes);
+
+// The reads' bytes as --load auto counts them: the sizes of the read files (x4 for gzip, its usual ratio on
+// FASTQ), divided by the shard count; 0 when a file is not a regular one (stdin, a pipe).
+uint64_t estimated_read_bytes(const std::vector<std::string>& read_files, uint32_t shards);
+// The sizes of the .bf files (0 for one that is not a regular file).
+uint64_t filter_file_bytes(const std::vector<std::string>& paths);
+
+}  // namespace bloomseq
