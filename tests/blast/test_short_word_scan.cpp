@@ -79,61 +79,63 @@ TEST_CASE("an injective H3 function puts every key in its own slot of a 4^w-bit 
 
 TEST_CASE("the exact stage 1a hits exactly the probes whose word the sub-query holds", "[blast][short-word]") {
   std::mt19937_64 rng(77);
-  for (int p : {3, 4, 7, 8, 9, 10, 12})
-   for (bool one : {false, true}) {  // one sub-query takes the scan's own loop
-    for (uint64_t stride : {1, 2, 3, 5}) {
-      INFO("p=" << p << " stride=" << stride << " one sub-query=" << one);
-      Records q;
-      q.names = {"a", "b"};
-      q.seqs = {random_dna(rng, 700, 0.01), random_dna(rng, 90)};
-      if (one) {
-        q.names.pop_back();
-        q.seqs.pop_back();
-      }
-      const std::string db = random_dna(rng, 5000, 0.003) + "N" + q.seqs[1].substr(3, 50);
-      BlastParams b;
-      b.w = p;
-      b.exact_filter = true;
-      b.k = 1;
-      b.m_bits = uint64_t(1) << (2 * p);
-      b.n_sub = 700;
-      const QuerySet qs = make_queries(q);
-      const SubqueryFilters f(qs.codes, b, true, false);
-      // Brute force: the canonical p-mers of every sub-query, as strings.
-      std::vector<std::set<std::string>> held(f.count());
-      for (uint32_t v = 0; v < f.count(); ++v) {
-        const SubQuery& sq = f.subqueries()[v];
-        const std::string s = q.seqs[sq.query_id].substr(sq.offset, sq.length);
-        for (size_t i = 0; i + size_t(p) <= s.size(); ++i)
-          if (valid_word(s, i, p)) {
-            const std::string x = s.substr(i, size_t(p)), r = revcomp(x);
-            held[v].insert(std::min(x, r));
-          }
-      }
-      const uint64_t first_pos = 1000 + 7;  // a stream offset that is not a multiple of the stride
-      std::vector<Stage1aHit> want;
-      for (size_t t = 0; t + size_t(p) <= db.size(); ++t) {
-        if ((first_pos + t) % stride != 0 || !valid_word(db, t, p)) continue;
-        const std::string x = db.substr(t, size_t(p)), r = revcomp(x);
-        for (uint32_t v = 0; v < f.count(); ++v)
-          if (held[v].count(std::min(x, r))) want.push_back({first_pos + t, v});
-      }
-      DbBatch batch;
-      batch.add_record("d", db);
-      batch.first_pos = first_pos;
-      std::vector<Stage1aHit> exact, vec;
-      for (const DbChunk& c : chunk_batch(batch, 1031, p)) {
-        stage1a_exact(f.vectors(), c, exact, stride);
-        stage1a_vector_layout(f.vectors(), c, vec, stride);
-      }
-      CHECK(exact == want);
-      CHECK(vec == want);
-      // The backend's path: tables built once, chunks of every length down to a few bases.
-      const ExactScanTables tables = make_exact_scan_tables(f.vectors(), p);
-      for (uint64_t chunk : {uint64_t(1031), uint64_t(17), uint64_t(p + 1)}) {
-        std::vector<Stage1aHit> prepared;
-        for (const DbChunk& c : chunk_batch(batch, chunk, p)) stage1a_exact(tables, c, prepared, stride);
-        CHECK(prepared == want);
+  for (int p : {3, 4, 7, 8, 9, 10, 12}) {
+    for (bool one : {false, true}) {  // one sub-query takes the scan's own loop
+      for (uint64_t stride : {1, 2, 3, 5}) {
+        INFO("p=" << p << " stride=" << stride << " one sub-query=" << one);
+        Records q;
+        q.names = {"a", "b"};
+        q.seqs = {random_dna(rng, 700, 0.01), random_dna(rng, 90)};
+        // The database holds a piece of the second record, kept even when the query drops that record.
+        const std::string db = random_dna(rng, 5000, 0.003) + "N" + q.seqs[1].substr(3, 50);
+        if (one) {
+          q.names.pop_back();
+          q.seqs.pop_back();
+        }
+        BlastParams b;
+        b.w = p;
+        b.exact_filter = true;
+        b.k = 1;
+        b.m_bits = uint64_t(1) << (2 * p);
+        b.n_sub = 700;
+        const QuerySet qs = make_queries(q);
+        const SubqueryFilters f(qs.codes, b, true, false);
+        // Brute force: the canonical p-mers of every sub-query, as strings.
+        std::vector<std::set<std::string>> held(f.count());
+        for (uint32_t v = 0; v < f.count(); ++v) {
+          const SubQuery& sq = f.subqueries()[v];
+          const std::string s = q.seqs[sq.query_id].substr(sq.offset, sq.length);
+          for (size_t i = 0; i + size_t(p) <= s.size(); ++i)
+            if (valid_word(s, i, p)) {
+              const std::string x = s.substr(i, size_t(p)), r = revcomp(x);
+              held[v].insert(std::min(x, r));
+            }
+        }
+        const uint64_t first_pos = 1000 + 7;  // a stream offset that is not a multiple of the stride
+        std::vector<Stage1aHit> want;
+        for (size_t t = 0; t + size_t(p) <= db.size(); ++t) {
+          if ((first_pos + t) % stride != 0 || !valid_word(db, t, p)) continue;
+          const std::string x = db.substr(t, size_t(p)), r = revcomp(x);
+          for (uint32_t v = 0; v < f.count(); ++v)
+            if (held[v].count(std::min(x, r))) want.push_back({first_pos + t, v});
+        }
+        DbBatch batch;
+        batch.add_record("d", db);
+        batch.first_pos = first_pos;
+        std::vector<Stage1aHit> exact, vec;
+        for (const DbChunk& c : chunk_batch(batch, 1031, p)) {
+          stage1a_exact(f.vectors(), c, exact, stride);
+          stage1a_vector_layout(f.vectors(), c, vec, stride);
+        }
+        CHECK(exact == want);
+        CHECK(vec == want);
+        // The backend's path: tables built once, chunks of every length down to a few bases.
+        const ExactScanTables tables = make_exact_scan_tables(f.vectors(), p);
+        for (uint64_t chunk : {uint64_t(1031), uint64_t(17), uint64_t(p + 1)}) {
+          std::vector<Stage1aHit> prepared;
+          for (const DbChunk& c : chunk_batch(batch, chunk, p)) stage1a_exact(tables, c, prepared, stride);
+          CHECK(prepared == want);
+        }
       }
     }
   }
