@@ -190,14 +190,12 @@ TEST_CASE("run_tune_trial keeps the defaults against a plan hundreds of times sl
   const DbBatch sample = tune_trial_sample(batch, 100000);
   REQUIRE(sample.codes.size() == 100000 + 1);
   // The trial compares wall times: on a machine shared with other jobs one measurement can be stalled for longer
-  // than the gap between the two, so each comparison gets up to three tries (a wrong choice or a wrong ordering of
-  // the two timings fails all three).
+  // than the gap between the two, so each comparison gets up to three tries (a wrong choice fails all three).
   auto trial = [&](const BlastParams& plan, const BlastParams& defaults, bool want_plan) {
     TuneTrial t;
     for (int attempt = 0; attempt < 3; ++attempt) {
       t = run_tune_trial(queries, plan, 0.0, defaults, totals_of(db), sample, cpu);
-      const bool plan_slower = t.plan.predicted_s > t.defaults.predicted_s;
-      if (t.ran && t.kept && t.kept_plan == want_plan && plan_slower != want_plan) break;
+      if (t.ran && t.kept && t.kept_plan == want_plan) break;
     }
     return t;
   };
@@ -206,7 +204,9 @@ TEST_CASE("run_tune_trial keeps the defaults against a plan hundreds of times sl
   CHECK_FALSE(t.kept_plan);
   REQUIRE(t.kept);
   CHECK(t.kept->params().n_sub == fast.n_sub);
-  CHECK(t.plan.predicted_s > t.defaults.predicted_s);
+  // A timed plan is kept only when it timed faster; a plan skipped on its partial build estimate (within 20% of the
+  // defaults, or above) was never timed, so its figure is only that estimate.
+  if (!t.plan_skipped) CHECK(t.plan.predicted_s > t.defaults.predicted_s);
   t = trial(fast, slow, true);
   CHECK(t.kept_plan);
   CHECK(t.kept->params().n_sub == fast.n_sub);
