@@ -11,17 +11,26 @@
 #   4. prints membership tests/s and reads/s next to the performance model's prediction (gpu_bench).
 # Any failure or difference ends it with "GPU CHECK FAILED" and a non-zero exit.
 #
-#   scripts/gpu-check.sh [--fake] [BUILD_DIR]
+#   scripts/gpu-check.sh [--fake | --prebuilt] [BUILD_DIR]
 #
+# --prebuilt skips the build: BUILD_DIR already holds bin/{blast-bloom,facs,gpu_bench} and tests/test_cuda, built
+# with CUDA for this GPU elsewhere (a login node, or a machine with nvcc but no GPU:
+# -DBLOOMSEQ_CUDA=ON -DBLOOMSEQ_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 for an H100/H200). Shared libraries the GPU
+# node lacks (htslib and its codecs) can be put beside them in BUILD_DIR/lib, which is added to LD_LIBRARY_PATH.
 # --fake needs no GPU and no nvcc: a build without CUDA, the same steps on the fake device
 # (BLOOMSEQ_FAKE_CUDA_DEVICE=1: the backend's real host side, kernels run by the host emulator), smaller inputs
 # and no throughput step. CI runs it.
 set -eEuo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 fake=0
+prebuilt=0
 if [[ ${1:-} == --fake ]]; then
   fake=1
   shift
+elif [[ ${1:-} == --prebuilt ]]; then
+  prebuilt=1
+  shift
+  [[ -n ${1:-} ]] || { echo "gpu-check: --prebuilt needs the BUILD_DIR that holds the binaries" >&2; exit 64; }
 fi
 build=$(realpath -m "${1:-$src/build-gpu-check$([[ $fake == 1 ]] && echo -fake)}")
 data=$src/data
@@ -36,6 +45,13 @@ if [[ $fake == 1 ]]; then
   export BLOOMSEQ_FAKE_CUDA_DEVICE=1
   cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBLOOMSEQ_CUDA=OFF >/dev/null
   cmake --build "$build" -j"$(nproc)" --target test_cuda blast-bloom facs >/dev/null
+elif [[ $prebuilt == 1 ]]; then
+  say "prebuilt binaries in $build"
+  if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L; else echo "nvidia-smi not found" >&2; fi
+  if [[ -d $build/lib ]]; then export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; fi
+  for f in bin/blast-bloom bin/facs bin/gpu_bench tests/test_cuda; do
+    [[ -x $build/$f ]] || { echo "gpu-check: $build/$f is missing (--prebuilt)" >&2; false; }
+  done
 else
   say "build with CUDA for this GPU"
   if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L; else echo "nvidia-smi not found" >&2; fi
