@@ -78,6 +78,11 @@ fi
 BLOOMSEQ_FAKE_CUDA_DEVICE=1 check "cuda backend, fake device" 0 "$bb" --backend cuda --no-header "$q" "$db" -o "$tmp/hsp_fake.tsv"
 check "cpu backend" 0 "$bb" --backend cpu --no-header "$q" "$db" -o "$tmp/hsp_cpu.tsv"
 cmp -s "$tmp/hsp_fake.tsv" "$tmp/hsp_cpu.tsv" || { echo "FAIL the fake CUDA device and the cpu backend differ"; fail=1; }
+# --backend auto stays on the CPU even where a device answers (the CPU was faster on every measured workload).
+BLOOMSEQ_FAKE_CUDA_DEVICE=1 check "auto with a device" 0 "$bb" --progress --no-header "$q" "$db" -o "$tmp/hsp_auto.tsv" \
+  --stats "$tmp/auto.json"
+grep -q '"backend": "cpu"' "$tmp/auto.json" || { echo "FAIL --backend auto used the device"; fail=1; }
+grep -q "backend: cpu (auto" "$tmp/stderr" || { echo "FAIL --backend auto did not say why it stays on the CPU"; fail=1; }
 printf ">empty\n" > "$tmp/empty.fa"
 printf ">bad\nACGT\n@@@\n" > "$tmp/bad.fa"
 check "malformed database" 65 "$bb" "$q" "$tmp/bad.fa" -o "$tmp/never.tsv"

@@ -135,7 +135,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
        cxxopts::value<std::string>()->default_value(""));
   opts.add_options("Execution")
       ("t,threads", "threads", cxxopts::value<int>()->default_value("1"))
-      ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("backend", "auto (the CPU: faster than the CUDA kernel on every measured workload), cpu or cuda",
+       cxxopts::value<std::string>()->default_value("auto"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
       ("batch", "database bases held in memory at once (whole records; 2M with the short-word scan)",
