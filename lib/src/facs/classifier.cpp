@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -374,17 +375,34 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
     }
     const int32_t need = model_.min_covered(len, u.finish());
     const uint32_t frames = hits.frames[r];
-    for (size_t j = 0; j < nf; ++j) {
+    // Scores a read's frame states against one filter (kFrameHit where the device found the frame).
+    auto score_states = [&](const uint32_t* j) {
       ws.states.assign(std::max<uint32_t>(frames, 1), kFrameMiss);
-      for (uint32_t f = 0; f < frames; ++f)
-        if (hits.frame_hit(uint32_t(r), uint32_t(j), f)) ws.states[f] = kFrameHit;
+      if (j)
+        for (uint32_t f = 0; f < frames; ++f)
+          if (hits.frame_hit(uint32_t(r), *j, f)) ws.states[f] = kFrameHit;
       ReadScorer sc;
       sc.start(params_.score, len, w, params_.threshold, model_.quick_density(len));
       for (int f = sc.next(ws.states.data()); f >= 0; f = sc.next(ws.states.data())) sc.feed(ws.states.data(), f, false);
-      const size_t i = r * nf + j;
-      out.points[i] = sc.points();
-      out.passed[i] = sc.passes(need) ? 1 : 0;
       out.denominator[r] = sc.denominator();
+      return std::pair<int32_t, uint8_t>(sc.points(), sc.passes(need) ? 1 : 0);
+    };
+    // Most filters have no hit in a read (all but its reference and the false positives): they all score as a
+    // read of misses, computed once, so the host's work per read follows its candidates, not the filter count.
+    std::pair<int32_t, uint8_t> all_miss{0, 0};
+    bool all_miss_known = false;
+    for (size_t j = 0; j < nf; ++j) {
+      const uint32_t jj = uint32_t(j);
+      std::pair<int32_t, uint8_t> s;
+      if (hits.hits(uint32_t(r), jj) != 0) {
+        s = score_states(&jj);
+      } else {
+        if (!all_miss_known) all_miss = score_states(nullptr), all_miss_known = true;
+        s = all_miss;
+      }
+      const size_t i = r * nf + j;
+      out.points[i] = s.first;
+      out.passed[i] = s.second;
     }
     out.lookups += uint64_t(frames) * nf;
   }
