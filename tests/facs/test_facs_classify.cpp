@@ -405,13 +405,26 @@ TEST_CASE("classifier refuses bad parameters") {
   CHECK_THROWS_AS(check_compatible(fx.set, bp, "x.bf"), UsageError);
 }
 
-TEST_CASE("classify --load auto maps the filters for reads up to 1/32 of their bytes, copies for more or for a stream",
-          "[facs][load]") {
+TEST_CASE("classify --load auto maps the filters for reads up to 4x, 1x or 1/32 of their bytes by their size, copies "
+          "for more or for a stream", "[facs][load]") {
   CHECK(choose_filter_load(FilterLoadChoice::map, 1u << 30, 1) == FilterLoadMode::map);
   CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 1u << 30) == FilterLoadMode::copy);
-  const uint64_t gb = uint64_t(1) << 30;
+  const uint64_t mb = uint64_t(1) << 20, gb = uint64_t(1) << 30;
+  // up to 128 MB of filters: reads up to 4x their bytes
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * 69 * mb, 69 * mb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * 69 * mb + 1, 69 * mb) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 512 * mb, 128 * mb) == FilterLoadMode::map);
+  // above 128 MB, up to the verified 256 MB: reads up to 1x
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 128 * mb + 2, 128 * mb + 1) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 200 * mb, 200 * mb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 256 * mb, 256 * mb) == FilterLoadMode::map);
+  // beyond: reads up to 1/32
   CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32, gb) == FilterLoadMode::map);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32 + 1, gb) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 256 * mb + 1, 256 * mb + 1) == FilterLoadMode::copy);
+  const uint64_t huge = uint64_t(1) << 62;  // no overflow in the comparison
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, huge / 32, huge) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, huge, huge) == FilterLoadMode::copy);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, gb) == FilterLoadMode::copy);  // unknown length
 
   bloomseq_test::TempDir dir;

@@ -22,7 +22,17 @@ FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, 
   if (choice == FilterLoadChoice::map) return FilterLoadMode::map;
   if (choice == FilterLoadChoice::copy) return FilterLoadMode::copy;
   if (read_bytes == 0) return FilterLoadMode::copy;  // a stream of unknown length: as many reads as it takes
-  return read_bytes <= filter_bytes / kMapFilterBytesPerReadByte ? FilterLoadMode::map : FilterLoadMode::copy;
+  const MapReadLimit lim = map_read_limit(filter_bytes);
+  // read_bytes / filter_bytes <= reads_per_unit / filters_per_unit, without overflow for sizes below 2^58
+  const unsigned __int128 lhs = (unsigned __int128)read_bytes * lim.filter_bytes_per_unit;
+  const unsigned __int128 rhs = (unsigned __int128)filter_bytes * lim.read_bytes_per_unit;
+  return lhs <= rhs ? FilterLoadMode::map : FilterLoadMode::copy;
+}
+
+MapReadLimit map_read_limit(uint64_t filter_bytes) {
+  if (filter_bytes <= (uint64_t(128) << 20)) return {4, 1};
+  if (filter_bytes <= kMapVerifyLimit) return {1, 1};
+  return {1, 32};
 }
 
 uint64_t estimated_read_bytes(const std::vector<std::string>& read_files, uint32_t shards) {

@@ -1,11 +1,13 @@
 // facs classify --load: how the .bf payloads get into memory, and the rule `auto` follows.
 //
-// Copying reads every byte of the filters into memory of their own on huge pages (about 3.5 s per GB here) before
-// the first read; mapping costs nothing up front, but lookups go through the page cache's pages, which the kernel
-// maps with 4 KiB pages unless the file system gives it large folios (more TLB misses), a cost per read. Measured
-// in docs/facs.md ("Loading the filters"): against a 1-GB set mapping was faster with 20,000 reads (0.004 of its
-// bytes) and slower with 300,000 (0.065; break-even near 0.03); against 253-277 MB sets it was faster up to 0.43.
-// A wrong copy costs at most the load; a wrong map grows with the reads: the rule keeps to the safe side.
+// Copying reads every byte of the filters into memory of their own on huge pages (about 3.5 s per GB here, ~0.35 s
+// for a 69-MB set) before the first read; mapping costs nothing up front, but lookups go through the page cache's
+// pages, which the kernel maps with 4 KiB pages unless the file system gives it large folios (more TLB misses), a
+// cost per read that grows with the set's size. Measured in docs/facs.md ("Loading the filters"): against a 1-GB
+// set mapping was faster with 20,000 reads (0.004 of its bytes) and slower with 300,000 (0.065; break-even near
+// 0.03); against 208-277 MB sets it was faster up to 0.43-0.63 of their bytes and 1.10x the CPU at 0.87; against a
+// 69-MB set it was as fast as copying at 1.6-3.2x its bytes. A wrong copy costs at most the load, a wrong map grows
+// with the reads: each size class keeps to the safe side of what was measured.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,11 +23,16 @@ enum class FilterLoadChoice { automatic, map, copy };
 // per 256 MB here); larger ones are not, with a notice: `facs info --verify` checks them.
 constexpr uint64_t kMapVerifyLimit = uint64_t(256) << 20;
 
-// --load auto maps the filters when they hold at least this many bytes per byte of reads.
-constexpr uint64_t kMapFilterBytesPerReadByte = 32;
+// The most bytes of reads per byte of filters for which --load auto maps, by the filters' size: up to 128 MB
+// (4 / 1), up to 256 MB (1 / 1), beyond (1 / 32).
+struct MapReadLimit {
+  uint64_t read_bytes_per_unit;
+  uint64_t filter_bytes_per_unit;
+};
+MapReadLimit map_read_limit(uint64_t filter_bytes);
 
-// The mode for `choice`; for automatic: map when the reads' bytes (0 = unknown, e.g. stdin: copy) are at most
-// 1/32 of the filters' bytes.
+// The mode for `choice`; for automatic: map when the reads' bytes (0 = unknown, e.g. stdin: copy) are within
+// map_read_limit of the filters' bytes.
 FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes);
 
 // The reads' bytes as --load auto counts them: the sizes of the read files (x4 for gzip, its usual ratio on
