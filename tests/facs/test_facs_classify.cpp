@@ -405,11 +405,15 @@ TEST_CASE("classifier refuses bad parameters") {
   CHECK_THROWS_AS(check_compatible(fx.set, bp, "x.bf"), UsageError);
 }
 
-TEST_CASE("classify --load auto maps the filters for reads up to 4x, 1x or 1/32 of their bytes by their size, copies "
-          "for more or for a stream", "[facs][load]") {
+TEST_CASE("classify --load auto maps sets up to 32 MB, larger ones for reads up to 4x, 1x or 1/32 of their bytes by "
+          "their size, copies for more or for a stream", "[facs][load]") {
   CHECK(choose_filter_load(FilterLoadChoice::map, 1u << 30, 1) == FilterLoadMode::map);
   CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 1u << 30) == FilterLoadMode::copy);
   const uint64_t mb = uint64_t(1) << 20, gb = uint64_t(1) << 30;
+  // up to 32 MB of filters: always, a stream of reads too
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, uint64_t(1) << 40, 15 * mb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, 32 * mb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, 32 * mb + 1) == FilterLoadMode::copy);
   // up to 128 MB of filters: reads up to 4x their bytes
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * 69 * mb, 69 * mb) == FilterLoadMode::map);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * 69 * mb + 1, 69 * mb) == FilterLoadMode::copy);
