@@ -38,9 +38,12 @@ TEST_CASE("interleaved bins equal separate Bloom vectors bit for bit, and querie
         separate[bin].insert(h, k);
         exact[bin].insert(key);
       }
+      const std::vector<uint64_t> counts = ibf.bin_popcounts();
+      REQUIRE(counts.size() == bins);
       for (uint32_t b = 0; b < bins; ++b) {
         CHECK(ibf.bin_vector(b).words() == separate[b].words());
         CHECK(ibf.bin_popcount(b) == separate[b].popcount());
+        CHECK(counts[b] == separate[b].popcount());
       }
       // Queries: inserted keys (no false negatives) and random keys (false positives exactly where the
       // separate vector has them).

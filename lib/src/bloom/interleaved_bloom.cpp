@@ -139,6 +139,27 @@ uint64_t InterleavedBloom::bin_popcount(uint32_t bin) const {
   return n;
 }
 
+std::vector<uint64_t> InterleavedBloom::bin_popcounts() const {
+  std::vector<uint64_t> total(size_t(words_per_row_) * 64, 0);
+  std::vector<uint32_t> count(total.size(), 0);  // per block of rows: a loop the compiler vectorises
+  const uint64_t* rows = row_data();
+  constexpr uint64_t kBlock = uint64_t(1) << 31;  // rows per block: a 32-bit count cannot overflow
+  for (uint64_t first = 0; first < m_bits_; first += kBlock) {
+    const uint64_t last = std::min(m_bits_, first + kBlock);
+    for (uint64_t r = first; r < last; ++r) {
+      const uint64_t* row = rows + r * words_per_row_;
+      for (uint32_t w = 0; w < words_per_row_; ++w) {
+        const uint64_t x = row[w];
+        uint32_t* c = count.data() + size_t(w) * 64;
+        for (uint32_t j = 0; j < 64; ++j) c[j] += uint32_t((x >> j) & 1u);
+      }
+    }
+    for (size_t i = 0; i < total.size(); ++i) total[i] += count[i], count[i] = 0;
+  }
+  total.resize(bins_);
+  return total;
+}
+
 std::vector<BinGroup> group_bins_by_size(const std::vector<uint64_t>& bits_needed, double max_ratio,
                                          uint32_t max_bins) {
   if (!(max_ratio >= 1.0)) throw UsageError("bin size ratio must be >= 1");

@@ -270,11 +270,12 @@ void print_filter_info(const std::string& path, std::FILE* out, bool verify) {
       std::fprintf(out, "# group %zu: interleaved, %u bins of %llu bits, k=%d, %llu bytes\n", g + 1,
                    set.groups[g].bins, (unsigned long long)set.groups[g].m_bits, set.groups[g].k,
                    (unsigned long long)set.groups[g].ibf.size_bytes());
+    std::vector<std::vector<uint64_t>> bin_bits(set.groups.size());  // each group's bins counted in one pass
     for (const FilterEntry& f : set.filters) {
       // A bin of an interleaved group: its bits are a column of the group's rows, its bytes its share of them.
       const bool bin = f.group >= 0;
-      const double fill = bin ? double(set.groups[size_t(f.group)].ibf.bin_popcount(f.bin)) / double(f.m_bits)
-                              : f.bits.fill_fraction();
+      if (bin && bin_bits[size_t(f.group)].empty()) bin_bits[size_t(f.group)] = set.groups[size_t(f.group)].ibf.bin_popcounts();
+      const double fill = bin ? double(bin_bits[size_t(f.group)][f.bin]) / double(f.m_bits) : f.bits.fill_fraction();
       std::fprintf(out, "%s\t%s\t%llu\t%llu\t%d\t%llu\t%llu\t%.4f\t%.3g\t%.3g\t%s\n", f.name.c_str(),
                    f.source.c_str(), (unsigned long long)f.source_length, (unsigned long long)f.elements, f.k,
                    (unsigned long long)f.m_bits, (unsigned long long)(bloom_words(f.m_bits) * 4), fill,

@@ -62,6 +62,8 @@ class InterleavedBloom {
   // Bin b as a plain Bloom vector (bit for bit what separate inserts into a BloomVector of m bits give).
   BloomVector bin_vector(uint32_t bin) const;
   uint64_t bin_popcount(uint32_t bin) const;
+  // Every bin's set bits, in one pass over the rows (bin_popcount for each bin would read them all once per bin).
+  std::vector<uint64_t> bin_popcounts() const;
   // Owned rows only (a borrowed filter throws std::logic_error): use row_data() to read either.
   const Rows& rows() const;
   uint64_t* data();  // for loading rows from a file
