@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bloomseq/facs/error_model.hpp"
@@ -164,5 +165,38 @@ TEST_CASE("error model: uncoverable bases are those outside N-free runs of w bas
     for (char ch : s) u.push(ch == 'A');
     INFO(s << " w = " << w);
     CHECK(u.finish() == brute(s, w));
+  }
+}
+
+TEST_CASE("error model: the tables filled on demand give every length the same rules in any order and from any thread") {
+  const int w = 21;
+  // Reference: each length's rules from its own distribution (the definitions checked above).
+  auto quantile = [&](int L) {
+    const std::vector<double> d = FacsErrorModel::covered_distribution(L, w, 0.01);
+    int q = 0;
+    double below = 0;
+    while (q < L && below + d[size_t(q)] <= FacsErrorModel::kMiss) below += d[size_t(q++)];
+    return std::min(L, std::max(q, w + 1));
+  };
+  const FacsErrorModel down(w, 0.01), up(w, 0.01);
+  const int last = FacsErrorModel::kMaxTabulated;
+  for (int L = last; L >= 1; L -= 37) CHECK(down.min_covered(L) == quantile(L));  // the whole table at once
+  for (int L = 1; L <= last; L += 37) CHECK(up.min_covered(L) == quantile(L));    // grown step by step
+  for (int L = 0; L <= last + 5; ++L) {
+    REQUIRE(up.min_covered(L) == down.min_covered(L));
+    REQUIRE(up.quick_density(L) == down.quick_density(L));
+  }
+  // Threads asking for different lengths at once (one model, shared): the same answers.
+  const FacsErrorModel shared(w, 0.01);
+  std::vector<std::thread> threads;
+  std::vector<std::vector<int32_t>> seen(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int L = 1 + t * 7; L <= last; L += 13) seen[size_t(t)].push_back(shared.min_covered(L) * 64 + shared.quick_density(L));
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    size_t i = 0;
+    for (int L = 1 + t * 7; L <= last; L += 13, ++i) REQUIRE(seen[size_t(t)][i] == down.min_covered(L) * 64 + down.quick_density(L));
   }
 }

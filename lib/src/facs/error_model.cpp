@@ -90,22 +90,35 @@ FacsErrorModel::FacsErrorModel(int w, double error_rate, double fixed_fraction)
     throw UsageError("error rate must be in [0, 0.5), got " + std::to_string(error_rate));
   if (!(fixed_fraction >= 0.0 && fixed_fraction <= 1.0))
     throw UsageError("score threshold must be in (0, 1], got " + std::to_string(fixed_fraction));
-  const int32_t L_max = kMaxTabulated;
-  density_.assign(size_t(L_max) + 1, 1);
-  for (int32_t L = w; L <= L_max; ++L) {
+  tables_ = std::make_shared<Tables>();
+  tables_->need.assign(size_t(kMaxTabulated) + 1, 1);
+  tables_->density.assign(size_t(kMaxTabulated) + 1, 1);
+}
+
+void FacsErrorModel::fill_to(int32_t L) const {
+  Tables& t = *tables_;
+  std::lock_guard<std::mutex> lock(t.grow);
+  const int32_t from = t.filled.load(std::memory_order_relaxed);
+  if (L < from) return;  // another thread filled it meanwhile
+  // Lengths up to 128 at first, then at least doubling: the cost of the recurrences grows as L^2.
+  const int32_t to = std::min<int32_t>(kMaxTabulated, std::max<int32_t>({L, 2 * from, 128}));
+  for (int32_t n = std::max<int32_t>(from, w_); n <= to; ++n) {
     int d = 1;
-    while (d < w && quick_pass_miss(L, w, e_, d) > kMiss) ++d;
-    density_[size_t(L)] = d;
+    while (d < w_ && quick_pass_miss(n, w_, e_, d) > kMiss) ++d;
+    t.density[size_t(n)] = d;
   }
-  if (fixed_ > 0) return;
-  need_.assign(size_t(L_max) + 1, 1);
-  covered_distributions(L_max, w, e_, [&](int L, const std::vector<double>& dist) {
-    // The smallest c with P(C <= c) > kMiss: P(C < c) <= kMiss.
-    double below = 0.0;
-    int32_t c = 0;
-    while (c < L && below + dist[size_t(c)] <= kMiss) below += dist[size_t(c++)];
-    need_[size_t(L)] = c;
-  });
+  if (fixed_ == 0) {
+    // The recurrence runs from length 1 each time (entries below `from` come out the same and are not written).
+    covered_distributions(to, w_, e_, [&](int n, const std::vector<double>& dist) {
+      if (n < from) return;
+      // The smallest c with P(C <= c) > kMiss: P(C < c) <= kMiss.
+      double below = 0.0;
+      int32_t c = 0;
+      while (c < n && below + dist[size_t(c)] <= kMiss) below += dist[size_t(c++)];
+      t.need[size_t(n)] = c;
+    });
+  }
+  t.filled.store(to + 1, std::memory_order_release);
 }
 
 int32_t FacsErrorModel::min_covered(int32_t L, int32_t uncoverable) const {
@@ -118,11 +131,11 @@ int32_t FacsErrorModel::min_covered(int32_t L, int32_t uncoverable) const {
     return std::max<int32_t>(p, 1);
   }
   int32_t quantile = 0;
-  if (L < int32_t(need_.size())) {
-    quantile = need_[size_t(L)];
+  if (L <= kMaxTabulated) {
+    quantile = tables_->need[size_t(tabulated(L))];
   } else {
-    const int32_t L_max = int32_t(need_.size()) - 1;
-    quantile = int32_t(std::floor(double(need_[size_t(L_max)]) / double(L_max) * double(L)));
+    const int32_t L_max = kMaxTabulated;
+    quantile = int32_t(std::floor(double(tables_->need[size_t(tabulated(L_max))]) / double(L_max) * double(L)));
   }
   return std::max<int32_t>(1, std::min<int32_t>(L, std::max<int32_t>(quantile - uncoverable, w_ + 1)));
 }

@@ -14,11 +14,17 @@
 //    frames is error-free scores 0 (FACS). Density d adds d - 1 evenly spaced frames between FACS's (read_scorer.hpp).
 //    d = 1 (FACS's frames) unless that loses more than kMiss of the reads; then the smallest d that does not (at
 //    e = 1% only reads of 60 bases or fewer: the lookups of the usual case do not change).
-// Both rules are tabulated once per classifier for lengths up to kMaxTabulated; longer reads take the threshold
-// fraction of that length (lower than their own quantile: the fraction only grows with L) and s = w.
+// Both rules are tabulated per classifier for lengths up to kMaxTabulated, on first use and only as far as the
+// reads need (lengths up to 128 first, then doubling: a process classifying 100-bp reads spends well under a
+// millisecond here instead of the ~30 ms the whole table takes, which every shard of a sharded run would pay);
+// longer reads take the threshold fraction of the last length (lower than their own quantile: the fraction only
+// grows with L) and s = w.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace bloomseq {
@@ -39,7 +45,8 @@ class FacsErrorModel {
   int32_t min_covered(int32_t L, int32_t uncoverable = 0) const;
   // Quick frames per w frames for a read of length L (1..w).
   int32_t quick_density(int32_t L) const {
-    return L >= 0 && L < int32_t(density_.size()) ? density_[std::size_t(L)] : 1;
+    if (L < 0 || L > kMaxTabulated) return 1;
+    return tables_->density[std::size_t(tabulated(L))];
   }
   int w() const { return w_; }
   double error_rate() const { return e_; }
@@ -67,11 +74,24 @@ class FacsErrorModel {
   static double quick_pass_miss(int L, int w, double e, int d);
 
  private:
+  // Entries [0, filled) are final and never written again; growing them is serialised by `grow`.
+  struct Tables {
+    std::vector<int32_t> need;     // [L]: min_covered by the model (unused with a fixed fraction)
+    std::vector<int32_t> density;  // [L]
+    std::atomic<int32_t> filled{0};
+    std::mutex grow;
+  };
+  // L itself, once the tables hold it (filling them up to a bound past L when they do not yet).
+  int32_t tabulated(int32_t L) const {
+    if (L >= tables_->filled.load(std::memory_order_acquire)) fill_to(L);
+    return L;
+  }
+  void fill_to(int32_t L) const;
+
   int w_;
   double e_;
   double fixed_;
-  std::vector<int32_t> need_;  // [L]: min_covered by the model
-  std::vector<int32_t> density_;  // [L]
+  std::shared_ptr<Tables> tables_;  // shared by copies: the same function of (w, e, fixed)
 };
 
 }  // namespace bloomseq
