@@ -109,6 +109,15 @@ TEST_CASE("filter file: round trip of several filters", "[io][bf]") {
   write_filter_file(path, set);
   CHECK(is_filter_file(path));
   CHECK(dir.entries() == std::vector<std::string>{"x.bf"});
+  // The trailer holds zlib's CRC-32 of the header and of everything before the trailer, whichever CRC code the
+  // build uses (files stay readable across builds).
+  {
+    const std::string b = read_bytes(path);
+    const uint32_t header = get<uint32_t>(b, 12);
+    CHECK(get<uint32_t>(b, b.size() - 8) == uint32_t(crc32(0, reinterpret_cast<const Bytef*>(b.data()), header)));
+    CHECK(get<uint32_t>(b, b.size() - 4) ==
+          uint32_t(crc32(0, reinterpret_cast<const Bytef*>(b.data()), uInt(b.size() - 8))));
+  }
 
   FilterSet back = read_filter_file(path);
   CHECK(back.w == set.w);

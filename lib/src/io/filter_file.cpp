@@ -5,6 +5,9 @@
 
 #include <sys/stat.h>
 #include <zlib.h>
+#ifdef BLOOMSEQ_HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -127,7 +130,12 @@ struct ParsedHeader {
   uint32_t header_crc = 0, file_crc = 0;
 };
 
+// zlib's CRC-32 (the format's); ISA-L computes the same one about 4x faster where it is built in (a mapped set's
+// verification reads every byte before the first read is classified).
 uint32_t crc_of(uint32_t crc, const void* p, size_t n) {
+#ifdef BLOOMSEQ_HAVE_ISAL
+  return crc32_gzip_refl(crc, static_cast<const unsigned char*>(p), uint64_t(n));
+#else
   const auto* b = static_cast<const Bytef*>(p);
   while (n > 0) {  // zlib's crc32 takes uInt lengths
     uInt chunk = n > (1u << 30) ? (1u << 30) : uInt(n);
@@ -136,6 +144,7 @@ uint32_t crc_of(uint32_t crc, const void* p, size_t n) {
     n -= chunk;
   }
   return crc;
+#endif
 }
 
 // Version 3: the groups (k, m, bins, payload), then one entry per filter naming its group and bin; every bin of
