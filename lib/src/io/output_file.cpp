@@ -29,8 +29,8 @@ constexpr int kSlots = 256;
 constexpr size_t kSlotPath = 4096;
 struct Slot {
   std::atomic<int> state{0};  // 0 free, 1 being filled, 2 live
-  char path[kSlotPath];
-};
+  char path[kSlotPath]{};     // initialised, so the slots are constant-initialised: zero pages, no start-up code
+};                            // touching all 1 MB of them
 Slot g_slots[kSlots];
 
 int register_temporary(const std::string& path) {
