@@ -21,25 +21,23 @@ done
 mkdir -p "$work"
 cd "$work"
 if [ ! -f reads_1.fq ] || [ "$(( $(wc -l < reads_1.fq) / 4 ))" != "$nreads" ]; then
-  python3 - "$nreads" <<'PY'
+  python3 - "$nreads" "$src/bench" <<'PY'
 import random, sys
+sys.dont_write_bytecode = True  # nothing written into bench/
+sys.path.insert(0, sys.argv[2])
+from facs_bench_reads import mutate
 n = int(sys.argv[1]); rnd = random.Random(17)
 ref = ''.join(rnd.choice('ACGT') for _ in range(2_000_000))
 with open('ref.fa', 'w') as f:
     f.write('>ref\n')
     for i in range(0, len(ref), 80): f.write(ref[i:i + 80] + '\n')
 comp = str.maketrans('ACGT', 'TGCA')
-def mutate(s):
-    s = list(s)
-    for i in range(len(s)):
-        if rnd.random() < 0.01: s[i] = rnd.choice('ACGT'.replace(s[i], ''))
-    return ''.join(s)
 q = 'I' * 100
 with open('reads_1.fq', 'w') as f1, open('reads_2.fq', 'w') as f2:
     for r in range(n):
         if r % 2 == 0:
             p = rnd.randrange(len(ref) - 300)
-            a = mutate(ref[p:p + 100]); b = mutate(ref[p + 200:p + 300]).translate(comp)[::-1]
+            a = mutate(ref[p:p + 100], rnd); b = mutate(ref[p + 200:p + 300], rnd).translate(comp)[::-1]
         else:
             a = ''.join(rnd.choice('ACGT') for _ in range(100)); b = ''.join(rnd.choice('ACGT') for _ in range(100))
         f1.write(f'@r{r}/1\n{a}\n+\n{q}\n'); f2.write(f'@r{r}/2\n{b}\n+\n{q}\n')

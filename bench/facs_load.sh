@@ -20,30 +20,7 @@ cd "$work"
 # Reads as facs_refs_scale.sh makes them (same generator and seed: its reads.fq is reads_<its NREADS>.fq).
 for n in $nreads_list; do
   [ -f reads_$n.fq ] && continue
-  python3 - "$n" <<'PY'
-import random, sys
-n = int(sys.argv[1])
-rnd = random.Random(21)
-acgt = bytes.maketrans(bytes(range(256)), b'ACGT' * 64)
-first = [''.join(l.strip() for l in open(f'refs/g{g:04d}.fa') if not l.startswith('>')) for g in range(8)]
-comp = str.maketrans('ACGT', 'TGCA')
-def mutate(s):
-    s = list(s)
-    for i in range(len(s)):
-        if rnd.random() < 0.01: s[i] = rnd.choice('ACGT'.replace(s[i], ''))
-    return ''.join(s)
-q = 'I' * 100
-with open(f'reads_{n}.fq.tmp', 'w') as f:
-    for r in range(n):
-        if r % 2 == 0:
-            g = rnd.randrange(len(first)); p = rnd.randrange(len(first[g]) - 100)
-            s = mutate(first[g][p:p + 100])
-            if rnd.random() < 0.5: s = s.translate(comp)[::-1]
-            name = f'r{r}_g{g:04d}'
-        else:
-            s = rnd.randbytes(100).translate(acgt).decode(); name = f'r{r}_random'
-        f.write(f'@{name}\n{s}\n+\n{q}\n')
-PY
+  python3 "$src/bench/facs_bench_reads.py" "$n" reads_$n.fq.tmp
   mv reads_$n.fq.tmp reads_$n.fq
 done
 

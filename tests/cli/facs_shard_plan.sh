@@ -7,26 +7,10 @@
 # without --shard or with --shard-by records (exit 64); one line each, nothing written.
 # Usage: facs_shard_plan.sh BIN_DIR SRC_DIR
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/common/lib.bash"
 facs=$bin/facs
 [ -x "$facs" ] || { echo "no $facs"; exit 1; }
 data=$src/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-expect_exit() {
-  local code=$1 name=$2
-  shift 2
-  "$@" > out.txt 2> err.txt
-  local rc=$?
-  if [ "$rc" -eq "$code" ] && [ "$(wc -l < err.txt)" -eq 1 ]; then ok "$name (exit $rc: $(cat err.txt))"
-  else bad "$name: exit $rc, expected $code; stderr: $(head -3 err.txt)"; fi
-}
 calls_body() { tail -n +2 "$1"; }
 # A part less its counters line (timings).
 part_stable() { grep -v '^#bloomseq-facs-counters' "$1"; }

@@ -4,15 +4,7 @@
 # on a terminal (through script(1), where available) it is on by default.
 # Usage: progress.sh BIN_DIR SRC_DIR
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/common/lib.bash"
 
 # One 12-Mbase record (one batch, more than one encoding slice, many 64-Kbase chunks).
 table=$(printf 'ACGT%.0s' $(seq 64))

@@ -86,6 +86,14 @@ cxxopts::ParseResult parse_or_usage(cxxopts::Options& o, int argc, const char* c
   }
 }
 
+// --help given: true, with the options' help followed by `examples` in *help where the caller wants it.
+bool help_asked(const cxxopts::ParseResult& r, const cxxopts::Options& o, std::string* help,
+                const std::string& examples) {
+  if (!r.count("help")) return false;
+  if (help) *help = o.help() + examples;
+  return true;
+}
+
 }  // namespace
 
 FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std::string* help) {
@@ -129,21 +137,18 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   add_auto_tune_options(o);
   o.parse_positional({"refs"});
   const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "build-filter");
-  if (r.count("help")) {
-    if (help)
-      *help = o.help() +
-              "\nExamples:\n"
-              "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
-              "  facs build-filter -o refs.bf --add --name dwv bee-virus.fa\n"
-              "  facs build-filter -o viruses.bf --per-record viruses.fa      # one filter per record\n"
-              "  facs build-filter -o big.bf -w 31 --fpr 0.001 --count hll genome.fa.gz\n"
-              "  facs build-filter -o refs.bf --auto-tune --target-fpr 1e-4 --json build.json ecoli.fa\n"
-              "\n--auto-tune sizes each filter with the performance model for --target-fpr per k-mer lookup (default:\n"
-              "--fpr): k = m/n ln 2 with m = -n ln p / ln^2 2, m then grown until the rounded k meets the target\n"
-              "(n = distinct k-mers, counted once more for the plan; explicit -m/-k stay fixed),\n"
-              "and prints the predicted FPR and classification rate (reads/s for 1M reads of --read-length bases).\n";
-    return b;
-  }
+  const char* examples =
+      "\nExamples:\n"
+      "  facs build-filter -o refs.bf ecoli.fa suis.fa.gz lambda.fa\n"
+      "  facs build-filter -o refs.bf --add --name dwv bee-virus.fa\n"
+      "  facs build-filter -o viruses.bf --per-record viruses.fa      # one filter per record\n"
+      "  facs build-filter -o big.bf -w 31 --fpr 0.001 --count hll genome.fa.gz\n"
+      "  facs build-filter -o refs.bf --auto-tune --target-fpr 1e-4 --json build.json ecoli.fa\n"
+      "\n--auto-tune sizes each filter with the performance model for --target-fpr per k-mer lookup (default:\n"
+      "--fpr): k = m/n ln 2 with m = -n ln p / ln^2 2, m then grown until the rounded k meets the target\n"
+      "(n = distinct k-mers, counted once more for the plan; explicit -m/-k stay fixed),\n"
+      "and prints the predicted FPR and classification rate (reads/s for 1M reads of --read-length bases).\n";
+  if (help_asked(r, o, help, examples)) return b;
   if (!r.count("output")) throw UsageError("build-filter: -o OUT.bf is required");
   if (!r.count("refs")) throw UsageError("build-filter: no reference files given");
   b.output = r["output"].as<std::string>();
@@ -250,28 +255,25 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   o.parse_positional({"inputs"});
   const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "classify");
   FacsClassifyOptions c;
-  if (r.count("help")) {
-    if (help)
-      *help = o.help() +
-              "\nExamples:\n"
-              "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv --json run.json -t 2\n"
-              "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
-              "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
-              "  facs classify r1.fq --mate r2.fq refs.bf --matched-out sorted/ --unmatched-out novel#.fq\n"
-              "      # sorted/<filter>_1.fq + sorted/<filter>_2.fq, novel_1.fq + novel_2.fq\n"
-              "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
-              "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
-              "  facs classify reads.fq refs.bf --shard 3/8 -o calls.3.part --matched-out shard3/   # 1 of 8\n"
-              "      # then: facs merge -o calls.tsv calls.*.part; cat shard{1..8}/<filter>.fq (see facs merge --help)\n"
-              "  facs plan-shards r1.fq --mate r2.fq -n 8 -o pairs.plan     # once, then on every shard:\n"
-              "  facs classify r1.fq --mate r2.fq refs.bf --shard 3/8 --shard-plan pairs.plan -o calls.3.part\n"
-              "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
-              "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
-              "prints the plan and puts predicted next to measured reads/s in --json.\n"
-              "\nCalls: a filter name; 'tie' when several filters share the best score; 'novel' when none reaches the\n"
-              "threshold; 'unscored' when the read has no complete k-mer (shorter than k or N everywhere).\n";
-    return c;
-  }
+  const char* examples =
+      "\nExamples:\n"
+      "  facs classify reads.fq.gz refs.bf -o calls.tsv --summary summary.tsv --json run.json -t 2\n"
+      "  facs classify r1.fq.gz --mate r2.fq.gz --pair-mode either refs.bf\n"
+      "  facs classify reads.fq refs.bf --matched-out sorted/ --unmatched-out novel.fq.gz\n"
+      "  facs classify r1.fq --mate r2.fq refs.bf --matched-out sorted/ --unmatched-out novel#.fq\n"
+      "      # sorted/<filter>_1.fq + sorted/<filter>_2.fq, novel_1.fq + novel_2.fq\n"
+      "  zcat reads.fq.gz | facs classify - refs.bf --score biobloom -s 0.15\n"
+      "  facs classify reads.fq refs.bf --auto-tune --target-throughput 500000 --json run.json\n"
+      "  facs classify reads.fq refs.bf --shard 3/8 -o calls.3.part --matched-out shard3/   # 1 of 8\n"
+      "      # then: facs merge -o calls.tsv calls.*.part; cat shard{1..8}/<filter>.fq (see facs merge --help)\n"
+      "  facs plan-shards r1.fq --mate r2.fq -n 8 -o pairs.plan     # once, then on every shard:\n"
+      "  facs classify r1.fq --mate r2.fq refs.bf --shard 3/8 --shard-plan pairs.plan -o calls.3.part\n"
+      "\n--auto-tune predicts the rate with the performance model, chooses the threads (all cores, or with\n"
+      "--target-throughput the fewest that reach it; -t stays fixed), checks the filters against --target-fpr,\n"
+      "prints the plan and puts predicted next to measured reads/s in --json.\n"
+      "\nCalls: a filter name; 'tie' when several filters share the best score; 'novel' when none reaches the\n"
+      "threshold; 'unscored' when the read has no complete k-mer (shorter than k or N everywhere).\n";
+  if (help_asked(r, o, help, examples)) return c;
   if (!r.count("inputs")) throw UsageError("classify: give READS and at least one .bf filter file");
   const auto inputs = r["inputs"].as<std::vector<std::string>>();
   if (inputs.size() < 2) throw UsageError("classify: give READS and at least one .bf filter file");
@@ -362,18 +364,15 @@ FacsMergeOptions parse_facs_merge(int argc, const char* const* argv, std::string
   o.parse_positional({"parts"});
   const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "merge");
   FacsMergeOptions m;
-  if (r.count("help")) {
-    if (help)
-      *help = o.help() +
-              "\nExample (3 shards, run anywhere, then merged):\n"
-              "  for i in 1 2 3; do\n"
-              "    facs classify reads.fq.gz refs.bf --shard $i/3 -o calls.$i.part --summary summary.$i.part \\\n"
-              "      --json run.$i.part --matched-out shard$i/\n"
-              "  done\n"
-              "  facs merge -o calls.tsv --summary summary.tsv --json run.json calls.*.part\n"
-              "  cat shard1/ecoli.fq shard2/ecoli.fq shard3/ecoli.fq > ecoli.fq   # split outputs: in shard order\n";
-    return m;
-  }
+  const char* examples =
+      "\nExample (3 shards, run anywhere, then merged):\n"
+      "  for i in 1 2 3; do\n"
+      "    facs classify reads.fq.gz refs.bf --shard $i/3 -o calls.$i.part --summary summary.$i.part \\\n"
+      "      --json run.$i.part --matched-out shard$i/\n"
+      "  done\n"
+      "  facs merge -o calls.tsv --summary summary.tsv --json run.json calls.*.part\n"
+      "  cat shard1/ecoli.fq shard2/ecoli.fq shard3/ecoli.fq > ecoli.fq   # split outputs: in shard order\n";
+  if (help_asked(r, o, help, examples)) return m;
   if (!r.count("parts")) throw UsageError("merge: give the part files of every shard");
   m.parts = r["parts"].as<std::vector<std::string>>();
   m.output = r.count("output") > 0;
@@ -405,19 +404,16 @@ FacsPlanShardsOptions parse_facs_plan_shards(int argc, const char* const* argv, 
   o.parse_positional({"reads"});
   const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "plan-shards");
   FacsPlanShardsOptions p;
-  if (r.count("help")) {
-    if (help)
-      *help = o.help() +
-              "\nExample (8 shards of pairs, run anywhere, then merged):\n"
-              "  facs plan-shards r1.fq --mate r2.fq -n 8 -o pairs.plan\n"
-              "  for i in $(seq 8); do\n"
-              "    facs classify r1.fq --mate r2.fq refs.bf --shard $i/8 --shard-plan pairs.plan \\\n"
-              "      -o calls.$i.part --summary summary.$i.part\n"
-              "  done\n"
-              "  facs merge -o calls.tsv --summary summary.tsv calls.*.part\n"
-              "\nA shard refuses (exit 65) a plan made for other files, another N, or files changed since.\n";
-    return p;
-  }
+  const char* examples =
+      "\nExample (8 shards of pairs, run anywhere, then merged):\n"
+      "  facs plan-shards r1.fq --mate r2.fq -n 8 -o pairs.plan\n"
+      "  for i in $(seq 8); do\n"
+      "    facs classify r1.fq --mate r2.fq refs.bf --shard $i/8 --shard-plan pairs.plan \\\n"
+      "      -o calls.$i.part --summary summary.$i.part\n"
+      "  done\n"
+      "  facs merge -o calls.tsv --summary summary.tsv calls.*.part\n"
+      "\nA shard refuses (exit 65) a plan made for other files, another N, or files changed since.\n";
+  if (help_asked(r, o, help, examples)) return p;
   if (!r.count("reads") || r["reads"].as<std::vector<std::string>>().size() != 1)
     throw UsageError("plan-shards: give one READS file (and --mate for pairs)");
   if (!r.count("shards")) throw UsageError("plan-shards: -n N (the number of shards) is required");
@@ -445,10 +441,7 @@ FacsInfoOptions parse_facs_info(int argc, const char* const* argv, std::string* 
   o.parse_positional({"files"});
   const cxxopts::ParseResult r = parse_or_usage(o, argc, argv, "info");
   FacsInfoOptions f;
-  if (r.count("help")) {
-    if (help) *help = o.help() + "\nExample:\n  facs info refs.bf\n";
-    return f;
-  }
+  if (help_asked(r, o, help, "\nExample:\n  facs info refs.bf\n")) return f;
   if (!r.count("files")) throw UsageError("info: no .bf file given");
   f.files = r["files"].as<std::vector<std::string>>();
   f.verify = r.count("verify") > 0;

@@ -95,51 +95,16 @@ uint64_t block_marks(std::string_view b, const RecordCount& c, char format, bool
 }
 }  // namespace
 
+// The one-place forms are the many-place passes with one place.
 RecordCount count_file_records_before(const std::string& path, uint64_t at, char format) {
-  BlockFile f(path);
-  RecordCount c;
-  uint64_t marks = 0;
-  bool line_start = true;
-  for (std::string_view b; !(b = f.next(at)).empty();) {
-    const RecordCount here = count_records_before(b, b.size(), format);
-    c.lines += here.lines;
-    marks += block_marks(b, here, format, line_start);
-    line_start = b.back() == '\n';
-  }
-  c.records = format == '>' ? marks : marks / 4;
-  return c;
+  return count_file_records_at(path, {at}, format).front();
 }
 
 uint64_t find_file_record(const std::string& path, uint64_t k, char format, RecordCount& before) {
-  before = RecordCount{};
-  if (k == 0 && format != '>') return 0;
-  const uint64_t target = format == '>' ? k + 1 : 4 * k;  // as find_record
-  BlockFile f(path);
-  uint64_t marks = 0;
-  bool line_start = true;
-  for (std::string_view b; !(b = f.next(UINT64_MAX)).empty();) {
-    const RecordCount counts = count_records_before(b, b.size(), format);
-    const uint64_t here = block_marks(b, counts, format, line_start);
-    if (marks + here >= target) {
-      // In this block: walk its lines to the mark.
-      const uint64_t base = f.offset() - b.size();
-      for (size_t i = 0;; ++i) {
-        const bool starts_line = i == 0 ? line_start : b[i - 1] == '\n';
-        if (format == '>' ? (starts_line && b[i] == '>') : b[i] == '\n') ++marks;
-        if (marks == target) {
-          const size_t at = format == '>' ? i : i + 1;
-          before.lines += count_records_before(b, at, '@').lines;
-          before.records = k;
-          return base + at;
-        }
-      }
-    }
-    marks += here;
-    before.lines += counts.lines;
-    line_start = b.back() == '\n';
-  }
-  before.records = format == '>' ? marks : marks / 4;
-  return f.offset();
+  std::vector<RecordCount> counts;
+  const uint64_t at = find_file_records(path, {k}, format, counts).front();
+  before = counts.front();
+  return at;
 }
 
 std::vector<RecordCount> count_file_records_at(const std::string& path, const std::vector<uint64_t>& offsets,

@@ -1,0 +1,21 @@
+# The preamble the CLI test scripts share, sourced by them (it is not a test: tests/CMakeLists.txt registers
+# only tests/cli/*.sh). From the script's arguments BIN_DIR SRC_DIR it sets $bin and $src (absolute), makes a
+# scratch folder $tmp, removed on exit, the working folder, and gives the pass/fail helpers counting in $fails.
+bin=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fails=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# expect_exit CODE NAME CMD...: the command fails with CODE and prints exactly one line on stderr
+expect_exit() {
+  local code=$1 name=$2
+  shift 2
+  "$@" > out.txt 2> err.txt
+  local rc=$?
+  if [ "$rc" -eq "$code" ] && [ "$(wc -l < err.txt)" -eq 1 ]; then ok "$name (exit $rc: $(cat err.txt))"
+  else bad "$name: exit $rc, expected $code; stderr: $(head -3 err.txt)"; fi
+}
