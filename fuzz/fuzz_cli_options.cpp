@@ -1,5 +1,5 @@
-// Fuzz target: the command-line parsing of blast-bloom (search, encode, calibrate, model) and facs
-// (build-filter, classify, info, model). The input is split into argv at NUL and newline bytes. When the first
+// Fuzz target: the command-line parsing of blast-bloom (search, encode, calibrate, model) and facs (build-filter,
+// classify, merge, plan-shards, info, model). The input is split into argv at NUL and newline bytes. When the first
 // word names a tool ("blast-bloom", "facs", "bloomseq-model", "bloomseq-calibrate") it is argv[0], so the seeds
 // are plain command lines; otherwise the first byte picks the tool and every word is an argument.
 // Bad usage must come out as bloomseq::Error (UsageError); any other exception, a crash, UB or a leak is a bug.
@@ -56,6 +56,12 @@ void check(const FacsOptions& o) {
     require(p.group_reads >= 1 && p.group_reads <= 4096, "facs classify: group outside 1..4096 accepted");
     require(p.batch_bases >= 1, "facs classify: batch 0 accepted");
     require(!o.classify.filters.empty(), "facs classify: no filter file accepted");
+  } else if (o.command == FacsCommand::merge) {
+    require(!o.merge.parts.empty(), "facs merge: no parts accepted");
+  } else if (o.command == FacsCommand::plan_shards) {
+    const PlanShardsRequest& p = o.plan_shards;
+    require(!p.reads.empty() && !p.output.empty(), "facs plan-shards: no reads or no output accepted");
+    require(p.shards >= 1 && p.shards <= (uint64_t(1) << 24), "facs plan-shards: N outside 1..2^24 accepted");
   } else if (o.command == FacsCommand::info) {
     require(!o.info.files.empty(), "facs info: no file accepted");
   }
