@@ -21,6 +21,7 @@ genome=${GENOME_BASES:-500000}
 nreads=${NREADS:-20000}
 threads=${THREADS:-2}
 repeat=${REPEAT:-3}
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "facs_refs_scale.sh: REPEAT must be a whole number >= 1 (every row is a median of classify runs), got '$repeat'" >&2; exit 64; }
 for t in python3 /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "facs_refs_scale.sh: needs $t (apt-get install python3 time)" >&2; exit 69; }
 done
