@@ -24,7 +24,7 @@ FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, 
   if (filter_bytes <= kAlwaysMapFilterBytes) return FilterLoadMode::map;
   if (read_bytes == 0) return FilterLoadMode::copy;  // a stream of unknown length: as many reads as it takes
   const MapReadLimit lim = map_read_limit(filter_bytes);
-  // read_bytes / filter_bytes <= reads_per_unit / filters_per_unit, without overflow for sizes below 2^58
+  // read_bytes / filter_bytes <= reads_per_unit / filters_per_unit, cross-multiplied in 128 bits (no overflow)
   const unsigned __int128 lhs = (unsigned __int128)read_bytes * lim.filter_bytes_per_unit;
   const unsigned __int128 rhs = (unsigned __int128)filter_bytes * lim.read_bytes_per_unit;
   return lhs <= rhs ? FilterLoadMode::map : FilterLoadMode::copy;

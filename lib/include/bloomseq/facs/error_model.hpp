@@ -15,8 +15,8 @@
 //    d = 1 (FACS's frames) unless that loses more than kMiss of the reads; then the smallest d that does not (at
 //    e = 1% only reads of 60 bases or fewer: the lookups of the usual case do not change).
 // Both rules are tabulated per classifier for lengths up to kMaxTabulated, on first use and only as far as the
-// reads need (lengths up to 128 first, then doubling: a process classifying 100-bp reads spends well under a
-// millisecond here instead of the ~30 ms the whole table takes, which every shard of a sharded run would pay);
+// reads need (lengths up to 128 first, then doubling: a process classifying 100-bp reads spends ~1.5 ms here
+// instead of the ~27 ms the whole table takes, which every shard of a sharded run would pay);
 // longer reads take the threshold fraction of the last length (lower than their own quantile: the fraction only
 // grows with L) and s = w.
 #pragma once
