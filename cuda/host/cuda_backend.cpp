@@ -224,7 +224,7 @@ class CudaBackend final : public Backend {
           s.count.reserve(1);
           s.d_count.reserve(1);
           if (s.capacity < options_.initial_hit_capacity) reserve_hits(s, options_.initial_hit_capacity);
-          if (c.n_starts == 0) {
+          if (tested_starts(c) == 0) {
             s.count.host(1, true)[0] = 0;
             return true;
           }
@@ -243,7 +243,7 @@ class CudaBackend final : public Backend {
           dev_.copy_async(s.d_invalid.data(), invalid, iw * sizeof(uint64_t), CopyKind::host_to_device, st.get());
 
           const Stage1aShape shape{vectors.count, uint32_t(vectors.words_per_vector), vectors.k, key_nibbles_for(w),
-                                   c.n_starts};
+                                   tested_starts(c)};
           s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block);
           allow_dynamic_shared(dev_, KernelKind::stage1a, regs, s.plan.launch.shared_bytes);
           // The runtime's occupancy is the truth (register allocation granularity, carve-out); replan with it.
@@ -267,6 +267,8 @@ class CudaBackend final : public Backend {
           p.packed = s.d_packed.data();
           p.invalid = s.d_invalid.data();
           p.n_starts = c.n_starts;
+          p.stride = chunk_stride(c);
+          p.first_tested = first_tested(c);
           launch(s, st);
           s.launched = true;
           return true;

@@ -103,6 +103,7 @@ inline std::vector<uint8_t> make_db(std::mt19937_64& rng, const std::vector<uint
 inline std::vector<Stage1aHit> oracle_stage1a(const VectorSet& s, const DbChunk& c) {
   std::vector<Stage1aHit> hits;
   for (uint64_t pos = 0; pos < c.n_starts; ++pos) {
+    if (c.stride > 1 && (c.first_pos + pos) % c.stride != 0) continue;
     uint64_t key;
     if (!oracle_key(c.codes, c.n, pos, c.w, key)) continue;
     for (uint32_t v = 0; v < s.view.count; ++v)

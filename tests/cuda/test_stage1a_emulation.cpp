@@ -48,6 +48,39 @@ TEST_CASE("emulated stage-1a kernel equals the oracle and the CPU reference", "[
   CHECK(stats.vectors_in_shared);
 }
 
+TEST_CASE("emulated stage-1a: a chunk's stride tests only the starts at multiples of it", "[cuda][stage1a]") {
+  const uint64_t stride = GENERATE(2, 3, 5, 9);
+  const uint64_t first_pos = GENERATE(0, 1000003, 7777777);
+  const uint32_t threads = GENERATE(32u, 256u);
+  std::mt19937_64 rng(stride * 1000 + first_pos % 97 + threads);
+  auto s = fixtures::make_vectors(rng, 5, 2053, 3, 11, 97);
+  const auto db = fixtures::make_db(rng, s.query, 4001);
+  DbChunk c = whole(db, 11, first_pos);
+  c.stride = stride;
+  const auto oracle = fixtures::oracle_stage1a(s, c);
+  REQUIRE(oracle.size() > 20);
+  for (const auto& h : oracle) REQUIRE(h.db_pos % stride == 0);
+  auto cpu = make_reference_backend();
+  CHECK(run(*cpu, s.view, c) == oracle);
+  EmuOptions o;
+  o.stage1a_threads = threads;
+  o.slices = threads == 32 ? 7 : 0;  // slices that end between tested starts
+  auto emu = make_emulated_backend(o);
+  CHECK(run(*emu, s.view, c) == oracle);
+  // Cut into chunks that start at every residue of the stride.
+  std::vector<Stage1aHit> pieces;
+  for (uint64_t at = 0, len = 101; at < c.n_starts; at += len, len += 37) {
+    DbChunk part = c;
+    part.codes = db.data() + at;
+    part.first_pos = first_pos + at;
+    part.n_starts = std::min<uint64_t>(len, c.n_starts - at);
+    part.n = std::min<uint64_t>(part.n_starts + 10, db.size() - at);
+    const auto h = run(*emu, s.view, part);
+    pieces.insert(pieces.end(), h.begin(), h.end());
+  }
+  CHECK(pieces == oracle);
+}
+
 TEST_CASE("emulated stage-1a: awkward launch shapes give identical hits", "[cuda][stage1a]") {
   const uint32_t threads = GENERATE(32u, 96u);
   const uint32_t max_blocks = GENERATE(1u, 3u);

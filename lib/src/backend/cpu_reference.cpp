@@ -10,7 +10,7 @@ void stage1a_reference(const SubqueryVectors& vectors, const DbChunk& chunk, std
   uint32_t h[kMaxHashes];
   const uint64_t end = std::min(chunk.n, chunk.n_starts + uint64_t(chunk.w) - 1);
   for_each_wmer(chunk.codes, size_t(end), chunk.w, [&](size_t pos, uint64_t fwd, uint64_t rc) {
-    if (pos >= chunk.n_starts) return;
+    if (pos >= chunk.n_starts || (chunk.first_pos + pos) % chunk_stride(chunk) != 0) return;
     vectors.hash.hash_all(canonical_wmer(fwd, rc), h);
     for (uint32_t v = 0; v < vectors.count; ++v) {
       const ConstBloomView bits{vectors.words + v * vectors.words_per_vector, vectors.m_bits};

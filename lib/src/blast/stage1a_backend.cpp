@@ -13,12 +13,18 @@ class BackendStage1a final : public Stage1aBackend {
  public:
   explicit BackendStage1a(std::unique_ptr<Backend> b) : backend_(std::move(b)) {}
   std::string name() const override { return backend_->description(); }
-  Stage1aCapabilities capabilities() const override { return {false, false, true}; }
+  // Probe words at a stride are the chunk's `stride` (every backend honours it); exact filters are vectors whose
+  // hash is the injective key function, so the kernels need nothing else for the short-word scan.
+  Stage1aCapabilities capabilities() const override { return {false, true, true}; }
   const Backend* backend() const override { return backend_.get(); }
-  void prepare(const SubqueryFilters& filters, const Stage1aSetup&) override { vectors_ = filters.vectors(); }
+  void prepare(const SubqueryFilters& filters, const Stage1aSetup& setup) override {
+    vectors_ = filters.vectors();
+    stride_ = setup.stride;
+  }
   uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
-    backend_->stage1a(vectors_, chunk, hits);
-    return count_chunk_wmers(chunk);
+    const DbChunk c = strided(chunk);
+    backend_->stage1a(vectors_, c, hits);
+    return count_chunk_wmers(c);
   }
   void run_chunks(const std::vector<DbChunk>& chunks, std::vector<std::vector<Stage1aHit>>& hits,
                   std::vector<uint64_t>& wmers) override {
@@ -27,16 +33,21 @@ class BackendStage1a final : public Stage1aBackend {
         vectors_,
         [&](DbChunk& c) {
           if (next == chunks.size()) return false;
-          c = chunks[next++];
+          c = strided(chunks[next++]);
           return true;
         },
         [&](uint64_t i, std::vector<Stage1aHit>& h) { hits[i].swap(h); });
-    for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = count_chunk_wmers(chunks[i]);
+    for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = count_chunk_wmers(strided(chunks[i]));
   }
 
  private:
+  DbChunk strided(DbChunk c) const {
+    c.stride = stride_;
+    return c;
+  }
   std::unique_ptr<Backend> backend_;
   SubqueryVectors vectors_;
+  uint64_t stride_ = 1;
 };
 }  // namespace
 
@@ -61,12 +72,13 @@ std::unique_ptr<Stage1aBackend> make_stage1a_backend(const std::string& name, in
 }
 
 uint64_t count_chunk_wmers(const DbChunk& chunk) {
-  const uint64_t w = uint64_t(chunk.w);
+  const uint64_t w = uint64_t(chunk.w), stride = chunk_stride(chunk);
   uint64_t count = 0, run = 0;
   const uint64_t end = std::min(chunk.n, chunk.n_starts + w - 1);
   for (uint64_t i = 0; i < end; ++i) {
     run = chunk.codes[i] < 4 ? run + 1 : 0;
-    if (run >= w) ++count;  // the w-mer starting at i + 1 - w (< n_starts because i < n_starts + w - 1)
+    // The w-mer starting at i + 1 - w (< n_starts because i < n_starts + w - 1), if it is tested.
+    if (run >= w && (chunk.first_pos + i + 1 - w) % stride == 0) ++count;
   }
   return count;
 }

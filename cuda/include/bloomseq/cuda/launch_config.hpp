@@ -33,7 +33,7 @@ struct Stage1aShape {
   uint32_t words_per_vector = 0;
   int k = 0;
   int key_nibbles = 0;
-  uint64_t n_starts = 0;  // w-mers per chunk
+  uint64_t n_starts = 0;  // tested w-mer starts per chunk (every start, or those at the chunk's stride)
 };
 
 struct Stage1aPlan {

@@ -30,7 +30,22 @@ struct DbChunk {
   uint64_t n_starts = 0;  // w-mers starting at codes[0 .. n_starts) belong to this chunk (n >= n_starts + w - 1)
   uint64_t first_pos = 0;  // stream coordinate of codes[0]
   int w = 0;
+  // Only the w-mers starting at a stream coordinate that is a multiple of `stride` are tested: the probe words at a
+  // stride (BlastParams::probe_word). Backends (backend.hpp) honour it; the CPU layouts (stage1a_cpu.hpp) take
+  // their stride as an argument instead. 0 counts as 1.
+  uint64_t stride = 1;
 };
+
+// The tested starts of a chunk are first_tested(c) + i * stride for i < tested_starts(c), all below n_starts.
+BLOOMSEQ_HD uint64_t chunk_stride(const DbChunk& c) { return c.stride ? c.stride : 1; }
+BLOOMSEQ_HD uint64_t first_tested(const DbChunk& c) {
+  const uint64_t s = chunk_stride(c);
+  return (s - c.first_pos % s) % s;
+}
+BLOOMSEQ_HD uint64_t tested_starts(const DbChunk& c) {
+  const uint64_t s = chunk_stride(c), at = first_tested(c);
+  return c.n_starts > at ? (c.n_starts - at + s - 1) / s : 0;
+}
 
 struct Stage1aHit {
   uint64_t db_pos;    // stream coordinate of the w-mer's first base

@@ -61,7 +61,8 @@ std::unique_ptr<Stage1aBackend> adapt_stage1a_backend(std::unique_ptr<Backend> b
 // name: "cpu", "auto" or "cuda" as for make_backend (backend/backend.hpp), whose errors it throws; the CPU
 // backend when that gives none. `log` receives the line saying why "auto" stays on the CPU (nullptr: silent).
 std::unique_ptr<Stage1aBackend> make_stage1a_backend(const std::string& name, int device, std::ostream* log);
-// Valid w-mers (no invalid base, complete within the chunk) starting in the chunk: what the layouts count.
+// Valid w-mers (no invalid base, complete within the chunk) starting in the chunk at its stride: what the layouts
+// count.
 uint64_t count_chunk_wmers(const DbChunk& chunk);
 
 }  // namespace bloomseq

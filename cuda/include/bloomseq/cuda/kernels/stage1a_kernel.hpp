@@ -37,6 +37,9 @@ struct Stage1aKernelParams {
   const uint64_t* invalid;
   uint64_t n_starts;  // w-mers starting at [0, n_starts)
   int w;
+  // Tested starts: first_tested + i * stride (DbChunk::stride; 0 counts as 1), the probe words of a short-word scan.
+  uint64_t stride;
+  uint64_t first_tested;
   // Output: hit i = (hit_pos[i], hit_sub[i]), chunk-relative position.
   uint32_t* hit_pos;
   uint32_t* hit_sub;
@@ -73,7 +76,11 @@ BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
 
   const uint32_t groups = (p.vector_count + p.vectors_per_group - 1) / p.vectors_per_group;
   const uint64_t items = uint64_t(groups) * p.slices;
-  const uint64_t slice_len = (p.n_starts + p.slices - 1) / p.slices;
+  // Slices and tiles count tested starts; thread t of a tile tests start first_tested + (tile + t) * stride, so a
+  // warp still reads its windows from a few consecutive packed words at the strides a scan uses (<= 10).
+  const uint64_t stride = p.stride ? p.stride : 1;
+  const uint64_t tests = p.n_starts > p.first_tested ? (p.n_starts - p.first_tested + stride - 1) / stride : 0;
+  const uint64_t slice_len = (tests + p.slices - 1) / p.slices;
   uint32_t staged_group = ~0u;
   for (uint64_t item = ctx.block(); item < items; item += ctx.blocks()) {
     const uint32_t group = uint32_t(item / p.slices);
@@ -95,12 +102,12 @@ BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
     ctx.barrier();  // tables and vectors staged
 
     const uint64_t begin = slice * slice_len;
-    const uint64_t end = begin + slice_len < p.n_starts ? begin + slice_len : p.n_starts;
+    const uint64_t end = begin + slice_len < tests ? begin + slice_len : tests;
     for (uint64_t tile = begin; tile < end; tile += T) {
       ctx.each_thread([&](uint32_t t) {
-        const uint64_t pos = tile + t;
+        const uint64_t pos = p.first_tested + (tile + t) * stride;
         uint64_t fwd = 0, rc = 0;
-        valid(t) = pos < end && packed_window(p.packed, p.invalid, pos, p.w, fwd, rc);
+        valid(t) = tile + t < end && packed_window(p.packed, p.invalid, pos, p.w, fwd, rc);
         if (valid(t)) hash.hash_all_upto<KMax>(canonical_wmer(fwd, rc), regs(t).h);
       });
       for (uint32_t j = 0; j < nv; ++j) {
@@ -109,7 +116,7 @@ BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
         ctx.each_thread([&](uint32_t t) { hit(t) = valid(t) && vector.contains_upto<KMax>(regs(t).h, p.k); });
         ctx.warp_append(p.hit_count, hit, [&](uint32_t t, HitCounter slot) {
           if (slot < p.capacity) {
-            p.hit_pos[slot] = uint32_t(tile + t);
+            p.hit_pos[slot] = uint32_t(p.first_tested + (tile + t) * stride);
             p.hit_sub[slot] = v0 + j;
           }
         });
