@@ -30,7 +30,15 @@ Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAtt
   const uint64_t vector_bytes = uint64_t(shape.words_per_vector) * 4;
   if (table_bytes > budget) throw UsageError("hash tables do not fit in GPU shared memory");
   const uint64_t fit = (budget - table_bytes) / std::max<uint64_t>(vector_bytes, 1);
-  plan.vectors_in_shared = fit >= 1;
+  // A block copies its vectors into shared memory once per work item; probed where they lie (global memory, L2)
+  // they cost about k reads per tested w-mer instead. Few vectors spread over many slices (a short query's exact
+  // filter of 4^p bits) would copy more words than they test: those are probed in global memory. The estimate
+  // takes the fewest slices the device could be given (one block per multiprocessor, two waves).
+  const uint64_t min_slices =
+      std::clamp<uint64_t>((2 * uint64_t(gpu.mp) + shape.vectors - 1) / shape.vectors, 1,
+                           std::max<uint64_t>(1, shape.n_starts / (4 * uint64_t(threads))));
+  const uint64_t probes_per_item = shape.n_starts / min_slices * uint64_t(std::max(shape.k, 1));
+  plan.vectors_in_shared = fit >= 1 && shape.words_per_vector <= probes_per_item;
   plan.vectors_per_group =
       plan.vectors_in_shared ? uint32_t(std::clamp<uint64_t>(vectors_per_group, 1, std::min<uint64_t>(fit, shape.vectors))) : 1;
   plan.launch.threads = threads;

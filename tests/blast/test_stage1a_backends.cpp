@@ -61,17 +61,26 @@ TEST_CASE("stage 1a: capabilities decide what the search asks of a backend") {
   CHECK(make_cpu_stage1a()->capabilities().probe_words);
   CHECK(make_cpu_stage1a()->name() == "cpu");
   CHECK(make_stage1a_backend("cpu", 0, nullptr)->name() == "cpu");
+  CHECK(make_cpu_stage1a()->capabilities().scan_by_default);
   const auto device = adapt_stage1a_backend(make_reference_backend());
-  CHECK_FALSE(device->capabilities().probe_words);
+  CHECK(device->capabilities().probe_words);  // the chunk's stride
+  CHECK_FALSE(device->capabilities().scan_by_default);
   CHECK(device->capabilities().needs_vectors);
 
   // Probe words need a backend that tests them: a backend that cannot is refused, not silently given w-mers.
+  struct EveryWmer final : Stage1aBackend {
+    std::unique_ptr<Stage1aBackend> inner = adapt_stage1a_backend(make_reference_backend());
+    std::string name() const override { return "every-wmer"; }
+    Stage1aCapabilities capabilities() const override { return {false, false, true, false}; }
+    void prepare(const SubqueryFilters& f, const Stage1aSetup& setup) override { inner->prepare(f, setup); }
+    uint64_t run_chunk(const DbChunk& c, std::vector<Stage1aHit>& hits) override { return inner->run_chunk(c, hits); }
+  };
   std::mt19937_64 rng(1907);
   Records q{{"q"}, {random_dna(rng, 500)}}, db{{"d"}, {random_dna(rng, 3000)}};
   BlastParams p;
   p.w = 16;
   p.probe_word = 12;
-  BlastSearch s(make_queries(q), p, totals_of(db), adapt_stage1a_backend(make_reference_backend()));
+  BlastSearch s(make_queries(q), p, totals_of(db), std::make_unique<EveryWmer>());
   CHECK_THROWS_AS(s.search(make_batch(db)), std::logic_error);
 }
 

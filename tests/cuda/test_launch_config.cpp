@@ -58,6 +58,23 @@ TEST_CASE("launch config: several vectors per block only when they fit; otherwis
   CHECK_THROWS_AS(plan_stage1a_launch(model::h100(), KernelAttributes{}, s, 100), bloomseq::UsageError);
 }
 
+TEST_CASE("launch config: a short query's big exact filter is probed in global memory, not copied per slice",
+          "[cuda][launch]") {
+  // One exact filter of 10-mers (4^10 bits = 32 Ki words, it fits shared memory) against a 64-kbase chunk tested at
+  // stride 2: 32 Ki tests spread over >= 264 slices would copy 32 Ki words per ~124 tests.
+  Stage1aShape s{1, 32768, 1, 5, 32768};
+  const Stage1aPlan p = plan_stage1a_launch(model::h100(), KernelAttributes{}, s, 256);
+  CHECK_FALSE(p.vectors_in_shared);
+  CHECK(p.launch.shared_bytes == 4 * 5 * 16 * 1);
+  CHECK(p.slices > 1);
+  // The same filter against a chunk large enough to pay for the copy in every slice is staged.
+  s.n_starts = uint64_t(1) << 26;
+  CHECK(plan_stage1a_launch(model::h100(), KernelAttributes{}, s, 256).vectors_in_shared);
+  // The paper's shape (thousands of vectors, one slice each) is staged as before.
+  CHECK(plan_stage1a_launch(model::h100(), KernelAttributes{}, Stage1aShape{5000, 8192, 6, 6, 65536}, 256)
+            .vectors_in_shared);
+}
+
 TEST_CASE("launch config: classify uses one block per read up to the resident blocks", "[cuda][launch]") {
   const LaunchConfig c = plan_classify_launch(model::h100(), KernelAttributes{}, 1000000, 7, 10, 11, 128);
   CHECK(c.blocks == 132 * 16);

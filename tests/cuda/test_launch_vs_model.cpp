@@ -31,7 +31,8 @@ TEST_CASE("launch planner and model agree on occupancy, blocks and passes", "[cu
         const model::LaunchConfig mc = model::blast_launch_config(g, m_bits, V, resources, int(threads), 1);
         REQUIRE(mc.valid);  // every shape here fits both GPUs' shared memory
         ++compared;
-        const Stage1aPlan p = plan_stage1a_launch(g, attr, Stage1aShape{V, wpv, 6, 6, 1000}, threads, 1);
+        // A default 64-kbase chunk: enough tests per block to pay for copying its vector (the planner's rule).
+        const Stage1aPlan p = plan_stage1a_launch(g, attr, Stage1aShape{V, wpv, 6, 6, 65536}, threads, 1);
         INFO(g.name << " m=" << m_bits << " T=" << threads);
         CHECK(int(p.launch.blocks_per_sm) == mc.active_blocks);
         CHECK(int(p.launch.blocks) == mc.blocks);

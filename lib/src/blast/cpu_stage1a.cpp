@@ -9,7 +9,7 @@ namespace {
 class CpuStage1a final : public Stage1aBackend {
  public:
   std::string name() const override { return "cpu"; }
-  Stage1aCapabilities capabilities() const override { return {true, true, false}; }
+  Stage1aCapabilities capabilities() const override { return {true, true, false, true}; }
   void prepare(const SubqueryFilters& filters, const Stage1aSetup& setup) override {
     vectors_ = filters.vectors();
     matrix_ = filters.bitsliced();

@@ -314,7 +314,8 @@ model::Plan apply_auto_tune(const SearchRequest& o, model::PlanRequest& request,
 // parameters were given.
 void apply_scan_plan(const SearchRequest& o, const Stage1aCapabilities& caps, const QuerySet& queries,
                      BlastParams& p) {
-  const bool scan_choice = o.stage == "hsp" && caps.probe_words && !o.auto_tune && !o.every_wmer;
+  const bool scan_choice = o.stage == "hsp" && caps.probe_words && !o.auto_tune && !o.every_wmer &&
+                           (caps.scan_by_default || o.scan_word > 0);
   ShortWordPlan scan;
   if (scan_choice && !o.given_n_sub && !o.given_k && !o.given_m_bits) {
     std::vector<uint64_t> lengths;
@@ -338,7 +339,8 @@ void apply_scan_plan(const SearchRequest& o, const Stage1aCapabilities& caps, co
 std::string choose_scan_under_auto_tune(const SearchRequest& o, const Stage1aCapabilities& caps,
                                         const QuerySet& queries, uint64_t db_bases, model::Plan& plan,
                                         BlastParams& p) {
-  if (o.stage != "hsp" || !caps.probe_words || o.every_wmer || o.given_n_sub || o.given_k || o.given_m_bits)
+  if (o.stage != "hsp" || !caps.probe_words || o.every_wmer || o.given_n_sub || o.given_k || o.given_m_bits ||
+      !(caps.scan_by_default || o.scan_word > 0))
     return "";
   std::vector<uint64_t> lengths;
   for (const auto& q : queries.codes) lengths.push_back(q.size());

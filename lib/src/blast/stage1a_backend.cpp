@@ -14,8 +14,9 @@ class BackendStage1a final : public Stage1aBackend {
   explicit BackendStage1a(std::unique_ptr<Backend> b) : backend_(std::move(b)) {}
   std::string name() const override { return backend_->description(); }
   // Probe words at a stride are the chunk's `stride` (every backend honours it); exact filters are vectors whose
-  // hash is the injective key function, so the kernels need nothing else for the short-word scan.
-  Stage1aCapabilities capabilities() const override { return {false, true, true}; }
+  // hash is the injective key function, so the kernels need nothing else for the short-word scan. Not the default
+  // here: measured slower than every w-mer on a GPU so far (Stage1aCapabilities::scan_by_default).
+  Stage1aCapabilities capabilities() const override { return {false, true, true, false}; }
   const Backend* backend() const override { return backend_.get(); }
   void prepare(const SubqueryFilters& filters, const Stage1aSetup& setup) override {
     vectors_ = filters.vectors();
@@ -75,10 +76,21 @@ uint64_t count_chunk_wmers(const DbChunk& chunk) {
   const uint64_t w = uint64_t(chunk.w), stride = chunk_stride(chunk);
   uint64_t count = 0, run = 0;
   const uint64_t end = std::min(chunk.n, chunk.n_starts + w - 1);
+  if (stride == 1) {
+    for (uint64_t i = 0; i < end; ++i) {
+      run = chunk.codes[i] < 4 ? run + 1 : 0;
+      if (run >= w) ++count;  // the w-mer starting at i + 1 - w (< n_starts because i < n_starts + w - 1)
+    }
+    return count;
+  }
+  // The tested starts one after another (a division per base would cost more than the device's whole scan).
+  uint64_t next = first_tested(chunk) + w - 1;  // the last base of the next tested w-mer
   for (uint64_t i = 0; i < end; ++i) {
     run = chunk.codes[i] < 4 ? run + 1 : 0;
-    // The w-mer starting at i + 1 - w (< n_starts because i < n_starts + w - 1), if it is tested.
-    if (run >= w && (chunk.first_pos + i + 1 - w) % stride == 0) ++count;
+    if (i == next) {
+      count += run >= w;
+      next += stride;
+    }
   }
   return count;
 }

@@ -27,6 +27,10 @@ struct Stage1aCapabilities {
   bool probe_words = false;
   // Reads the per-sub-query vectors, which are then built even when the bit-sliced layout is chosen.
   bool needs_vectors = true;
+  // The defaults of an HSP search test probe words (the short-word scan, BlastParams::probe_word) where that was
+  // measured faster: on the CPU. Elsewhere only --scan-word asks for them (on an H200 the scan's stage 1a took
+  // 2.3 s against 0.9 s for every w-mer: docs/cuda.md).
+  bool scan_by_default = false;
 };
 
 // How the search has set stage 1a up: the resolved layout, exact filters, the stride of the tested words.
