@@ -7,9 +7,11 @@
 #
 # GENOME_DIR holds ecoli_536.fa, ssuis_sc84.fa and klebsiella_hs11286.fa (scripts/fetch-data.sh puts them in
 # ~/.cache/bloomseq/data). Everything else is made from fixed seeds in a scratch folder:
-#   blast  genome against genome (E. coli 536 vs S. suis and the reverse, default gapped search), and the everyday
+#   blast  genome against genome (E. coli 536 vs S. suis and the reverse, default gapped search; again with
+#          --layout bitsliced --sub-query 8000: the device's bit-sliced kernel), and the everyday
 #          shape: lambda (48.5 kb) and a 10-kb piece of E. coli against a random database of GPU_WL_MBASES
-#          (default 200) Mbases (.2bit), and the 10-kb piece against K. pneumoniae (held out).
+#          (default 200) Mbases (.2bit), also with --scan-word 10 (the short-word scan on the device), and the
+#          10-kb piece against K. pneumoniae (held out).
 #   facs   GPU_WL_REFS (default 256) synthetic references of 500 kb and GPU_WL_READS (default 1000000) 100-bp
 #          reads (half from the references with 1% errors, half random), per-reference filters and an interleaved
 #          set; held out: 64 references and reads from other seeds.
@@ -91,8 +93,14 @@ print(d["backend"], d["parameters"]["layout"], "n_sub", d["parameters"]["sub_que
 echo "== runs ($(date -u +%H:%M:%S))" >&2
 run blast_ecoli_vs_ssuis "$bin/blast-bloom" "$genomes/ecoli_536.fa" "$genomes/ssuis_sc84.fa"
 run blast_ssuis_vs_ecoli "$bin/blast-bloom" "$genomes/ssuis_sc84.fa" "$genomes/ecoli_536.fa"
+# The bit-sliced kernel on the device, with the CPU's sub-query length on both backends.
+run blast_ecoli_vs_ssuis_bitsliced "$bin/blast-bloom" --layout bitsliced --sub-query 8000 "$genomes/ecoli_536.fa" "$genomes/ssuis_sc84.fa"
+run blast_ssuis_vs_ecoli_bitsliced "$bin/blast-bloom" --layout bitsliced --sub-query 8000 "$genomes/ssuis_sc84.fa" "$genomes/ecoli_536.fa"
 run "blast_lambda_vs_random_${mbases}M" "$bin/blast-bloom" "$src/data/lambda_virus.fa" "$tmp/random.2bit"
 run "blast_ecoli10k_vs_random_${mbases}M" "$bin/blast-bloom" "$tmp/ecoli_10k.fa" "$tmp/random.2bit"
+# The short-word scan (the CPU's default here) asked for on both backends.
+run "blast_lambda_vs_random_${mbases}M_scan" "$bin/blast-bloom" --scan-word 10 "$src/data/lambda_virus.fa" "$tmp/random.2bit"
+run "blast_ecoli10k_vs_random_${mbases}M_scan" "$bin/blast-bloom" --scan-word 10 "$tmp/ecoli_10k.fa" "$tmp/random.2bit"
 run blast_ecoli10k_vs_klebsiella_heldout "$bin/blast-bloom" "$tmp/ecoli_10k.fa" "$genomes/klebsiella_hs11286.fa"
 run "facs_${nrefs}refs_per_reference" "$bin/facs" classify "$tmp/reads.fq" "$tmp/refs.bf"
 run "facs_${nrefs}refs_interleaved" "$bin/facs" classify "$tmp/reads.fq" "$tmp/refs-ibf.bf"

@@ -6,8 +6,9 @@
 #      than streams, overflow reruns, vectors in global memory, the largest filter set the classify kernel admits),
 #   3. runs blast-bloom and facs classify with --backend cuda and --backend cpu on the bundled data and compares
 #      their outputs byte for byte (small chunks: slots reused; saturated vectors: hit-buffer overflow reruns;
-#      4 Mbit vectors: the global-memory path; --scan-word: the short-word scan and w = 28's probe words, both at
-#      a stride; every bundled reference as a filter, then as the bins of an
+#      4 Mbit vectors: the global-memory path; --layout bitsliced: the bit-sliced kernel; --scan-word: the
+#      short-word scan and w = 28's probe words, both at a stride; every bundled reference as a filter, then as the
+#      bins of an
 #      interleaved set, single reads and pairs),
 #   4. prints membership tests/s and reads/s next to the performance model's prediction (gpu_bench).
 # Any failure or difference ends it with "GPU CHECK FAILED" and a non-zero exit.
@@ -106,6 +107,10 @@ step="blast-bloom, short-word scan at a stride"
 same_output blast-scan "$bin/blast-bloom" --scan-word 10 "$query" "$db"
 "$bin/blast-bloom" --backend cuda --scan-word 10 --stats "$tmp/scan.json" -o /dev/null "$query" "$db"
 grep -q '"probe_stride": 2' "$tmp/scan.json" || { echo "blast-scan: the plan has no stride" >&2; false; }
+# The bit-sliced kernel (--layout bitsliced): every stage-1a hit, then the HSPs with the CPU's sub-query length.
+step="blast-bloom, bit-sliced kernel"
+same_output blast-bitsliced "$bin/blast-bloom" --layout bitsliced --sub-query 1000 --chunk 64K --stage 1a "$query" "$db"
+same_output blast-bitsliced-hsp "$bin/blast-bloom" --layout bitsliced --sub-query 8000 "$query" "$db"
 step="blast-bloom, Bloom probe words at a stride"
 same_output blast-probe16 "$bin/blast-bloom" -w 28 --scan-word 16 --ungapped "$query" "$db"
 

@@ -59,6 +59,23 @@ Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAtt
   return plan;
 }
 
+LaunchConfig plan_bitsliced_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr,
+                                   const BitslicedShape& shape, uint32_t threads, uint32_t known_blocks_per_sm) {
+  if (threads == 0 || threads % 32 != 0) throw UsageError("threads per block must be a positive multiple of 32");
+  LaunchConfig c;
+  c.threads = threads;
+  c.shared_bytes = stage1a_shared_words(shape.key_nibbles, shape.k, 0, 0, false) * 4;
+  const uint64_t budget = gpu.shared_per_block_max - std::min(gpu.shared_per_block_max, attr.static_shared);
+  if (c.shared_bytes > budget) throw UsageError("hash tables do not fit in GPU shared memory");
+  c.blocks_per_sm = known_blocks_per_sm ? known_blocks_per_sm : blocks_per_sm(gpu, attr, threads, c.shared_bytes);
+  if (c.blocks_per_sm == 0) throw UsageError("stage-1a kernel: one block does not fit on a multiprocessor");
+  const uint64_t resident = uint64_t(c.blocks_per_sm) * uint64_t(gpu.mp);
+  const uint64_t tiles = std::max<uint64_t>(1, (shape.items + threads - 1) / threads);
+  c.blocks = uint32_t(std::min(tiles, resident));
+  c.passes = uint32_t((tiles + c.blocks - 1) / c.blocks);
+  return c;
+}
+
 LaunchConfig plan_classify_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t n_reads, uint32_t n_filters,
                            int k_max, int key_nibbles, uint32_t threads, uint32_t known_blocks_per_sm,
                            bool interleaved) {

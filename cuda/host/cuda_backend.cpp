@@ -63,6 +63,12 @@ Fingerprint fingerprint_of(const SubqueryVectors& v) {
   return f.add_words(v.words, size_t(v.count) * v.words_per_vector);
 }
 
+Fingerprint fingerprint_of(const BitslicedMatrix& m) {
+  Fingerprint f = fingerprint_of(m.hash);
+  f.add(m.rows).add(uint64_t(m.count)).add(m.m_bits).add(m.full_blocks).add(m.tail_words).add(uint64_t(m.k));
+  return f.add_words(reinterpret_cast<const uint32_t*>(m.rows), size_t(2 * m.words_per_row * m.m_bits));
+}
+
 // The bank's own words (not a flattened copy, which would be new for every call).
 Fingerprint fingerprint_of(const FilterBank& bank) {
   Fingerprint f = fingerprint_of(bank.family->byte_view());
@@ -116,7 +122,7 @@ class CudaBackend final : public Backend {
   CudaBackend(std::shared_ptr<Device> device, const CudaOptions& options, std::string name, PipelineCounters* counters)
       : device_(std::move(device)), dev_(*device_), options_(options), name_(std::move(name)),
         counters_(counters ? counters : &own_counters_), retired_(dev_), uploaded_(dev_), d_vectors_(dev_, retired_),
-        d_tables_(dev_, retired_), d_filter_words_(dev_, retired_), d_filter_tables_(dev_, retired_),
+        d_tables_(dev_, retired_), d_rows_(dev_, retired_), d_filter_words_(dev_, retired_), d_filter_tables_(dev_, retired_),
         d_filter_desc_(dev_, retired_), d_group_desc_(dev_, retired_) {
     if (options_.stage1a_threads == 0 || options_.stage1a_threads % 32 != 0 ||
         (options_.classify_threads != 0 && options_.classify_threads % 32 != 0))
@@ -148,31 +154,55 @@ class CudaBackend final : public Backend {
   }
 
   void stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& next, const Stage1aSink& emit) override {
+    run_stage1a(&vectors, nullptr, next, emit);
+  }
+  bool has_bitsliced() const override { return true; }
+  void stage1a_bitsliced_stream(const BitslicedMatrix& matrix, const ChunkSource& next,
+                                const Stage1aSink& emit) override {
+    run_stage1a(nullptr, &matrix, next, emit);
+  }
+
+ private:
+  // Stage 1a on the vectors (the paper's kernel) or on the bit-sliced matrix: the same slots, packing, streams,
+  // overflow reruns and hit collection; only the uploaded filter data, the launch plan and the body differ.
+  void run_stage1a(const SubqueryVectors* vectors, const BitslicedMatrix* matrix, const ChunkSource& next,
+                   const Stage1aSink& emit) {
     begin_call();
     std::vector<Stage1aHit> hits;
-    if (vectors.count == 0) {
+    const uint32_t columns = matrix ? matrix->count : vectors->count;  // sub-queries
+    const int k = matrix ? matrix->k : vectors->k;
+    const H3ByteView& hash = matrix ? matrix->hash : vectors->hash;
+    if (columns == 0) {
       DbChunk c;
       for (uint64_t i = 0; next(c); ++i) emit(i, hits);
       return;
     }
-    const int regs = hash_registers_for(vectors.k);
+    const int regs = hash_registers_for(k);
     const KernelAttributes attr = dev_.kernel_attributes(KernelKind::stage1a, regs);
-    // The vectors stay on the device between calls (apps that call stage1a() once per batch upload them once).
-    const Fingerprint fp = fingerprint_of(vectors);
+    // The vectors (or the matrix) stay on the device between calls (apps that call stage1a() once per batch
+    // upload them once).
+    const Fingerprint fp = matrix ? fingerprint_of(*matrix) : fingerprint_of(*vectors);
     if (!vectors_valid_ || fp != vectors_fp_) {
       vectors_valid_ = false;
-      tables_w_ = 0;
-      upload(d_vectors_, vectors.words, size_t(vectors.count) * vectors.words_per_vector);
+      if (matrix) upload(d_rows_, matrix->rows, size_t(matrix->words_per_row * matrix->m_bits));
+      else upload(d_vectors_, vectors->words, size_t(vectors->count) * vectors->words_per_vector);
       vectors_fp_ = fp;
       vectors_valid_ = true;
     }
     int w = 0;
     Stage1aKernelParams base{};
-    base.vector_words = d_vectors_.data();
-    base.vector_count = vectors.count;
-    base.words_per_vector = uint32_t(vectors.words_per_vector);
-    base.m_bits = vectors.m_bits;
-    base.k = vectors.k;
+    base.vector_count = columns;
+    base.k = k;
+    if (matrix) {
+      base.rows = d_rows_.data();
+      base.row_full_blocks = matrix->full_blocks;
+      base.row_tail_words = uint32_t(matrix->tail_words);
+      base.m_bits = matrix->m_bits;
+    } else {
+      base.vector_words = d_vectors_.data();
+      base.words_per_vector = uint32_t(vectors->words_per_vector);
+      base.m_bits = vectors->m_bits;
+    }
 
     auto launch = [&](Stage1aSlot& s, Stream& st) {
       s.params.hit_pos = s.d_pos.data();
@@ -203,11 +233,14 @@ class CudaBackend final : public Backend {
           if (w == 0) {
             if (c.w < 1 || c.w > 32) throw UsageError("stage 1a: word size must be 1..32");
             w = c.w;
-            if (tables_w_ != w) {
-              tables_w_ = 0;
-              tables_host_ = nibble_tables_from(vectors.hash, vectors.k, w);
+            Fingerprint tables_fp = fingerprint_of(hash);
+            tables_fp.add(uint64_t(k)).add(uint64_t(w));
+            if (!tables_valid_ || tables_fp != tables_fp_) {
+              tables_valid_ = false;
+              tables_host_ = nibble_tables_from(hash, k, w);
               upload(d_tables_, tables_host_.data(), tables_host_.size());
-              tables_w_ = w;
+              tables_fp_ = tables_fp;
+              tables_valid_ = true;
             }
             publish_uploads();
             base.nibble_tables = d_tables_.data();
@@ -242,20 +275,37 @@ class CudaBackend final : public Backend {
           dev_.copy_async(s.d_packed.data(), packed, pw * sizeof(uint64_t), CopyKind::host_to_device, st.get());
           dev_.copy_async(s.d_invalid.data(), invalid, iw * sizeof(uint64_t), CopyKind::host_to_device, st.get());
 
-          const Stage1aShape shape{vectors.count, uint32_t(vectors.words_per_vector), vectors.k, key_nibbles_for(w),
-                                   tested_starts(c)};
-          s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block);
-          allow_dynamic_shared(dev_, KernelKind::stage1a, regs, s.plan.launch.shared_bytes);
-          // The runtime's occupancy is the truth (register allocation granularity, carve-out); replan with it.
-          const uint32_t resident =
-              dev_.blocks_per_sm(KernelKind::stage1a, regs, s.plan.launch.threads, s.plan.launch.shared_bytes);
-          if (resident == 0) throw UsageError("stage-1a kernel: the planned block cannot run on this device");
-          if (resident != s.plan.launch.blocks_per_sm)
-            s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block, resident);
-          if (options_.slices) s.plan.slices = options_.slices;
+          // The runtime's occupancy is the truth (register allocation granularity, carve-out): the plan is made
+          // again with it when it differs.
+          auto runtime_resident = [&](const LaunchConfig& l) {
+            allow_dynamic_shared(dev_, KernelKind::stage1a, regs, l.shared_bytes);
+            const uint32_t r = dev_.blocks_per_sm(KernelKind::stage1a, regs, l.threads, l.shared_bytes);
+            if (r == 0) throw UsageError("stage-1a kernel: the planned block cannot run on this device");
+            return r;
+          };
+          uint64_t items = 0;  // work items of the grid-stride loop (bit-sliced: tiles of threads)
+          if (matrix) {
+            const BitslicedShape shape{k, key_nibbles_for(w), tested_starts(c) * (matrix->words_per_row)};
+            s.plan.launch = plan_bitsliced_launch(profile_, attr, shape, options_.stage1a_threads);
+            const uint32_t resident = runtime_resident(s.plan.launch);
+            if (resident != s.plan.launch.blocks_per_sm)
+              s.plan.launch = plan_bitsliced_launch(profile_, attr, shape, options_.stage1a_threads, resident);
+            s.plan.vectors_per_group = 1;
+            s.plan.slices = 1;
+            s.plan.vectors_in_shared = false;
+            items = (shape.items + s.plan.launch.threads - 1) / s.plan.launch.threads;
+          } else {
+            const Stage1aShape shape{columns, uint32_t(vectors->words_per_vector), k, key_nibbles_for(w),
+                                     tested_starts(c)};
+            s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block);
+            const uint32_t resident = runtime_resident(s.plan.launch);
+            if (resident != s.plan.launch.blocks_per_sm)
+              s.plan = plan_stage1a_launch(profile_, attr, shape, options_.stage1a_threads, options_.vectors_per_block,
+                                           resident);
+            if (options_.slices) s.plan.slices = options_.slices;
+            items = (uint64_t(columns) + s.plan.vectors_per_group - 1) / s.plan.vectors_per_group * s.plan.slices;
+          }
           s.launch = s.plan.launch;
-          const uint64_t items =
-              (uint64_t(vectors.count) + s.plan.vectors_per_group - 1) / s.plan.vectors_per_group * s.plan.slices;
           s.launch.blocks = uint32_t(std::min<uint64_t>(items, std::max<uint32_t>(s.launch.blocks, 1)));
           if (options_.max_blocks) s.launch.blocks = std::min(s.launch.blocks, options_.max_blocks);
           s.launch.passes = uint32_t((items + s.launch.blocks - 1) / s.launch.blocks);
@@ -299,6 +349,7 @@ class CudaBackend final : public Backend {
     end_call();
   }
 
+ public:
   void classify(const FilterBank& bank, const ReadBatchView& reads, ClassifyHits& out) override {
     classify_stream(bank, just(reads), [&](uint64_t, ClassifyHits& h) { out = h; });
   }
@@ -481,9 +532,9 @@ class CudaBackend final : public Backend {
   std::vector<Stage1aSlot> stage1a_slots_;
   std::vector<ClassifySlot> classify_slots_;
   DeviceArray<uint32_t> d_vectors_, d_tables_;
-  Fingerprint vectors_fp_;
-  bool vectors_valid_ = false;
-  int tables_w_ = 0;
+  DeviceArray<uint64_t> d_rows_;
+  Fingerprint vectors_fp_, tables_fp_;  // vectors_fp_: of the vectors or the matrix, whichever was uploaded last
+  bool vectors_valid_ = false, tables_valid_ = false;
   std::vector<uint32_t> tables_host_;
   DeviceArray<uint32_t> d_filter_words_, d_filter_tables_;
   DeviceArray<FilterDesc> d_filter_desc_;

@@ -14,6 +14,7 @@
 
 #include "bloomseq/cuda/emu_backend.hpp"
 #include "bloomseq/cuda/emu_ctx.hpp"
+#include "bloomseq/cuda/kernels/stage1a_bitsliced_kernel.hpp"
 #include "bloomseq/cuda/packed_seq.hpp"
 #include "bloomseq/error.hpp"
 
@@ -367,7 +368,8 @@ void FakeDevice::launch_stage1a(int hash_registers, const LaunchConfig& c, const
   std::lock_guard<std::mutex> lock(st_->m);
   st_->check_launch(KernelKind::stage1a, hash_registers, c, "stage1a_kernel");
   std::vector<Access> uses = {
-      {p.vector_words, uint64_t(p.vector_count) * p.words_per_vector * 4, false},
+      p.rows ? Access{p.rows, (p.row_full_blocks * 8 + p.row_tail_words) * p.m_bits * 8, false}
+             : Access{p.vector_words, uint64_t(p.vector_count) * p.words_per_vector * 4, false},
       {p.nibble_tables, uint64_t(p.key_nibbles) * 16 * uint64_t(p.k) * 4, false},
       {p.hit_count, sizeof(HitCounter), true},
       {p.hit_pos, size_t(p.capacity) * 4, true},
@@ -379,7 +381,7 @@ void FakeDevice::launch_stage1a(int hash_registers, const LaunchConfig& c, const
   st_->enqueue(s, uses, "stage1a_kernel", [c, p, hash_registers] {
     with_hash_registers(hash_registers, [&](auto regs) {
       emulate_launch(c.blocks, c.threads, c.shared_bytes,
-                     [&](HostCtx& ctx) { stage1a_body<decltype(regs)::value>(ctx, p); });
+                     [&](HostCtx& ctx) { stage1a_kernel_body<decltype(regs)::value>(ctx, p); });
     });
   });
 }

@@ -32,6 +32,7 @@ struct DeviceCtx {
   }
   __device__ __forceinline__ void barrier() const { __syncthreads(); }
   __device__ __forceinline__ static uint32_t atomic_add(uint32_t* p, uint32_t v) { return atomicAdd(p, v); }
+  __device__ __forceinline__ static HitCounter atomic_add(HitCounter* p, HitCounter v) { return atomicAdd(p, v); }
 
   // Block sizes are multiples of 32 and collectives are reached by whole blocks: every lane is active.
   template <class F>

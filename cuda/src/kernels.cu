@@ -1,4 +1,5 @@
 // The real kernels: each is the shared kernel body run with the device execution context.
+#include "bloomseq/cuda/kernels/stage1a_bitsliced_kernel.hpp"
 #include "device_ctx.cuh"
 #include "kernels.hpp"
 #include "cuda_check.hpp"
@@ -8,7 +9,7 @@ namespace bloomseq::cuda {
 template <int KMax>
 __global__ void stage1a_kernel(const Stage1aKernelParams p) {
   DeviceCtx ctx;
-  stage1a_body<KMax>(ctx, p);
+  stage1a_kernel_body<KMax>(ctx, p);
 }
 
 template <int KMax, bool Interleaved>

@@ -2,6 +2,8 @@
 
 #include "bloomseq/backend/cpu_reference.hpp"
 
+#include <stdexcept>
+
 namespace bloomseq {
 
 void Backend::stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& next, const Stage1aSink& emit) {
@@ -12,6 +14,10 @@ void Backend::stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& 
     stage1a(vectors, chunk, hits);
     emit(i, hits);
   }
+}
+
+void Backend::stage1a_bitsliced_stream(const BitslicedMatrix&, const ChunkSource&, const Stage1aSink&) {
+  throw std::logic_error(name() + " backend has no bit-sliced stage 1a (ask has_bitsliced() first)");
 }
 
 void Backend::classify_stream(const FilterBank& bank, const BatchSource& next, const ClassifySink& emit) {

@@ -208,7 +208,7 @@ void BlastSearch::prepare_stage1a() {
   if (stage1a_prepared_ || filters_.count() == 0) return;
   const int probe = params_.probe_word;
   const uint64_t stride = probe > 0 ? uint64_t(params_.w - probe + 1) : 1;
-  stage1a_->prepare(filters_, Stage1aSetup{layout_, params_.exact_filter, stride});
+  stage1a_->prepare(filters_, Stage1aSetup{layout_, params_.exact_filter, stride, params_.layout});
   stage1a_prepared_ = true;
 }
 

@@ -21,23 +21,28 @@ class BackendStage1a final : public Stage1aBackend {
   void prepare(const SubqueryFilters& filters, const Stage1aSetup& setup) override {
     vectors_ = filters.vectors();
     stride_ = setup.stride;
+    bitsliced_ = setup.requested == Stage1aLayout::bitsliced && setup.layout == Stage1aLayout::bitsliced &&
+                 backend_->has_bitsliced();
+    if (bitsliced_) matrix_ = filters.bitsliced();
   }
   uint64_t run_chunk(const DbChunk& chunk, std::vector<Stage1aHit>& hits) override {
-    const DbChunk c = strided(chunk);
-    backend_->stage1a(vectors_, c, hits);
-    return count_chunk_wmers(c);
+    std::vector<std::vector<Stage1aHit>> one(1);
+    std::vector<uint64_t> wmers(1);
+    run_chunks({chunk}, one, wmers);
+    hits.insert(hits.end(), one[0].begin(), one[0].end());
+    return wmers[0];
   }
   void run_chunks(const std::vector<DbChunk>& chunks, std::vector<std::vector<Stage1aHit>>& hits,
                   std::vector<uint64_t>& wmers) override {
     size_t next = 0;
-    backend_->stage1a_stream(
-        vectors_,
-        [&](DbChunk& c) {
-          if (next == chunks.size()) return false;
-          c = strided(chunks[next++]);
-          return true;
-        },
-        [&](uint64_t i, std::vector<Stage1aHit>& h) { hits[i].swap(h); });
+    const Backend::ChunkSource source = [&](DbChunk& c) {
+      if (next == chunks.size()) return false;
+      c = strided(chunks[next++]);
+      return true;
+    };
+    const Backend::Stage1aSink sink = [&](uint64_t i, std::vector<Stage1aHit>& h) { hits[i].swap(h); };
+    if (bitsliced_) backend_->stage1a_bitsliced_stream(matrix_, source, sink);
+    else backend_->stage1a_stream(vectors_, source, sink);
     for (size_t i = 0; i < chunks.size(); ++i) wmers[i] = count_chunk_wmers(strided(chunks[i]));
   }
 
@@ -48,6 +53,8 @@ class BackendStage1a final : public Stage1aBackend {
   }
   std::unique_ptr<Backend> backend_;
   SubqueryVectors vectors_;
+  BitslicedMatrix matrix_;
+  bool bitsliced_ = false;
   uint64_t stride_ = 1;
 };
 }  // namespace

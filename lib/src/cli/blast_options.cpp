@@ -123,7 +123,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                     "on a GPU)", cxxopts::value<std::string>())
       ("m,bloom-bits", "bits per sub-query vector (K/M suffixes)", cxxopts::value<std::string>()->default_value("256K"))
       ("k,hashes", "hash functions per vector", cxxopts::value<int>()->default_value("6"))
-      ("layout", "stage-1a layout: auto, vector, bitsliced or paper-vector (the papers' kernel, a baseline)", cxxopts::value<std::string>()->default_value("auto"))
+      ("layout", "stage-1a layout: auto, vector, bitsliced or paper-vector (the papers' kernel, a baseline); with "
+                 "--backend cuda, bitsliced runs the bit-sliced kernel, any other the papers' kernel", cxxopts::value<std::string>()->default_value("auto"))
       ("seed", "H3 seed", cxxopts::value<uint64_t>()->default_value(std::to_string(kDefaultH3Seed)));
   opts.add_options("Auto-tune")
       ("auto-tune", "choose n_sub, k, m, layout and threads with the performance model")

@@ -54,6 +54,18 @@ Stage1aPlan plan_stage1a_launch(const model::DeviceProfile& gpu, const KernelAtt
                                 uint32_t threads = 256, uint32_t vectors_per_group = 1,
                                 uint32_t known_blocks_per_sm = 0);
 
+// The bit-sliced stage-1a kernel: no vector in shared memory (the rows stay in global memory / L2), only the
+// nibble tables; one thread per (tested start, row word), tiles of `threads` items grid-stride over
+// min(tiles, resident blocks) blocks. `known_blocks_per_sm` as above.
+struct BitslicedShape {
+  int k = 0;
+  int key_nibbles = 0;
+  uint64_t items = 0;  // tested starts x words per row
+};
+LaunchConfig plan_bitsliced_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr,
+                                   const BitslicedShape& shape, uint32_t threads = 256,
+                                   uint32_t known_blocks_per_sm = 0);
+
 // FACS: one block per read, grid-stride over the batch; shared memory holds the nibble tables and the
 // per-filter counts, and with interleaved groups each thread's frame hashes and row words.
 LaunchConfig plan_classify_launch(const model::DeviceProfile& gpu, const KernelAttributes& attr, uint32_t n_reads,

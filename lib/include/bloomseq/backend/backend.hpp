@@ -46,6 +46,12 @@ class Backend {
   using Stage1aSink = std::function<void(uint64_t chunk_index, std::vector<Stage1aHit>& hits)>;
   virtual void stage1a_stream(const SubqueryVectors& vectors, const ChunkSource& next, const Stage1aSink& emit);
 
+  // Stage 1a on the bit-sliced matrix (k row reads per w-mer answer every sub-query at once), when the backend has
+  // a kernel for it; the same contract and the same hits as stage1a_stream on the matrix's vectors.
+  virtual bool has_bitsliced() const { return false; }
+  virtual void stage1a_bitsliced_stream(const BitslicedMatrix& matrix, const ChunkSource& next,
+                                        const Stage1aSink& emit);
+
   // Classification of one batch of reads against all filters.
   virtual void classify(const FilterBank& bank, const ReadBatchView& reads, ClassifyHits& out) = 0;
 

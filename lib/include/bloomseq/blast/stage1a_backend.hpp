@@ -38,6 +38,9 @@ struct Stage1aSetup {
   Stage1aLayout layout = Stage1aLayout::vector;
   bool exact_filter = false;
   uint64_t stride = 1;
+  // The layout as given (--layout), before the automatic choice: a device backend runs its bit-sliced kernel only
+  // when it was asked for by name (not yet measured on a GPU: docs/cuda.md).
+  Stage1aLayout requested = Stage1aLayout::automatic;
 };
 
 class Stage1aBackend {

@@ -15,24 +15,7 @@
 
 namespace bloomseq {
 
-// Bit-sliced form of V vectors: row r holds bit r of every vector, column v = vector v. Stored column block by
-// column block: `full_blocks` blocks of 512 columns (m_bits rows of 8 words, one 64-byte line per row), then, when
-// the last 1..256 columns need less than a full block (or V <= 256), a narrow block of `tail_words` = 1, 2 or 4
-// words per row. Block b's row r is at rows + b * m_bits * 8 + r * 8; the narrow block's at
-// rows + full_blocks * m_bits * 8 + r * tail_words.
-struct BitslicedMatrix {
-  const uint64_t* rows = nullptr;
-  uint32_t count = 0;              // V
-  uint64_t m_bits = 0;
-  uint64_t words_per_row = 0;      // words of one row over all blocks: full_blocks * 8 + tail_words
-  uint64_t full_blocks = 0;
-  uint64_t tail_words = 0;         // 0 (no narrow block), 1, 2 or 4
-  int k = 0;
-  H3ByteView hash;
-
-  const uint64_t* block(uint64_t b) const { return rows + b * m_bits * 8; }
-  const uint64_t* tail() const { return rows + full_blocks * m_bits * 8; }
-};
+// BitslicedMatrix (the bit-sliced form of the vectors) is in backend/stage1a.hpp, beside SubqueryVectors.
 
 // Everything stage 1a needs about the query, owning its memory.
 class SubqueryFilters {

@@ -40,6 +40,11 @@ struct Stage1aKernelParams {
   // Tested starts: first_tested + i * stride (DbChunk::stride; 0 counts as 1), the probe words of a short-word scan.
   uint64_t stride;
   uint64_t first_tested;
+  // The bit-sliced layout instead of the vectors when `rows` is set (stage1a_bitsliced_kernel.hpp): BitslicedMatrix's
+  // rows, m_bits of them per column block; vector_count is then the number of columns.
+  const uint64_t* rows;
+  uint64_t row_full_blocks;
+  uint32_t row_tail_words;
   // Output: hit i = (hit_pos[i], hit_sub[i]), chunk-relative position.
   uint32_t* hit_pos;
   uint32_t* hit_sub;
