@@ -220,7 +220,15 @@ void BlastSearch::search(const DbBatch& batch) {
   if (win.first()) spill_.reset(new RecordSpill);
   spill_->append(batch.codes.data() + (win.own_begin - win.offset), size_t(win.own_end - win.own_begin));
   if (!win.last()) return;
-  extend_gapped_triggers(batch.first_record, {spill_->map()}, {win.record_length});
+  const uint8_t* record = spill_->map();
+  // Where the extensions start: each gap trigger's ungapped HSP and a little around it.
+  std::vector<std::pair<uint64_t, uint64_t>> around;
+  constexpr uint64_t kAround = 256;
+  for (const auto& v : triggers_)
+    for (const Trigger& t : v)
+      around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0, t.hit.s_start + t.hit.length + kAround);
+  spill_->prefetch(std::move(around));
+  extend_gapped_triggers(batch.first_record, {record}, {win.record_length});
   spill_.reset();
 }
 

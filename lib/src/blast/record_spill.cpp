@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +60,23 @@ const uint8_t* RecordSpill::map() {
   mapped_ = p;
   mapped_bytes_ = size_t(size_);
   return static_cast<const uint8_t*>(mapped_);
+}
+
+void RecordSpill::prefetch(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+  if (!mapped_) return;
+  const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t from = 0, to = 0;
+  auto flush = [&] {
+    if (to > from) madvise(static_cast<uint8_t*>(mapped_) + from, size_t(to - from), MADV_WILLNEED);
+  };
+  for (const auto& r : ranges) {
+    const uint64_t a = r.first / page * page, b = std::min(size_, (r.second + page - 1) / page * page);
+    if (a >= b) continue;
+    if (a > to) flush(), from = a;
+    to = std::max(to, b);
+  }
+  flush();
 }
 
 void RecordSpill::unmap() {

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bloomseq {
 
@@ -24,6 +26,9 @@ class RecordSpill {
   uint64_t size() const { return size_; }
   // The codes appended so far, mapped read-only (valid until the next append or the destructor).
   const uint8_t* map();
+  // After map(): starts reading the pages of these code ranges [first, second) back at once (sorted, merged), so
+  // that stage 3 waits on one batch of reads instead of on one read per fault.
+  void prefetch(std::vector<std::pair<uint64_t, uint64_t>> ranges);
 
  private:
   void unmap();
