@@ -226,7 +226,8 @@ void BlastSearch::search(const DbBatch& batch) {
   constexpr uint64_t kAround = 256;
   for (const auto& v : triggers_)
     for (const Trigger& t : v)
-      around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0, t.hit.s_start + t.hit.length + kAround);
+      around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0,
+                          t.hit.s_start + t.hit.length + kAround);
   spill_->prefetch(std::move(around));
   extend_gapped_triggers(batch.first_record, {record}, {win.record_length});
   spill_.reset();
