@@ -77,12 +77,13 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     constexpr uint64_t kMaxIndexedRecords = uint64_t(1) << 22;
     uint64_t at = 0, at_line = 0;
     bool indexed = first.tell(at, at_line);
-    // A plain file larger than 3 bytes per base of kHoldBases cannot hold that few bases unless its headers are
-    // huge (FASTA takes a byte per base, FASTQ two): it is not held at all. Holding its first kHoldBases of text
-    // (and the string's doubling copy) took ~130 MB, the peak of a search of one long record in windows.
+    // A file larger than 3 bytes per base of kHoldBases cannot hold that few bases unless its headers are huge
+    // (FASTA takes a byte per base, FASTQ two; gzip only makes text smaller): it is not held at all. Holding its
+    // first kHoldBases of text (and the string's doubling copy) took ~130 MB, the peak of a search of one long
+    // record in windows.
     std::error_code size_error;
-    const uint64_t file_bytes = indexed ? std::filesystem::file_size(path, size_error) : 0;
-    if (indexed && !size_error && file_bytes > 3 * kHoldBases) holding = false;
+    const uint64_t file_bytes = std::filesystem::file_size(path, size_error);
+    if (!size_error && file_bytes > 3 * kHoldBases) holding = false;
     const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
       length += n;
       if (!holding) return;
