@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One database record far longer than --batch (docs/blast-bloom.md, "database"): peak RSS and wall time of a 10-kb
 # query against a single-record FASTA database (plain and gzip), gapped and --ungapped, for a baseline build and
-# this one, alternated run by run; medians of REPEAT runs. The record is random bases with 40 mutated copies of
+# this one, alternated run by run; medians of REPEAT runs (wall and CPU = user + system seconds). The record is random bases with 40 mutated copies of
 # pieces of the query (every third with indels), so that stages 2 and 3 have work all along it. Prints a table.
 #
 # Usage: bench/record_windows.sh BASELINE_BIN_DIR NEW_BIN_DIR [MBASES (200)] [REPEAT (3)] [THREADS (2)]
@@ -42,25 +42,26 @@ fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo "load: $(uptime)"
-printf '%-8s %-9s %-9s %12s %8s\n' input mode build peak_MB wall_s
+printf '%-8s %-9s %-9s %12s %8s %8s\n' input mode build peak_MB wall_s cpu_s
 for input in "$db" "$db.gz"; do
   for mode in gapped ungapped; do
     opt=(); [[ $mode == ungapped ]] && opt=(--ungapped)
-    : > "$tmp/base.rss"; : > "$tmp/new.rss"; : > "$tmp/base.wall"; : > "$tmp/new.wall"
+    : > "$tmp/base.rss"; : > "$tmp/new.rss"; : > "$tmp/base.wall"; : > "$tmp/new.wall"; : > "$tmp/base.cpu"; : > "$tmp/new.cpu"
     for ((r = 0; r < repeat; ++r)); do
       for which in base new; do
         bin=$base; [[ $which == new ]] && bin=$new
-        /usr/bin/time -f '%M %e' -o "$tmp/t" "$bin/blast-bloom" --no-progress -t "$threads" "${opt[@]}" \
+        /usr/bin/time -f '%M %e %U %S' -o "$tmp/t" "$bin/blast-bloom" --no-progress -t "$threads" "${opt[@]}" \
           "$dir/query_10k.fa" "$input" -o "$tmp/$which.$mode.out"
-        read -r kb wall < <(tail -n 1 "$tmp/t")
+        read -r kb wall user sys < <(tail -n 1 "$tmp/t")
         echo "$kb" >> "$tmp/$which.rss"; echo "$wall" >> "$tmp/$which.wall"
+        echo "$user $sys" | awk '{ print $1 + $2 }' >> "$tmp/$which.cpu"
       done
     done
     cmp -s "$tmp/base.$mode.out" "$tmp/new.$mode.out" || { echo "outputs differ ($input, $mode)" >&2; exit 1; }
     name=plain; [[ $input == *.gz ]] && name=gzip
     for which in base new; do
-      printf '%-8s %-9s %-9s %12.0f %8.2f\n' "$name" "$mode" "$which" "$(median < "$tmp/$which.rss" | awk '{ print $1 / 1024 }')" \
-        "$(median < "$tmp/$which.wall")"
+      printf '%-8s %-9s %-9s %12.0f %8.2f %8.2f\n' "$name" "$mode" "$which" \
+        "$(median < "$tmp/$which.rss" | awk '{ print $1 / 1024 }')" "$(median < "$tmp/$which.wall")" "$(median < "$tmp/$which.cpu")"
     done
     echo "         ($(grep -vc '^#' "$tmp/new.$mode.out") HSPs, outputs identical)"
   done
