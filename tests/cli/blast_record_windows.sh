@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A FASTA record far longer than --batch is searched in overlapping windows (docs/blast-bloom.md, "database"): the
+# A database record far longer than --batch is searched in overlapping windows (docs/blast-bloom.md, "database"): the
 # output must be byte-identical to the whole record in one batch (--batch larger than the database), gapped and
-# --ungapped, at -t 1 and 2, plain and gzip, for the default plan (short-word scan at a stride), every w-mer, and
+# --ungapped, at -t 1 and 2, plain, gzip and .2bit, for the default plan (short-word scan at a stride), every w-mer, and
 # the stage-1b seeds. The record holds lambda pieces (mutated, some reverse-complemented, some with indels every
 # ~250 bases: long gapped alignments across many window edges), N runs on and next to window edges, between
 # two short records. --batch 2000 gives windows of 2048 owned bases: about 300 of them.
@@ -44,6 +44,7 @@ with open("db.fa", "w") as f:
     f.write(">short2\n%s\n" % mutate(lam[30100:31000], 0.05))
 PY
 gzip -c db.fa > db.fa.gz
+"$bin/blast-bloom" encode db.fa -o db.2bit
 
 bb() { "$bin/blast-bloom" --no-progress "$@"; }
 for mode in gapped ungapped; do
@@ -57,6 +58,8 @@ for mode in gapped ungapped; do
   done
   bb "${opt[@]}" -t 2 --batch 2000 q.fa db.fa.gz -o "gz.$mode"
   check "$mode: gzip in windows = the whole record" "cmp -s whole.$mode gz.$mode"
+  bb "${opt[@]}" -t 2 --batch 2000 q.fa db.2bit -o "twobit.$mode"
+  check "$mode: .2bit in windows (decoded a slice at a time) = the whole record" "cmp -s whole.$mode twobit.$mode"
   bb "${opt[@]}" -t 2 --batch 10M --every-wmer q.fa db.fa -o "every.$mode"
   bb "${opt[@]}" -t 2 --batch 5000 --every-wmer q.fa db.fa -o "every_win.$mode"
   check "$mode --every-wmer: windows = the whole record" "cmp -s every.$mode every_win.$mode"

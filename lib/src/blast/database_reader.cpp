@@ -232,7 +232,22 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
     windows.reset(new RecordWindows(rec.name, uint32_t(r), impl_->next_pos, length, max_bases, impl_->window_margin,
                                     impl_->on_window));
   };
-  if (impl_->use_held) {
+  if (impl_->twobit) {
+    // Decoded a slice at a time straight from the file's mapping.
+    const size_t i = impl_->tb_next++;
+    rec.name = impl_->tb->name(i);
+    if (impl_->planned && impl_->tb->length(i) != length)
+      throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name +
+                      ") is not as the plan says (changed since the plan was made? make the plan again)");
+    start();
+    constexpr uint64_t kSlice = uint64_t(1) << 20;
+    std::vector<uint8_t> slice(size_t(std::min(length, kSlice)));
+    for (uint64_t from = 0; from < length; from += kSlice) {
+      const uint64_t n = std::min(kSlice, length - from);
+      impl_->tb->codes(i, from, n, slice.data());
+      windows->append_codes(slice.data(), size_t(n));
+    }
+  } else if (impl_->use_held) {
     rec = std::move(impl_->held[impl_->held_next++]);
     start();
     constexpr size_t kSlice = size_t(4) << 20;
@@ -271,13 +286,15 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
   if (impl_->twobit) {
     // The batch's size is known from the index: one allocation, no copies as the code stream grows.
     uint64_t bases = 0;
-    for (size_t i = impl_->tb_next; i < impl_->tb->size() && i < impl_->end_record && bases < max_bases; ++i)
+    for (size_t i = impl_->tb_next; i < impl_->tb->size() && i < impl_->end_record && bases < max_bases; ++i) {
+      if (impl_->on_window && impl_->tb->length(i) > max_bases) break;  // searched in windows, not batched
       bases += impl_->tb->length(i) + 1;
+    }
     batch.codes.reserve(bases);
   }
   while (batch.codes.size() < max_bases && impl_->next_record + batch.size() < impl_->end_record) {
     const uint64_t next = impl_->next_record + batch.size();
-    if (impl_->on_window && !impl_->twobit && next < impl_->lengths.size() && impl_->lengths[next] > max_bases) {
+    if (impl_->on_window && next < impl_->lengths.size() && impl_->lengths[next] > max_bases) {
       if (batch.size() > 0) break;  // the records before it are searched first
       read_in_windows(next, max_bases);
       batch.first_pos = impl_->next_pos;

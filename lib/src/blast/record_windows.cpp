@@ -1,6 +1,7 @@
 #include "bloomseq/blast/record_windows.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "bloomseq/encode/dna.hpp"
 
@@ -29,13 +30,23 @@ RecordWindows::RecordWindows(const std::string& name, uint32_t record, uint64_t 
 }
 
 void RecordWindows::append_text(const char* s, size_t n) {
+  append(s, n, [](const char* from, size_t k, uint8_t* out) {
+    for (size_t i = 0; i < k; ++i) out[i] = base_code(from[i]);
+  });
+}
+
+void RecordWindows::append_codes(const uint8_t* c, size_t n) {
+  append(c, n, [](const uint8_t* from, size_t k, uint8_t* out) { std::memcpy(out, from, k); });
+}
+
+template <class T, class Encode>
+void RecordWindows::append(const T* s, size_t n, Encode&& encode) {
   while (n > 0 && received_ < length_) {
     // Up to the current window's end only, so the window is handed on before the next one's bases arrive.
     const size_t take = size_t(std::min<uint64_t>(n, window_end_ - received_));
     const size_t at = win_.codes.size();
     win_.codes.resize(at + take);  // within the reserved room
-    uint8_t* out = win_.codes.data() + at;
-    for (size_t i = 0; i < take; ++i) out[i] = base_code(s[i]);
+    encode(s, take, win_.codes.data() + at);
     received_ += take;
     s += take;
     n -= take;

@@ -145,10 +145,11 @@ class DatabaseReader {
   // indices. Records before `begin` are skipped without being encoded (a FASTA file still parses them, unless a
   // plan gave where they end).
   void restrict_records(uint64_t begin, uint64_t end);
-  // Before the first next_batch: a FASTA record (plain, gzip or stdin) longer than next_batch's max_bases is not
-  // put in a batch whole but handed to `on_window` in windows (DbBatch::window) of max_bases owned bases (rounded
-  // up to a multiple of 64) with `margin` bases of context on either side, in order, while next_batch reads it;
-  // next_batch's batches then hold the records around it. A .2bit record is still decoded whole.
+  // Before the first next_batch: a record (FASTA plain, gzip or stdin, or .2bit) longer than next_batch's
+  // max_bases is not put in a batch whole but handed to `on_window` in windows (DbBatch::window) of max_bases owned
+  // bases (rounded up to a multiple of 64) with `margin` bases of context on either side, in order, while
+  // next_batch reads it (a .2bit record decoded a slice at a time); next_batch's batches then hold the records
+  // around it.
   void window_long_records(uint64_t margin, std::function<void(const DbBatch&)> on_window);
 
  private:

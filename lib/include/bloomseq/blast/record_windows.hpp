@@ -19,12 +19,16 @@ class RecordWindows {
                 uint64_t margin, std::function<void(const DbBatch&)> on_window);
   // The record's text, any case; N/IUPAC become kInvalidBase.
   void append_text(const char* s, size_t n);
+  // The record's codes (encode/dna.hpp), e.g. decoded from a .2bit file.
+  void append_codes(const uint8_t* codes, size_t n);
   // Bases received so far.
   uint64_t received() const { return received_; }
   // After the last piece; false (nothing handed on for the missing part) when the text was not `length` bases.
   bool finish();
 
  private:
+  template <class T, class Encode>
+  void append(const T* s, size_t n, Encode&& encode);  // encode(s, k, out): k codes into out
   void hand_on();  // the current window, whose codes are complete
 
   std::function<void(const DbBatch&)> on_window_;
