@@ -207,9 +207,8 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
 void print_estimate(std::FILE* log, const DbTotals& db, bool parses_again, double counting_s,
                     const BlastSearch& search, const std::string& profile, uint64_t query_bases) {
   const BlastParams& p = search.params();
-  // A FASTA record longer than a batch is searched in windows of about a batch (DbBatch::window).
-  const uint64_t longest =
-      parses_again ? std::min(db.largest, p.batch_bases + 2 * search.window_margin()) : db.largest;
+  // A record longer than a batch is searched in windows of about a batch (DbBatch::window).
+  const uint64_t longest = std::min(db.largest, p.batch_bases + 2 * search.window_margin());
   const uint64_t batch = std::min(db.bases, p.batch_bases + longest);
   const double mem_mb = ((parses_again ? 1.1 : 3.0) * double(batch) + double(search.filters().count()) * double(p.m_bits) / 8 +
                          8.0 * double(query_bases)) / 1e6;
