@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A 72-Mbase FASTA database (too large to keep from the counting pass, so parsed again, straight into codes) with
 # a 70-Mbase multi-line record between short ones: the output is the same with a --batch far smaller than the record
-# and with one that holds the whole database, from the FASTA file, from its .2bit and from stdin (held whole); and
+# (the record then searched in windows as it is parsed: DbBatch::window) and with one that holds the whole database,
+# from the FASTA file, from its .2bit (records decoded whole) and from stdin (held whole); and
 # the search of the file holds at most 1.25 bytes per database base plus 96 MB (the query's structures, and up to
 # 64 MB of text the counting pass keeps until the database proves too large to hold): the record's text is never
 # kept beside its codes (that took about 3 bytes per base). The memory check is skipped without GNU time.

@@ -6,7 +6,8 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common/lib.bash"
 
-# One 12-Mbase record (one batch, more than one encoding slice, many 64-Kbase chunks).
+# One 12-Mbase record (searched in windows of the short-word scan's 2-Mbase batches; with --batch 64M one batch, more
+# than one encoding slice, many 64-Kbase chunks).
 table=$(printf 'ACGT%.0s' $(seq 64))
 { echo ">one_record"; head -c 12000000 /dev/urandom | tr '\000-\377' "$table" | fold -w 80; } > db.fa
 
@@ -15,10 +16,14 @@ check "blast-bloom: nothing on stderr when it is not a terminal" "[ ! -s quiet.t
 "$bin/blast-bloom" -t 1 --progress "$src/data/lambda_virus.fa" db.fa -o forced.tsv 2> forced.txt
 tr '\r' '\n' < forced.txt > forced_lines.txt
 # (A database of up to 64 Mbases is kept from the counting pass: no second reading phase.)
-check "blast-bloom --progress: counting and encoding shown inside the one record" \
-  "grep -q 'counting database bases: 1048640, ' forced_lines.txt && grep -q 'encoding database bases: 4194304 / ' forced_lines.txt"
-# A phase's first update draws at once: the first chunk searched (65,536 w-mer starts) shows before the batch is done.
-check "blast-bloom --progress: the search is shown chunk by chunk within the batch" \
+check "blast-bloom --progress: counting shown inside the one record" "grep -q 'counting database bases: 1048640, ' forced_lines.txt"
+"$bin/blast-bloom" -t 1 --progress --batch 64M "$src/data/lambda_virus.fa" db.fa -o one_batch.tsv 2> one_batch.txt
+tr '\r' '\n' < one_batch.txt > one_batch_lines.txt
+check "blast-bloom --progress --batch 64M: encoding shown inside the one record" \
+  "grep -q 'encoding database bases: 4194304 / ' one_batch_lines.txt && cmp -s plain.tsv one_batch.tsv"
+# A phase's first update draws at once: the first chunk searched (65,536 w-mer starts) shows before the first window
+# is done.
+check "blast-bloom --progress: the search is shown chunk by chunk within the window" \
   "grep -q 'database bases searched: 65536 / 12000000 ' forced_lines.txt"
 check "blast-bloom: the same HSPs with and without progress" "cmp -s plain.tsv forced.tsv"
 check "blast-bloom --progress: the line is erased at the end (\\r ESC [K)" "[ \$(tail -c 4 forced.txt | od -An -tx1 | tr -d ' \\n') = 0d1b5b4b ]"

@@ -1,6 +1,9 @@
 // .2bit: exact round trip (case and N runs), the documented byte layout, byte-swapped files, and rejections.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "bloomseq/encode/dna.hpp"
@@ -229,4 +232,29 @@ TEST_CASE("2bit: SequenceReader reads .2bit files like FASTA", "[io][2bit]") {
   CHECK(r.next_batch(batch, 800) == 0);
   CHECK_FALSE(r.is_fastq());
   CHECK(read_all_sequences(dir.file("r.2bit")).size() == 3);
+}
+
+TEST_CASE("2bit: a range of codes is the same part of the whole record's codes", "[io][2bit]") {
+  // Oracle: the codes of the whole record (checked against the text above), cut.
+  TempDir dir;
+  std::mt19937_64 rng(9);
+  std::string seq;
+  for (int i = 0; i < 5003; ++i) seq += "ACGTacgt"[rng() % 8];
+  for (size_t at : {size_t(0), size_t(997), size_t(2048), size_t(4990)}) seq.replace(at, 13, "NNNNNNNNNNNNN");
+  write_twobit(dir.file("r.2bit"), {rec("short", "ACG"), rec("long", seq)});
+  for (bool populate : {true, false}) {
+    TwoBitReader r(dir.file("r.2bit"), populate);
+    std::vector<uint8_t> whole(r.length(1));
+    r.codes(1, whole.data());
+    for (int rep = 0; rep < 200; ++rep) {
+      const uint64_t from = (rng() % (whole.size() / 4 + 1)) * 4;
+      const uint64_t n = rng() % (whole.size() - from + 1);
+      std::vector<uint8_t> part(n + 1, 99);
+      r.codes(1, from, n, part.data());
+      INFO("from " << from << " n " << n << " populate " << populate);
+      CHECK(std::equal(part.begin(), part.begin() + long(n), whole.begin() + long(from)));
+      CHECK(part[n] == 99);  // nothing written past the range
+    }
+    CHECK_THROWS_AS(r.codes(1, 2, 4, whole.data()), std::logic_error);
+  }
 }

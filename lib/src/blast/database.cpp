@@ -13,6 +13,7 @@ void DbBatch::clear() {
   lengths.clear();
   local_starts.clear();
   codes.clear();
+  window = Window();
 }
 
 void DbBatch::add_record(const std::string& name, const std::string& seq,
@@ -55,10 +56,12 @@ size_t DbBatch::record_at(uint64_t local) const {
 std::vector<DbChunk> chunk_batch(const DbBatch& batch, uint64_t chunk_bases, int w) {
   std::vector<DbChunk> out;
   const uint64_t total = batch.codes.size();
-  for (uint64_t c = 0; c < total; c += chunk_bases) {
+  uint64_t from = 0, to = total;
+  if (batch.window.on) from = batch.window.own_begin - batch.window.offset, to = batch.window.own_end - batch.window.offset;
+  for (uint64_t c = from; c < to; c += chunk_bases) {
     DbChunk ch;
     ch.codes = batch.codes.data() + c;
-    ch.n_starts = std::min(chunk_bases, total - c);
+    ch.n_starts = std::min(chunk_bases, to - c);
     ch.n = std::min(total - c, ch.n_starts + uint64_t(w) - 1);
     ch.first_pos = batch.first_pos + c;
     ch.w = w;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "bloomseq/blast/record_windows.hpp"
 #include "bloomseq/blast/shard.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
@@ -31,6 +32,8 @@ struct DatabaseReader::Impl {
   uint64_t file_bytes = 0;
   bool planned = false;  // totals and lengths from a plan: records are checked as they are read
   uint64_t planned_hash = 0;
+  uint64_t window_margin = 0;                     // window_long_records
+  std::function<void(const DbBatch&)> on_window;  // empty: records are batched whole
   void note(const std::string& name, uint64_t length) {
     lengths.push_back(length);
     layout.add(name);
@@ -74,6 +77,13 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     constexpr uint64_t kMaxIndexedRecords = uint64_t(1) << 22;
     uint64_t at = 0, at_line = 0;
     bool indexed = first.tell(at, at_line);
+    // A file larger than 3 bytes per base of kHoldBases cannot hold that few bases unless its headers are huge
+    // (FASTA takes a byte per base, FASTQ two; gzip only makes text smaller): it is not held at all. Holding its
+    // first kHoldBases of text (and the string's doubling copy) took ~130 MB, the peak of a search of one long
+    // record in windows.
+    std::error_code size_error;
+    const uint64_t file_bytes = std::filesystem::file_size(path, size_error);
+    if (!size_error && file_bytes > 3 * kHoldBases) holding = false;
     const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
       length += n;
       if (!holding) return;
@@ -209,6 +219,58 @@ void DatabaseReader::restrict_records(uint64_t begin, uint64_t end) {
   }
 }
 
+void DatabaseReader::window_long_records(uint64_t margin, std::function<void(const DbBatch&)> on_window) {
+  impl_->window_margin = margin;
+  impl_->on_window = std::move(on_window);
+}
+
+void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
+  const uint64_t length = impl_->lengths[r];
+  std::unique_ptr<RecordWindows> windows;
+  SequenceRecord rec;
+  auto start = [&] {
+    windows.reset(new RecordWindows(rec.name, uint32_t(r), impl_->next_pos, length, max_bases, impl_->window_margin,
+                                    impl_->on_window));
+  };
+  if (impl_->twobit) {
+    // Decoded a slice at a time straight from the file's mapping.
+    const size_t i = impl_->tb_next++;
+    rec.name = impl_->tb->name(i);
+    if (impl_->planned && impl_->tb->length(i) != length)
+      throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name +
+                      ") is not as the plan says (changed since the plan was made? make the plan again)");
+    start();
+    constexpr uint64_t kSlice = uint64_t(1) << 20;
+    std::vector<uint8_t> slice(size_t(std::min(length, kSlice)));
+    for (uint64_t from = 0; from < length; from += kSlice) {
+      const uint64_t n = std::min(kSlice, length - from);
+      impl_->tb->codes(i, from, n, slice.data());
+      windows->append_codes(slice.data(), size_t(n));
+    }
+  } else if (impl_->use_held) {
+    rec = std::move(impl_->held[impl_->held_next++]);
+    start();
+    constexpr size_t kSlice = size_t(4) << 20;
+    for (size_t from = 0; from < rec.seq.size(); from += kSlice)
+      windows->append_text(rec.seq.data() + from, std::min(kSlice, rec.seq.size() - from));
+  } else {
+    impl_->reader->on_bases(nullptr);  // the windows are searched as they are read: no separate reading phase
+    const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
+      if (!windows) start();
+      windows->append_text(bases, n);
+    };
+    if (!impl_->reader->next_streamed(rec, sink))
+      throw DataError(impl_->path + ": fewer records than counted (changed while it was read?)");
+    if (!windows) start();
+  }
+  if (!windows->finish())
+    throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name + ") is not " +
+                    (impl_->planned ? "as the plan says (changed since the plan was made? make the plan again)"
+                                    : "as long as counted (changed while it was read?)"));
+  impl_->next_pos += length + 1;  // its codes and the separator after them, as in a batch
+  impl_->next_record += 1;
+}
+
 bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                                 const std::function<void(const char*, uint64_t)>& progress) {
   batch.clear();
@@ -224,11 +286,21 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
   if (impl_->twobit) {
     // The batch's size is known from the index: one allocation, no copies as the code stream grows.
     uint64_t bases = 0;
-    for (size_t i = impl_->tb_next; i < impl_->tb->size() && i < impl_->end_record && bases < max_bases; ++i)
+    for (size_t i = impl_->tb_next; i < impl_->tb->size() && i < impl_->end_record && bases < max_bases; ++i) {
+      if (impl_->on_window && impl_->tb->length(i) > max_bases) break;  // searched in windows, not batched
       bases += impl_->tb->length(i) + 1;
+    }
     batch.codes.reserve(bases);
   }
   while (batch.codes.size() < max_bases && impl_->next_record + batch.size() < impl_->end_record) {
+    const uint64_t next = impl_->next_record + batch.size();
+    if (impl_->on_window && next < impl_->lengths.size() && impl_->lengths[next] > max_bases) {
+      if (batch.size() > 0) break;  // the records before it are searched first
+      read_in_windows(next, max_bases);
+      batch.first_pos = impl_->next_pos;
+      batch.first_record = impl_->next_record;
+      continue;
+    }
     if (impl_->twobit) {
       if (impl_->tb_next >= impl_->tb->size()) break;
       const size_t i = impl_->tb_next++;

@@ -180,10 +180,24 @@ double BlastSearch::empirical_fpr(uint32_t v) const {
   return negatives > 0 ? double(stats_.fp[v]) / negatives : 0.0;
 }
 
+uint64_t BlastSearch::window_margin() const { return concatenated_.codes.size() + 2 * uint64_t(params_.w) + 64; }
+
 void BlastSearch::search(const DbBatch& batch) {
-  if (subject_names_.empty()) subject_base_ = batch.first_record;
-  for (const auto& n : batch.names) subject_names_.push_back(n);
-  subject_lengths_.insert(subject_lengths_.end(), batch.lengths.begin(), batch.lengths.end());
+  const DbBatch::Window& win = batch.window;
+  if (win.on) {
+    // What makes a window's output the whole record's: enough context on either side of its owned range.
+    const uint64_t data_end = win.offset + batch.lengths[0];
+    if (batch.size() != 1 || win.offset % 4 != 0 || win.own_begin < win.offset || win.own_end > data_end ||
+        (win.offset > 0 && win.own_begin - win.offset < window_margin()) ||
+        (data_end < win.record_length && data_end - win.own_end < window_margin()))
+      throw std::logic_error("database window without the context the search needs");
+  }
+  if (!win.on || win.first()) {
+    if (subject_names_.empty()) subject_base_ = batch.first_record;
+    for (const auto& n : batch.names) subject_names_.push_back(n);
+    if (win.on) subject_lengths_.push_back(win.record_length);
+    else subject_lengths_.insert(subject_lengths_.end(), batch.lengths.begin(), batch.lengths.end());
+  }
   // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
   const int probe = params_.probe_word;
   if (probe > 0 && !caps_.probe_words)
@@ -201,7 +215,22 @@ void BlastSearch::search(const DbBatch& batch) {
     const size_t c1 = std::min(chunks.size(), c0 + group);
     search_chunks(batch, std::vector<DbChunk>(chunks.begin() + long(c0), chunks.begin() + long(c1)));
   }
-  if (run_stage2 && params_.gapped) extend_gapped_batch(batch);
+  if (!run_stage2 || !params_.gapped) return;
+  if (!win.on) return extend_gapped_batch(batch);
+  if (win.first()) spill_.reset(new RecordSpill);
+  spill_->append(batch.codes.data() + (win.own_begin - win.offset), size_t(win.own_end - win.own_begin));
+  if (!win.last()) return;
+  const uint8_t* record = spill_->map();
+  // Where the extensions start: each gap trigger's ungapped HSP and a little around it.
+  std::vector<std::pair<uint64_t, uint64_t>> around;
+  constexpr uint64_t kAround = 256;
+  for (const auto& v : triggers_)
+    for (const Trigger& t : v)
+      around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0,
+                          t.hit.s_start + t.hit.length + kAround);
+  spill_->prefetch(std::move(around));
+  extend_gapped_triggers(batch.first_record, {record}, {win.record_length});
+  spill_.reset();
 }
 
 void BlastSearch::prepare_stage1a() {
@@ -219,6 +248,7 @@ void BlastSearch::restart() {
   hsps_.clear();
   diagonals_.clear();
   triggers_.clear();
+  spill_.reset();
   const double build = stats_.seconds_build;
   stats_ = BlastStats{};
   stats_.seconds_build = build;
@@ -384,6 +414,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   const uint64_t* starts = batch.local_starts.data();
   const uint64_t first_pos = batch.first_pos;
   const uint32_t first_record = batch.first_record;
+  const uint64_t s_offset = batch.window.offset;  // record coordinate of the batch's codes[0] (a window's)
   const unsigned region_shift = bucketed ? kRegionShift : 63;  // slots < 2^63: one bucket per strand
   auto for_seeds = [&](size_t t, auto&& f) {
     for (size_t i = share[t]; i < share[t + 1]; ++i)
@@ -455,7 +486,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         Trigger tr;
         tr.subject = x.record;
         tr.strand_index = uint32_t(g);
-        tr.hit = GapTrigger{q_pos, x.s_pos, e.q_start, e.s_start, e.length, e.score};
+        tr.hit = GapTrigger{q_pos, x.s_pos + s_offset, e.q_start, e.s_start + s_offset, e.length, e.score};
         triggers_[t].push_back(tr);
         return;
       }
@@ -468,8 +499,8 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       h.strand = minus ? 1 : 0;
       h.q_start = minus ? q_len - e.q_start - e.length : e.q_start;
       h.q_end = h.q_start + e.length;
-      h.s_start = e.s_start;
-      h.s_end = e.s_start + e.length;
+      h.s_start = e.s_start + s_offset;
+      h.s_end = h.s_start + e.length;
       h.score = e.score;
       h.align_length = e.length;
       for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == s[e.s_start + k] && s[e.s_start + k] < 4);
@@ -484,7 +515,8 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       const std::vector<uint8_t>& qc = strand_of(g);
       if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(qc.size()));
       DiagonalTable& diag = *diagonals_[g];
-      if (bucketed && !diag.reserve_range(batch.first_pos, batch.end_pos()))
+      // A window's seeds lie in its owned range (the window before may have rebased the table past its start).
+      if (bucketed && !diag.reserve_range(batch.first_pos + (batch.window.own_begin - s_offset), batch.end_pos()))
         throw std::logic_error("diagonal table: batch out of range");  // cannot happen: batches come in order
       for (size_t i = begin; i < end; ++i) {
         if (i + kAhead < end) {
@@ -505,6 +537,13 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
 }
 
 void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
+  std::vector<const uint8_t*> subjects;
+  for (uint64_t start : batch.local_starts) subjects.push_back(batch.codes.data() + start);
+  extend_gapped_triggers(batch.first_record, subjects, batch.lengths);
+}
+
+void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
+                                         const std::vector<uint64_t>& lengths) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Trigger> all;
   for (auto& v : triggers_) {
@@ -531,8 +570,8 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
     const uint32_t query = g / 2;
     const bool minus = (g & 1) != 0;
     const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
-    const uint8_t* s = batch.codes.data() + batch.local_starts[first.subject];
-    const uint64_t s_len = batch.lengths[first.subject];
+    const uint8_t* s = subjects[first.subject];
+    const uint64_t s_len = lengths[first.subject];
     std::vector<GapTrigger> hits;
     for (size_t i = starts[k]; i < starts[k + 1]; ++i) hits.push_back(all[i].hit);
     GappedExtensionParams gp = gapped_params_;
@@ -545,7 +584,7 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
       if (!(evalue <= params_.evalue)) continue;
       Hsp h;
       h.query = query;
-      h.subject = batch.first_record + first.subject;
+      h.subject = first_record + first.subject;
       h.strand = minus ? 1 : 0;
       h.q_start = minus ? q_len - r.q_end : r.q_start;
       h.q_end = minus ? q_len - r.q_start : r.q_end;

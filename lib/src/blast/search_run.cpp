@@ -207,7 +207,9 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
 void print_estimate(std::FILE* log, const DbTotals& db, bool parses_again, double counting_s,
                     const BlastSearch& search, const std::string& profile, uint64_t query_bases) {
   const BlastParams& p = search.params();
-  const uint64_t batch = std::min(db.bases, p.batch_bases + db.largest);
+  // A record longer than a batch is searched in windows of about a batch (DbBatch::window).
+  const uint64_t longest = std::min(db.largest, p.batch_bases + 2 * search.window_margin());
+  const uint64_t batch = std::min(db.bases, p.batch_bases + longest);
   const double mem_mb = ((parses_again ? 1.1 : 3.0) * double(batch) + double(search.filters().count()) * double(p.m_bits) / 8 +
                          8.0 * double(query_bases)) / 1e6;
   model::PlanRequest req;
@@ -393,7 +395,7 @@ class StageOutput {
           const uint64_t local = h.db_pos - b.first_pos;
           const size_t rec = b.record_at(local);
           const SubQuery& sq = subs[h.subquery];
-          add(b.names[rec] + '\t' + std::to_string(local - b.local_starts[rec] + 1) + '\t' +
+          add(b.names[rec] + '\t' + std::to_string(b.window.offset + local - b.local_starts[rec] + 1) + '\t' +
               std::to_string(h.subquery) + '\t' + search.queries().names[sq.query_id] + '\t' +
               std::to_string(sq.offset + 1) + '\t' + std::to_string(sq.length) + '\n');
         }
@@ -403,7 +405,7 @@ class StageOutput {
       search.on_seeds = [this, &search](const DbBatch& b, const std::vector<Seed>& seeds) {
         for (const auto& x : seeds)
           add(search.queries().names[x.query] + '\t' + std::to_string(x.q_pos + 1) + '\t' +
-              b.names[x.subject - b.first_record] + '\t' + std::to_string(x.s_pos + 1) + '\t' +
+              b.names[x.subject - b.first_record] + '\t' + std::to_string(b.window.offset + x.s_pos + 1) + '\t' +
               (x.strand ? "-\n" : "+\n"));
       };
     } else if (header) {
@@ -453,6 +455,14 @@ void stream_database(DatabaseReader& db, BlastSearch& search, uint64_t batch_bas
     }
     progress.update(std::min(db_bases, done + b), db_bases);
   };
+  // A record longer than a batch is searched in windows as it is read (DbBatch::window).
+  db.window_long_records(search.window_margin(), [&](const DbBatch& window) {
+    if (window.window.first()) progress.restart(std::string(kProgram) + ": database bases searched");
+    searched = done + window.window.own_begin;
+    search.search(window);
+    if (window.window.last()) done += window.window.record_length;
+    progress.update(window.window.last() ? done : done + window.window.own_end, db_bases);
+  });
   bool have_first = first && !first->names.empty();
   if (have_first) batch = std::move(*first);
   for (;;) {

@@ -140,7 +140,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
        cxxopts::value<std::string>()->default_value("auto"))
       ("device", "CUDA device number", cxxopts::value<int>()->default_value("0"))
       ("chunk", "database bases per stage-1a work unit", cxxopts::value<std::string>()->default_value("64K"))
-      ("batch", "database bases held in memory at once (whole records; 2M with the short-word scan)",
+      ("batch", "database bases held in memory at once (whole records, a longer FASTA record in overlapping windows; 2M with the short-word scan)",
        cxxopts::value<std::string>()->default_value("64M"))
       ("db-shard", "search database shard I of N (whole records, balanced by bases); -o gets a part file for "
                    "'blast-bloom merge'", cxxopts::value<std::string>())

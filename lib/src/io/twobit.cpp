@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "bloomseq/encode/dna.hpp"
@@ -201,6 +202,37 @@ struct TwoBitReader::Impl {
     for (auto& b : e.n_blocks) std::memset(out + b.start, kInvalidBase, b.size);
   }
 
+  void codes(size_t i, uint64_t from, uint64_t n, uint8_t* out) {
+    Entry& e = load(i);
+    if (from % 4 != 0 || from > e.dna_size || n > e.dna_size - from)
+      throw std::logic_error("twobit: a range of codes outside the record, or not from a multiple of 4");
+    const uint64_t first = from / 4, last = (from + n + 3) / 4;  // packed bytes holding [from, from + n)
+    std::string buffer;
+    const unsigned char* src = mapped ? mapped + e.dna_offset + first : nullptr;
+    if (!src) {
+      buffer.resize(last - first);
+      seek(e.dna_offset + first);
+      read(buffer.data(), last - first, "packed bases");
+      src = reinterpret_cast<const unsigned char*>(buffer.data());
+    }
+    const uint64_t whole = n / 4;
+    decode_packed(src, whole, out);
+    if (whole * 4 < n) {
+      uint8_t q[4];
+      std::memcpy(q, &kCodes.quad[src[whole]], 4);
+      std::memcpy(out + whole * 4, q, n - whole * 4);
+    }
+    if (mapped) {  // decoded pages are not read again (see above)
+      const uintptr_t lo = (reinterpret_cast<uintptr_t>(src) + 4095) & ~uintptr_t(4095);
+      const uintptr_t hi = reinterpret_cast<uintptr_t>(src + whole) & ~uintptr_t(4095);
+      if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+    }
+    for (auto& b : e.n_blocks) {
+      const uint64_t lo = std::max<uint64_t>(b.start, from), hi = std::min<uint64_t>(uint64_t(b.start) + b.size, from + n);
+      if (lo < hi) std::memset(out + (lo - from), kInvalidBase, size_t(hi - lo));
+    }
+  }
+
   [[noreturn]] void fail(const std::string& what) const { throw DataError(path + ": " + what); }
   [[noreturn]] void fail_record(size_t i, const std::string& what) const {
     fail("record " + std::to_string(i + 1) + " '" + entries[i].name + "': " + what);
@@ -328,6 +360,7 @@ const std::string& TwoBitReader::name(size_t i) const { return impl_->entries.at
 uint64_t TwoBitReader::length(size_t i) const { return impl_->load(i).dna_size; }
 std::string TwoBitReader::sequence(size_t i) { return impl_->sequence(i); }
 void TwoBitReader::codes(size_t i, uint8_t* out) { impl_->codes(i, out); }
+void TwoBitReader::codes(size_t i, uint64_t from, uint64_t n, uint8_t* out) { impl_->codes(i, from, n, out); }
 SequenceRecord TwoBitReader::record(size_t i) {
   SequenceRecord r;
   r.seq = sequence(i);

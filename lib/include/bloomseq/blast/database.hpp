@@ -1,6 +1,8 @@
 // The database as stage 1a sees it: records streamed in batches of whole records, concatenated into one 2-bit
 // code stream with an invalid code after every record (so no w-mer spans two records), then cut into chunks of
 // `chunk_bases` w-mer starts that carry w-1 extra bases of overlap.
+// A record longer than a batch can instead come in overlapping windows, one batch each (DbBatch::window,
+// DatabaseReader::window_long_records), so that memory follows the batch size rather than the record's length.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -45,6 +47,21 @@ struct DbBatch {
   uint64_t first_pos = 0;               // stream coordinate of codes[0]
   uint32_t first_record = 0;            // global index of record 0 of this batch
 
+  // A window of one record longer than a batch (window.on): the batch holds that record alone, its codes are the
+  // record's bases [offset, offset + lengths[0]) (then kInvalidBase) and first_pos is the stream coordinate of base
+  // `offset`, so stream coordinates are those of the whole record. The window owns the w-mer starts
+  // [own_begin, own_end) (record coordinates; consecutive windows' owned ranges tile the record) and carries at
+  // least `margin` bases on either side of them (fewer only at the record's ends): every extension from an owned
+  // seed that stage 2 runs stays inside (BlastSearch::window_margin). Offsets are multiples of 4, as blastn's
+  // ungapped pre-screen groups bases from the record's start.
+  struct Window {
+    bool on = false;
+    uint64_t offset = 0, own_begin = 0, own_end = 0, record_length = 0;
+    bool first() const { return own_begin == 0; }
+    bool last() const { return own_end == record_length; }
+  };
+  Window window;
+
   void clear();
   // Appends one record given as text (any case; N/IUPAC become kInvalidBase).
   // `encoded`, if given, is called with the bases encoded so far every few Mbases (a chromosome takes a while).
@@ -73,7 +90,8 @@ struct DbBatch {
   uint64_t end_pos() const { return first_pos + codes.size(); }
 };
 
-// The stage-1a chunks of a batch: chunk i covers w-mer starts [i*chunk_bases, (i+1)*chunk_bases).
+// The stage-1a chunks of a batch: chunk i covers w-mer starts [i*chunk_bases, (i+1)*chunk_bases); in a window,
+// of the w-mer starts it owns only.
 std::vector<DbChunk> chunk_batch(const DbBatch& batch, uint64_t chunk_bases, int w);
 
 // Total size of a database, needed up front for the E-values (blastn uses the whole database's length).
@@ -127,8 +145,16 @@ class DatabaseReader {
   // indices. Records before `begin` are skipped without being encoded (a FASTA file still parses them, unless a
   // plan gave where they end).
   void restrict_records(uint64_t begin, uint64_t end);
+  // Before the first next_batch: a record (FASTA plain, gzip or stdin, or .2bit) longer than next_batch's
+  // max_bases is not put in a batch whole but handed to `on_window` in windows (DbBatch::window) of max_bases owned
+  // bases (rounded up to a multiple of 64) with `margin` bases of context on either side, in order, while
+  // next_batch reads it (a .2bit record decoded a slice at a time); next_batch's batches then hold the records
+  // around it.
+  void window_long_records(uint64_t margin, std::function<void(const DbBatch&)> on_window);
 
  private:
+  // Record r (global index, next in the file) through window_long_records' windows.
+  void read_in_windows(uint64_t r, uint64_t max_bases);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   DbTotals totals_;

@@ -14,6 +14,7 @@
 #include "bloomseq/blast/gapped_karlin.hpp"
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/blast/params.hpp"
+#include "bloomseq/blast/record_spill.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
 #include "bloomseq/blast/stage1b.hpp"
 #include "bloomseq/blast/subquery_vectors.hpp"
@@ -84,7 +85,18 @@ class BlastSearch {
   std::function<void(const DbBatch&, const std::vector<Seed>&)> on_seeds;
   bool run_stage2 = true;
 
+  // A batch, or the next window of a record searched in windows (DbBatch::window): a record's windows come one
+  // after the other, in order, and give the output of the whole record in one batch. Stages 1a, 1b and 2 run on
+  // each window's owned w-mer starts (the seeds are the whole record's, in the same order, as stage 1a's stride and
+  // stream coordinates are the record's); stage 2 extends a seed no further than window_margin() bases either way,
+  // so every extension reads the same bases as in the whole record. Stage 3 runs once the last window is through
+  // stage 2, on all of the record's gap triggers, over the whole record read back from a file (record_spill.hpp).
   void search(const DbBatch& batch);
+  // The context a window needs on either side of its owned w-mer starts (DbBatch::window): stage 2 reads a
+  // subject only within a query's reach of the seed (extend_ungapped: the seed's query offset to the left, the rest
+  // of the query strand to the right; blastn's pre-screen likewise in the concatenated query, all records and both
+  // strands, from the next multiple of 4), and stage 1b reads at most w bases either side of a probe or w-mer.
+  uint64_t window_margin() const;
   // Forgets the batches searched so far (their subjects, seeds, extensions and statistics) and keeps the filters:
   // --auto-tune's check searches a sample with the search it then runs (tune_trial.hpp).
   void restart();
@@ -118,6 +130,10 @@ class BlastSearch {
   void drop_masked_seeds(std::vector<Seed>& seeds) const;
   // Stage 3 on the gap triggers found in `batch` (its subject records are still in memory).
   void extend_gapped_batch(const DbBatch& batch);
+  // Stage 3 on the gap triggers found since the last call; trigger subject i (within the batch) is record
+  // first_record + i, whose codes are subjects[i][0, lengths[i]).
+  void extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
+                              const std::vector<uint64_t>& lengths);
   struct Trigger {
     uint32_t subject = 0;  // within the batch
     uint32_t strand_index = 0;  // 2 * query + strand
@@ -133,7 +149,8 @@ class BlastSearch {
   KarlinParams karlin_;     // ungapped: the ungapped X-drop and gap trigger, and E-values without --gapped
   GappedKarlin gapped_;     // with --gapped: E-values, bit scores and cut-offs
   GappedExtensionParams gapped_params_;
-  std::vector<std::vector<Trigger>> triggers_;  // per stage-2 thread, for the current batch
+  std::vector<std::vector<Trigger>> triggers_;  // per stage-2 thread, for the current batch (or windowed record)
+  std::unique_ptr<RecordSpill> spill_;          // the windowed record's codes so far, for stage 3
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query
   std::unique_ptr<Stage1aBackend> stage1a_;

@@ -34,6 +34,8 @@ class TwoBitReader {
   // out[0, length(i)): decoded straight from the file's memory mapping (no read into a buffer, no text), a table
   // look-up per packed byte.
   void codes(size_t i, uint8_t* out);
+  // Bases [from, from + n) of the record the same way into out[0, n); `from` a multiple of 4.
+  void codes(size_t i, uint64_t from, uint64_t n, uint8_t* out);
 
  private:
   struct Impl;
