@@ -50,6 +50,38 @@ DbBatch make_db(std::mt19937_64& rng, const std::string& query, int w) {
   return batch;
 }
 
+// One pipeline run of `query` against `batch`: its stage-1a hits, tested w-mers and HSPs.
+struct PipelineRun {
+  std::vector<Stage1aHit> hits;
+  uint64_t wmers = 0;
+  std::vector<Hsp> hsps;
+};
+PipelineRun run_pipeline(const std::string& query, const BlastParams& params, const DbBatch& batch,
+                         std::unique_ptr<Stage1aBackend> stage1a) {
+  QuerySet q;
+  q.add("query", query);
+  BlastSearch search(std::move(q), params, DbTotals{batch.codes.size(), batch.size()}, std::move(stage1a));
+  PipelineRun r;
+  search.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { r.hits = h; };
+  search.search(batch);
+  r.hsps = search.finish();
+  r.wmers = search.stats().db_wmers;
+  return r;
+}
+
+// The device run found what the CPU run found: hits, tested w-mers and HSPs.
+void check_same_run(const PipelineRun& gpu, const PipelineRun& cpu) {
+  CHECK(gpu.hits == cpu.hits);
+  CHECK(gpu.wmers == cpu.wmers);
+  REQUIRE(gpu.hsps.size() == cpu.hsps.size());
+  for (size_t i = 0; i < cpu.hsps.size(); ++i) {
+    CHECK(gpu.hsps[i].q_start == cpu.hsps[i].q_start);
+    CHECK(gpu.hsps[i].s_start == cpu.hsps[i].s_start);
+    CHECK(gpu.hsps[i].score == cpu.hsps[i].score);
+    CHECK(gpu.hsps[i].evalue == cpu.hsps[i].evalue);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("blast pipeline: the emulated CUDA stage 1a gives the CPU layouts' hits and HSPs", "[cuda][blast]") {
@@ -64,36 +96,14 @@ TEST_CASE("blast pipeline: the emulated CUDA stage 1a gives the CPU layouts' hit
   params.chunk_bases = 1031;  // several chunks per batch (prime), boundaries inside w-mers
   params.layout = Stage1aLayout::vector;
   const DbBatch batch = make_db(rng, query, w);
-  const DbTotals totals{batch.codes.size(), batch.size()};
-
-  auto run = [&](std::unique_ptr<Stage1aBackend> stage1a) {
-    QuerySet q;
-    q.add("query", query);
-    BlastSearch search(std::move(q), params, totals, std::move(stage1a));
-    std::vector<Stage1aHit> hits;
-    search.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { hits = h; };
-    search.search(batch);
-    auto hsps = search.finish();
-    return std::make_tuple(hits, search.stats().db_wmers, hsps);
-  };
-  const auto [cpu_hits, cpu_wmers, cpu_hsps] = run(nullptr);
-
+  const PipelineRun cpu = run_pipeline(query, params, batch, nullptr);
   cuda::EmuOptions o;
   o.initial_capacity = 64;  // overflow reruns on the larger chunks
   o.max_blocks = 5;         // 14 sub-queries: several passes
-  const auto [gpu_hits, gpu_wmers, gpu_hsps] = run(adapt_stage1a_backend(cuda::make_emulated_backend(o)));
-
-  REQUIRE(cpu_hits.size() > 100);
-  CHECK(gpu_hits == cpu_hits);
-  CHECK(gpu_wmers == cpu_wmers);
-  REQUIRE(cpu_hsps.size() > 3);
-  REQUIRE(gpu_hsps.size() == cpu_hsps.size());
-  for (size_t i = 0; i < cpu_hsps.size(); ++i) {
-    CHECK(gpu_hsps[i].q_start == cpu_hsps[i].q_start);
-    CHECK(gpu_hsps[i].s_start == cpu_hsps[i].s_start);
-    CHECK(gpu_hsps[i].score == cpu_hsps[i].score);
-    CHECK(gpu_hsps[i].evalue == cpu_hsps[i].evalue);
-  }
+  const PipelineRun gpu = run_pipeline(query, params, batch, adapt_stage1a_backend(cuda::make_emulated_backend(o)));
+  REQUIRE(cpu.hits.size() > 100);
+  REQUIRE(cpu.hsps.size() > 3);
+  check_same_run(gpu, cpu);
 }
 
 TEST_CASE("blast pipeline: emulated kernel, vector and bit-sliced layouts agree chunk by chunk", "[cuda][blast]") {
@@ -154,35 +164,15 @@ TEST_CASE("blast pipeline: probe words at a stride on the emulated kernel equal 
   params.validate();
   DbBatch batch = make_db(rng, query, w);
   batch.add_record("long-match", query.substr(500, 1200));  // a long exact match: many strided probes hit
-  const DbTotals totals{batch.codes.size(), batch.size()};
-
-  auto run = [&](std::unique_ptr<Stage1aBackend> stage1a) {
-    QuerySet q;
-    q.add("query", query);
-    BlastSearch search(std::move(q), params, totals, std::move(stage1a));
-    std::vector<Stage1aHit> hits;
-    search.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { hits = h; };
-    search.search(batch);
-    auto hsps = search.finish();
-    return std::make_tuple(hits, search.stats().db_wmers, hsps);
-  };
-  const auto [cpu_hits, cpu_wmers, cpu_hsps] = run(make_cpu_stage1a());
+  const PipelineRun cpu = run_pipeline(query, params, batch, make_cpu_stage1a());
   cuda::EmuOptions o;
   o.initial_capacity = 32;
-  const auto [gpu_hits, gpu_wmers, gpu_hsps] = run(adapt_stage1a_backend(cuda::make_emulated_backend(o)));
-
+  const PipelineRun gpu = run_pipeline(query, params, batch, adapt_stage1a_backend(cuda::make_emulated_backend(o)));
   const uint64_t stride = uint64_t(w - probe + 1);
-  REQUIRE(cpu_hits.size() > 20);
-  for (const auto& h : cpu_hits) REQUIRE(h.db_pos % stride == 0);
-  CHECK(gpu_hits == cpu_hits);
-  CHECK(gpu_wmers == cpu_wmers);
-  REQUIRE(cpu_hsps.size() > 3);
-  REQUIRE(gpu_hsps.size() == cpu_hsps.size());
-  for (size_t i = 0; i < cpu_hsps.size(); ++i) {
-    CHECK(gpu_hsps[i].q_start == cpu_hsps[i].q_start);
-    CHECK(gpu_hsps[i].s_start == cpu_hsps[i].s_start);
-    CHECK(gpu_hsps[i].score == cpu_hsps[i].score);
-  }
+  REQUIRE(cpu.hits.size() > 20);
+  for (const auto& h : cpu.hits) REQUIRE(h.db_pos % stride == 0);
+  REQUIRE(cpu.hsps.size() > 3);
+  check_same_run(gpu, cpu);
 }
 
 // The bit-sliced kernel against the CPU's bit-sliced and vector layouts, chunk by chunk: every shape of the matrix
@@ -246,27 +236,11 @@ TEST_CASE("blast pipeline: --layout bitsliced on the emulated device gives the C
   params.chunk_bases = 1031;
   params.layout = Stage1aLayout::bitsliced;
   const DbBatch batch = make_db(rng, query, params.w);
-  const DbTotals totals{batch.codes.size(), batch.size()};
   cuda::EmuStats stats;
-  auto run = [&](std::unique_ptr<Stage1aBackend> stage1a) {
-    QuerySet q;
-    q.add("query", query);
-    BlastSearch search(std::move(q), params, totals, std::move(stage1a));
-    std::vector<Stage1aHit> hits;
-    search.on_stage1a = [&](const DbBatch&, const std::vector<Stage1aHit>& h) { hits = h; };
-    search.search(batch);
-    return std::make_tuple(hits, search.stats().db_wmers, search.finish());
-  };
-  const auto [cpu_hits, cpu_wmers, cpu_hsps] = run(make_cpu_stage1a());
-  const auto [gpu_hits, gpu_wmers, gpu_hsps] = run(adapt_stage1a_backend(cuda::make_emulated_backend({}, &stats)));
-  REQUIRE(cpu_hits.size() > 100);
-  CHECK(gpu_hits == cpu_hits);
-  CHECK(gpu_wmers == cpu_wmers);
+  const PipelineRun cpu = run_pipeline(query, params, batch, make_cpu_stage1a());
+  const PipelineRun gpu =
+      run_pipeline(query, params, batch, adapt_stage1a_backend(cuda::make_emulated_backend({}, &stats)));
+  REQUIRE(cpu.hits.size() > 100);
   CHECK_FALSE(stats.vectors_in_shared);  // the bit-sliced body ran (the paper's would stage these vectors)
-  REQUIRE(gpu_hsps.size() == cpu_hsps.size());
-  for (size_t i = 0; i < cpu_hsps.size(); ++i) {
-    CHECK(gpu_hsps[i].q_start == cpu_hsps[i].q_start);
-    CHECK(gpu_hsps[i].s_start == cpu_hsps[i].s_start);
-    CHECK(gpu_hsps[i].score == cpu_hsps[i].score);
-  }
+  check_same_run(gpu, cpu);
 }

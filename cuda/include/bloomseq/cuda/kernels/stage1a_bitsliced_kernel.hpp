@@ -45,14 +45,10 @@ BLOOMSEQ_HD uint64_t bitsliced_row_words(const Stage1aKernelParams& p) {
 
 template <int KMax, class Ctx>
 BLOOMSEQ_KERNEL_BODY void stage1a_bitsliced_body(Ctx& ctx, const Stage1aKernelParams& p) {
-  uint32_t* shared = ctx.shared_words();
   const uint32_t T = ctx.threads();
-  const uint32_t table_words = uint32_t(p.key_nibbles) * 16u * uint32_t(p.k);
-  ctx.each_thread([&](uint32_t t) {
-    for (uint32_t i = t; i < table_words; i += T) shared[i] = p.nibble_tables[i];
-  });
+  stage_nibble_tables(ctx, p);
   ctx.barrier();
-  const H3NibbleView hash{shared, p.k, p.key_nibbles};
+  const H3NibbleView hash{ctx.shared_words(), p.k, p.key_nibbles};
 
   const uint64_t stride = p.stride ? p.stride : 1;
   const uint64_t tests = p.n_starts > p.first_tested ? (p.n_starts - p.first_tested + stride - 1) / stride : 0;

@@ -64,14 +64,23 @@ BLOOMSEQ_HD uint64_t stage1a_shared_words(int key_nibbles, int k, uint32_t vecto
          (vectors_in_shared ? uint64_t(vectors_per_group) * words_per_vector : 0);
 }
 
-template <int KMax, class Ctx>
-BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
+// The first phase of both stage-1a bodies: the nibble tables into shared memory (returns their words).
+template <class Ctx>
+BLOOMSEQ_KERNEL_BODY uint32_t stage_nibble_tables(Ctx& ctx, const Stage1aKernelParams& p) {
   uint32_t* shared = ctx.shared_words();
   const uint32_t T = ctx.threads();
   const uint32_t table_words = uint32_t(p.key_nibbles) * 16u * uint32_t(p.k);
   ctx.each_thread([&](uint32_t t) {
     for (uint32_t i = t; i < table_words; i += T) shared[i] = p.nibble_tables[i];
   });
+  return table_words;
+}
+
+template <int KMax, class Ctx>
+BLOOMSEQ_KERNEL_BODY void stage1a_body(Ctx& ctx, const Stage1aKernelParams& p) {
+  uint32_t* shared = ctx.shared_words();
+  const uint32_t T = ctx.threads();
+  const uint32_t table_words = stage_nibble_tables(ctx, p);
   uint32_t* shared_vectors = shared + table_words;
   const H3NibbleView hash{shared, p.k, p.key_nibbles};
 
