@@ -405,8 +405,8 @@ TEST_CASE("classifier refuses bad parameters") {
   CHECK_THROWS_AS(check_compatible(fx.set, bp, "x.bf"), UsageError);
 }
 
-TEST_CASE("classify --load auto maps sets up to 32 MB, larger ones for reads up to 4x, 1x or 1/32 of their bytes by "
-          "their size, copies for more or for a stream", "[facs][load]") {
+TEST_CASE("classify --load auto maps sets up to 32 MB or above a quarter of the memory, others for reads up to 4x, "
+          "1x or 1/32 of their bytes by their size, copies for more or for a stream", "[facs][load]") {
   CHECK(choose_filter_load(FilterLoadChoice::map, 1u << 30, 1) == FilterLoadMode::map);
   CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 1u << 30) == FilterLoadMode::copy);
   const uint64_t mb = uint64_t(1) << 20, gb = uint64_t(1) << 30;
@@ -428,6 +428,14 @@ TEST_CASE("classify --load auto maps sets up to 32 MB, larger ones for reads up 
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 256 * mb + 1, 256 * mb + 1) == FilterLoadMode::copy);
   const uint64_t huge = uint64_t(1) << 62;  // no overflow in the comparison
   CHECK(choose_filter_load(FilterLoadChoice::automatic, huge / 32, huge) == FilterLoadMode::map);
+  // sets of more than a quarter of the available memory: mapped whatever the reads (a stream too); within it the
+  // rules above; unknown memory (0) sets no limit; an explicit copy stays a copy
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * gb, 6 * gb + 1, 24 * gb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, 6 * gb + 1, 24 * gb) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * gb, 6 * gb, 24 * gb) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32 + 1, gb, 24 * gb) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, gb / 32 + 1, gb, 0) == FilterLoadMode::copy);
+  CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 6 * gb + 1, 24 * gb) == FilterLoadMode::copy);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, huge, huge) == FilterLoadMode::copy);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, gb) == FilterLoadMode::copy);  // unknown length
 

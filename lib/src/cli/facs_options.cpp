@@ -240,7 +240,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
       ("w,kmer", "refuse filters whose k-mer size differs from this", cxxopts::value<int>()->default_value("0"))
       ("load", "how the .bf filters get into memory: copy (read into memory of their own, on huge pages), map "
                "(a read-only mapping of the file, no copy; the checksum is verified for files up to 256 MB, above "
-               "that skipped with a notice: facs info --verify checks it) or auto (map sets up to 32 MB; larger ones when "
+               "that skipped with a notice: facs info --verify checks it) or auto (map sets up to 32 MB or over a quarter "
+               "of the available memory; other ones when "
                "the reads take at most 4x their bytes up to 128 MB, 1x up to 256 MB, 1/32 beyond; gzip counted x4; "
                "copy for more reads and for stdin; docs/facs.md)",
        cxxopts::value<std::string>()->default_value("auto"))

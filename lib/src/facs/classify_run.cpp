@@ -152,7 +152,8 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   std::vector<std::string> read_files{reads_path};
   if (paired) read_files.push_back(o.mate);
   const FilterLoadMode load_mode =
-      choose_filter_load(o.load, estimated_read_bytes(read_files, o.sharded ? o.shard.count : 1), filter_file_bytes(bf_paths));
+      choose_filter_load(o.load, estimated_read_bytes(read_files, o.sharded ? o.shard.count : 1),
+                         filter_file_bytes(bf_paths), available_memory_bytes());
   const FilterSet set = load_filters(bf_paths, o.requested_w, load_mode, log);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);

@@ -7,7 +7,7 @@
 // set mapping was faster with 20,000 reads (0.004 of its bytes) and slower with 300,000 (0.065; break-even near
 // 0.03); against 208-277 MB sets it was faster up to 0.43-0.63 of their bytes and 1.10x the CPU at 0.87; against a
 // 69-MB set it was as fast as copying at 1.6-3.2x its bytes. A wrong copy costs at most the load, a wrong map grows
-// with the reads: each size class keeps to the safe side of what was measured.
+// with the reads: each size class keeps to the safe side of what was measured, up to the memory rule below.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -35,9 +35,18 @@ struct MapReadLimit {
 };
 MapReadLimit map_read_limit(uint64_t filter_bytes);
 
-// The mode for `choice`; for automatic: map sets up to kAlwaysMapFilterBytes, and larger ones when the reads'
-// bytes (0 = unknown, e.g. stdin: copy) are within map_read_limit of the filters' bytes.
-FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes);
+// A copy holds the filters twice while it is made (the file's pages in the page cache, and the copy on huge pages
+// that the kernel must find room for): --load auto maps sets of more than 1 / kCopyMemoryShare of the memory
+// available, whatever the reads. Measured (docs/benchmarks.md, "facs at genome scale"): a 6.5-GB filter on a
+// 23-GB machine took 73-91 s to copy (mostly in the kernel) where 1 M reads classified mapped in 3.8-4.6 s in all.
+// Mapped lookups cost ~2 us more per read there, so past ~40 M reads --load copy would win, if memory allows.
+constexpr uint64_t kCopyMemoryShare = 4;
+
+// The mode for `choice`; for automatic: map sets up to kAlwaysMapFilterBytes or above the copy's memory share
+// (`available_bytes`: MemAvailable; 0 = unknown, no such limit), and other sets when the reads' bytes (0 =
+// unknown, e.g. stdin: copy) are within map_read_limit of the filters' bytes.
+FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes,
+                                  uint64_t available_bytes = 0);
 
 // The reads' bytes as --load auto counts them: the sizes of the read files (x4 for gzip, its usual ratio on
 // FASTQ), divided by the shard count; 0 when a file is not a regular one (stdin, a pipe).
