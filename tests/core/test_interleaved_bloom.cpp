@@ -173,40 +173,48 @@ TEST_CASE("set_bins transposes 64 vectors at once like set_bin one by one; query
   }
 }
 
-TEST_CASE("group_bins_min_memory: fewest row bits, by a plain quadratic search", "[bloom][ibf]") {
+TEST_CASE("group_bins_min_memory: fewest row bits (plus a price per group), by a plain quadratic search",
+          "[bloom][ibf]") {
   std::mt19937_64 rng(5);
-  for (uint32_t max_bins : {4096u, 100u, 7u}) {
-    for (int trial = 0; trial < 20; ++trial) {
-      const size_t n = 1 + rng() % 300;
-      std::vector<uint64_t> need(n);
-      for (uint64_t& x : need) x = 1 + (rng() % 4 == 0 ? rng() % 100000 : rng() % 1000);
-      const std::vector<BinGroup> groups = group_bins_min_memory(need, max_bins);
-      // Every bin once, runs in ascending size, each group sized for its largest member.
-      std::vector<int> seen(n, 0);
-      uint64_t cost = 0, last = 0;
-      for (const BinGroup& g : groups) {
-        REQUIRE(!g.members.empty());
-        REQUIRE(g.members.size() <= max_bins);
-        uint64_t largest = 0;
-        for (uint32_t i : g.members) {
-          ++seen[i];
-          REQUIRE(need[i] >= last);
-          last = need[i];
-          largest = std::max(largest, need[i]);
+  for (uint64_t group_cost : {uint64_t(0), uint64_t(30000), uint64_t(10000000)}) {
+    for (uint32_t max_bins : {4096u, 100u, 7u}) {
+      for (int trial = 0; trial < 20; ++trial) {
+        const size_t n = 1 + rng() % 300;
+        std::vector<uint64_t> need(n);
+        for (uint64_t& x : need) x = 1 + (rng() % 4 == 0 ? rng() % 100000 : rng() % 1000);
+        const std::vector<BinGroup> groups = group_bins_min_memory(need, max_bins, group_cost);
+        // Every bin once, runs in ascending size, each group sized for its largest member.
+        std::vector<int> seen(n, 0);
+        uint64_t cost = 0, last = 0;
+        for (const BinGroup& g : groups) {
+          REQUIRE(!g.members.empty());
+          REQUIRE(g.members.size() <= max_bins);
+          uint64_t largest = 0;
+          for (uint32_t i : g.members) {
+            ++seen[i];
+            REQUIRE(need[i] >= last);
+            last = need[i];
+            largest = std::max(largest, need[i]);
+          }
+          REQUIRE(g.m_bits == largest);
+          cost += largest * 64 * ((g.members.size() + 63) / 64) + group_cost;
         }
-        REQUIRE(g.m_bits == largest);
-        cost += largest * ((g.members.size() + 63) / 64);
+        for (int s : seen) REQUIRE(s == 1);
+        // Oracle: every split point of the sorted sizes.
+        std::vector<uint64_t> sorted = need;
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<uint64_t> best(n + 1, UINT64_MAX);
+        best[0] = 0;
+        for (size_t j = 1; j <= n; ++j)
+          for (size_t i = (j > max_bins ? j - max_bins : 0); i < j; ++i)
+            best[j] = std::min(best[j], best[i] + sorted[j - 1] * 64 * ((j - i + 63) / 64) + group_cost);
+        REQUIRE(cost == best[n]);
       }
-      for (int s : seen) REQUIRE(s == 1);
-      // Oracle: every split point of the sorted sizes.
-      std::vector<uint64_t> sorted = need;
-      std::sort(sorted.begin(), sorted.end());
-      std::vector<uint64_t> best(n + 1, UINT64_MAX);
-      best[0] = 0;
-      for (size_t j = 1; j <= n; ++j)
-        for (size_t i = (j > max_bins ? j - max_bins : 0); i < j; ++i)
-          best[j] = std::min(best[j], best[i] + sorted[j - 1] * ((j - i + 63) / 64));
-      REQUIRE(cost == best[n]);
     }
   }
+  // Nearly equal sizes: memory alone splits them into groups of 64, a price per group keeps them together.
+  std::vector<uint64_t> even(1024);
+  for (size_t i = 0; i < even.size(); ++i) even[i] = 7909810 + i % 16;
+  CHECK(group_bins_min_memory(even, 4096).size() == 16);
+  CHECK(group_bins_min_memory(even, 4096, 7909810ull * 1024 / 32).size() == 1);
 }

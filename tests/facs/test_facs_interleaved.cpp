@@ -178,6 +178,13 @@ TEST_CASE("interleaved set: groups by size, bins hold the references' k-mers", "
   REQUIRE(s.groups[0].m_bits < s.groups[1].m_bits / 10);
   // Below 64 references one group is always smallest (a row word is 64 bins wide).
   REQUIRE(make_panel(12, {3000, 9000, 30000}, 1).interleaved.groups.size() == 1);
+  // References of nearly equal size share one group: every further group would add k row reads to each lookup
+  // for a sliver of memory (memory alone made 16 groups of 64 bins of 1,024 such references).
+  std::vector<uint64_t> even(1024);
+  for (size_t i = 0; i < even.size(); ++i) even[i] = 499970 + i % 11;
+  const std::vector<InterleavedGroup> planned = plan_interleaved_groups(even, BuildParams{});
+  REQUIRE(planned.size() == 1);
+  REQUIRE(planned[0].bins == 1024);
   // Every k-mer of a reference is in its bin (no false negatives), checked with the bin as a classic filter.
   const FilterSet twin = separate_twin(s);
   for (size_t j = 0; j < s.filters.size(); ++j) {

@@ -181,16 +181,17 @@ std::vector<BinGroup> group_bins_by_size(const std::vector<uint64_t>& bits_neede
   return groups;
 }
 
-std::vector<BinGroup> group_bins_min_memory(const std::vector<uint64_t>& bits_needed, uint32_t max_bins) {
+std::vector<BinGroup> group_bins_min_memory(const std::vector<uint64_t>& bits_needed, uint32_t max_bins,
+                                            uint64_t group_cost_bits) {
   if (max_bins == 0) throw UsageError("bins per group must be >= 1");
   const size_t n = bits_needed.size();
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return bits_needed[a] < bits_needed[b]; });
-  // best[j]: fewest row words x bits for the j smallest bins; a group ending at j costs need(j) per row word.
-  // Lengths with the same word count cost the same, and best[] never decreases, so only the longest length of
-  // each word count (64 q, or all j) needs trying.
+  // best[j]: lowest cost in bits for the j smallest bins; a group ending at j costs need(j) x 64 bits per row word
+  // plus group_cost_bits. Lengths with the same word count cost the same, and best[] never decreases, so only the
+  // longest length of each word count (64 q, or all j) needs trying.
   std::vector<long double> best(n + 1, 0);
   std::vector<size_t> from(n + 1, 0);
   for (size_t j = 1; j <= n; ++j) {
@@ -198,7 +199,7 @@ std::vector<BinGroup> group_bins_min_memory(const std::vector<uint64_t>& bits_ne
     best[j] = -1;
     for (size_t q = 1; q <= (size_t(max_bins) + 63) / 64; ++q) {
       const size_t len = std::min<size_t>({j, 64 * q, size_t(max_bins)});
-      const long double cost = best[j - len] + need * (long double)q;
+      const long double cost = best[j - len] + need * 64.0L * (long double)q + (long double)group_cost_bits;
       if (best[j] < 0 || cost < best[j]) best[j] = cost, from[j] = j - len;
       if (len == j) break;
     }

@@ -8,14 +8,25 @@
 
 namespace bloomseq {
 
+namespace {
+constexpr uint64_t kGroupCostShare = 32;  // a group is priced at 1/32 of the set's needed bits
+}  // namespace
+
 std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t>& elements, const BuildParams& p) {
   BuildParams classic = p;
   classic.layout = BloomLayout::classic;  // bins use the classic slot function
   std::vector<uint64_t> need(elements.size());
   std::vector<int> ks(elements.size());
-  for (size_t i = 0; i < elements.size(); ++i) size_filter(elements[i], classic, need[i], ks[i]);
+  uint64_t total = 0;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    size_filter(elements[i], classic, need[i], ks[i]);
+    total += need[i];
+  }
+  // A group adds k row reads to every lookup of every read: merging two groups is worth up to ~3% more memory
+  // (1,024 references of nearly equal size: one group instead of 16 of 64 bins; measured in docs/benchmarks.md).
+  const uint64_t group_cost = total / kGroupCostShare;
   std::vector<InterleavedGroup> groups;
-  for (const BinGroup& bg : group_bins_min_memory(need)) {
+  for (const BinGroup& bg : group_bins_min_memory(need, 4096, group_cost)) {
     InterleavedGroup g;
     g.members = bg.members;
     g.bins = uint32_t(bg.members.size());

@@ -93,7 +93,10 @@ std::vector<BinGroup> group_bins_by_size(const std::vector<uint64_t>& bits_neede
 // largest member needs m bits takes m x 64 ceil(b / 64) bits (rows are whole 64-bit words), so a group of very
 // different sizes wastes the small members' share and a small group wastes the rest of its last word. Groups are
 // runs of the bins in ascending size (an exact dynamic programme over those), at most `max_bins` each; as above,
-// they come in ascending size and every index is in exactly one.
-std::vector<BinGroup> group_bins_min_memory(const std::vector<uint64_t>& bits_needed, uint32_t max_bins = 4096);
+// they come in ascending size and every index is in exactly one. `group_cost_bits` prices a group beyond its rows:
+// every group costs each lookup k more row reads, so a classifier wants few groups and pays some memory for them
+// (0: memory alone decides, and bins of nearly equal size end up in many groups of 64).
+std::vector<BinGroup> group_bins_min_memory(const std::vector<uint64_t>& bits_needed, uint32_t max_bins = 4096,
+                                            uint64_t group_cost_bits = 0);
 
 }  // namespace bloomseq
