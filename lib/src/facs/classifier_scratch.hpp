@@ -47,14 +47,12 @@ struct ClassifierScratch {
   std::vector<uint32_t> ibf_entry;     // [frame of the group]: its answer in ibf_answers, or kIbf* below
   std::vector<uint64_t> ibf_answers;   // [entry][column word]: the filters that may hold the frame
   std::vector<uint64_t> ibf_candidates;  // [read][column word]: filters with a quick hit (FACS) or all (BioBloom)
-  std::vector<uint32_t> ibf_words;     // candidate column words of all reads, read after read
-  std::vector<uint32_t> ibf_words_first;  // [read]: its first in ibf_words (n + 1 entries)
   std::vector<uint32_t> ibf_quick;     // quick frames (slots) to query
   std::vector<uint32_t> ibf_quick_read;  // [quick frame]: its read
-  std::vector<uint32_t> ibf_pending;   // scan frames (slots) requested this round
-  std::vector<uint32_t> ibf_pending_read;
-  std::vector<uint32_t> ibf_local;     // words of one group, relative to its row
-  std::vector<uint64_t> ibf_mask, ibf_out;
+  std::vector<uint32_t> ibf_pending;   // scan jobs waiting for a frame of their bin this round
+  std::vector<uint32_t> ibf_pending_frame;  // the frame each pending job waits for
+  std::vector<uint32_t> ibf_shared;    // scan frames (slots) looked up for every bin this round
+  std::vector<uint32_t> ibf_read_jobs; // [read]: its candidates
   std::vector<uint8_t> ibf_states;     // [job][frame]
   std::vector<uint32_t> ibf_active;
   struct IbfJob {

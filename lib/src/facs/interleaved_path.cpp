@@ -5,9 +5,10 @@
 // of the next few frames prefetched while one is queried; the OR of a read's answers are its candidates, the
 // filters with a quick hit (the others score 0, as FACS stops there). The BioBloom score has no quick pass: every
 // filter is a candidate. (2) One scorer per (read, candidate) runs the usual lazy scan (read_scorer.hpp); a frame
-// it needs is queried once for all candidates of its read (only their words of a row, stopping as soon as none is
-// left) and the answer is kept for the other scorers. Scorers advance in rounds: the frames requested in a round
-// are hashed and their rows prefetched, then queried together, so their cache misses overlap.
+// it needs is hashed once per read and tested in the candidate's bin alone (its word of each row, up to the first
+// row that clears its bit), or, for a read with many candidates, queried once for every bin and the answer kept
+// for the others. Scorers advance in rounds: the frames requested in a round are tested together, prefetched a
+// few lookups ahead, so their cache misses overlap.
 //
 // A frame hits a filter when the filter's bit is set in every one of its group's k rows: bit for bit what a
 // separate classic filter holding the bin answers (same hash functions, same bloom_slot), so the scores equal
@@ -24,8 +25,14 @@ namespace {
 
 constexpr uint32_t kIbfNone = UINT32_MAX;         // not looked up yet
 constexpr uint32_t kIbfInvalid = UINT32_MAX - 1;  // the frame holds an N: a miss without a lookup
-constexpr uint32_t kIbfPending = UINT32_MAX - 2;  // requested in this round
+constexpr uint32_t kIbfHashed = UINT32_MAX - 2;   // hashed, not looked up for every bin (a scan frame)
+constexpr uint32_t kIbfPending = UINT32_MAX - 3;  // to be looked up for every bin in this round
 constexpr size_t kQuickAhead = 4;                 // quick frames whose rows are in flight while one is queried
+constexpr size_t kLookupsAhead = 8;               // scan lookups whose first rows are in flight while one is tested
+constexpr int kPrefetchRows = 2;                  // rows a scan lookup usually reads (a false positive's bit clears)
+// From this many candidates on, a read's scan frames are looked up for every bin at once (whole rows, as in the
+// quick pass) and the answer shared: many candidates (BioBloom scores every filter) would each read their own words.
+constexpr uint32_t kSharedFrom = 8;
 
 }  // namespace
 
@@ -120,9 +127,8 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   }
 
   // 2. One scorer per (read, candidate filter).
-  ws.ibf_words.clear();
-  ws.ibf_words_first.assign(n + 1, 0);
   ws.ibf_jobs.clear();
+  ws.ibf_read_jobs.assign(n, 0);
   size_t states = 0;
   for (size_t r = 0; r < n; ++r) {
     const int len = int(std::min<size_t>(reads[r].size(), INT32_MAX / 2));
@@ -130,12 +136,10 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     ReadScorer blank;
     blank.start(params_.score, len, w, params_.threshold, density);
     denom[r] = blank.denominator();
-    ws.ibf_words_first[r] = uint32_t(ws.ibf_words.size());
     const int32_t need = model_.min_covered(len, ws.uncoverable[r]);
     const uint64_t* cand = ws.ibf_candidates.data() + r * W;
     for (size_t c = 0; c < W; ++c) {
       if (!cand[c]) continue;
-      ws.ibf_words.push_back(uint32_t(c));
       for (uint64_t bits = cand[c]; bits; bits &= bits - 1) {
         const uint32_t column = uint32_t(c * 64) + uint32_t(__builtin_ctzll(bits));
         const int32_t filter = column_filter_[column];
@@ -152,30 +156,25 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
         jb.scorer = blank;
         states += size_t(std::max(ws.frames[r], 1));
         ws.ibf_jobs.push_back(jb);
+        ++ws.ibf_read_jobs[r];
       }
     }
   }
-  ws.ibf_words_first[n] = uint32_t(ws.ibf_words.size());
   ws.ibf_states.assign(states, kFrameUnknown);
 
-  // The candidate words of a read in group g's row: [from, to) of ws.ibf_words.
-  auto for_each_group_span = [&](size_t read, auto&& fn) {
-    const uint32_t first = ws.ibf_words_first[read], last = ws.ibf_words_first[read + 1];
-    for (uint32_t a = first; a < last;) {
-      const uint32_t g = word_group_[ws.ibf_words[a]];
-      uint32_t b = a;
-      ws.ibf_local.clear();
-      while (b < last && word_group_[ws.ibf_words[b]] == g) ws.ibf_local.push_back(ws.ibf_words[b++] - ibf_groups_[g].first_word);
-      fn(ibf_groups_[g], a, b);
-      a = b;
-    }
-  };
-
+  // 3. The scans, in rounds: every scorer runs until it needs a frame that is not known yet; the frames asked for
+  //    in a round are then looked up together, each prefetched a few lookups ahead of its test so that their
+  //    cache misses overlap. A frame is hashed once per read (its hashes serve every candidate) but tested per
+  //    candidate, in that bin's word of each row and only until its bit clears: most candidates are false
+  //    positives of the quick pass, whose bits clear after ~2 rows, where one test of all of a read's candidates
+  //    together (their words ANDed until every bit cleared) read ~6 rows of ~2 cache lines (measured: 1,024
+  //    references, 100,000 reads, see docs/benchmarks.md).
   ws.ibf_active.resize(ws.ibf_jobs.size());
   for (size_t a = 0; a < ws.ibf_active.size(); ++a) ws.ibf_active[a] = uint32_t(a);
   while (!ws.ibf_active.empty()) {
-    ws.ibf_pending.clear();
-    ws.ibf_pending_read.clear();
+    ws.ibf_pending.clear();        // jobs waiting for a frame of their bin
+    ws.ibf_pending_frame.clear();  // the frame each waits for
+    ws.ibf_shared.clear();         // frames (slots) to look up for every bin
     size_t keep = 0;
     for (size_t a = 0; a < ws.ibf_active.size(); ++a) {
       Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_active[a]];
@@ -187,29 +186,28 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
         const int f = jb.scorer.next(st);
         if (f < 0) break;
         const size_t slot = ws.frame_offset[jb.read] + size_t(f);
-        const uint32_t e = ws.ibf_entry[slot];
+        uint32_t e = ws.ibf_entry[slot];
+        if (e == kIbfNone && hash_all(jb.read, f, slot)) e = ws.ibf_entry[slot] = kIbfHashed;
+        if (e == kIbfNone || e == kIbfInvalid) {
+          st[f] = kFrameMiss;  // an N in the k-mer: not a lookup
+          continue;
+        }
+        if (e == kIbfHashed && ws.ibf_read_jobs[jb.read] >= kSharedFrom) {
+          e = ws.ibf_entry[slot] = kIbfPending;
+          ws.ibf_shared.push_back(uint32_t(slot));
+        }
         if (e == kIbfPending) {
           waiting = true;
           break;
         }
-        if (e == kIbfNone) {
-          if (hash_all(jb.read, f, slot)) {
-            ws.ibf_entry[slot] = kIbfPending;
-            ws.ibf_pending.push_back(uint32_t(slot));
-            ws.ibf_pending_read.push_back(jb.read);
-            const uint32_t* h = hashes_of(slot);
-            for_each_group_span(jb.read, [&](const IbfGroup& g, uint32_t, uint32_t) {
-              g.view.prefetch_words(h, g.k, ws.ibf_local.data(), uint32_t(ws.ibf_local.size()));
-            });
-            waiting = true;
-            break;
-          }
+        if (e == kIbfHashed) {
+          ws.ibf_pending.push_back(ws.ibf_active[a]);
+          ws.ibf_pending_frame.push_back(uint32_t(f));
+          waiting = true;
+          break;
         }
-        if (ws.ibf_entry[slot] == kIbfInvalid) {
-          st[f] = kFrameMiss;  // an N in the k-mer: not a lookup
-          continue;
-        }
-        const uint64_t word = ws.ibf_answers[size_t(ws.ibf_entry[slot]) * W + (jb.column >> 6)];
+        // Answered for every bin: by the quick pass, or shared by the candidates of a read that has many.
+        const uint64_t word = ws.ibf_answers[size_t(e) * W + (jb.column >> 6)];
         jb.scorer.feed(st, f, (word >> (jb.column & 63)) & 1u);
       }
       if (waiting) {
@@ -221,25 +219,49 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       passed[i] = jb.scorer.passes(jb.need) ? 1 : 0;
     }
     ws.ibf_active.resize(keep);
-    // The frames requested in this round, each for all candidates of its read.
-    for (size_t p = 0; p < ws.ibf_pending.size(); ++p) {
-      const size_t slot = ws.ibf_pending[p], read = ws.ibf_pending_read[p];
+    const size_t npending = ws.ibf_pending.size();
+    // The bin of a job in its group, and the hashes of the frame it waits for.
+    auto lookup_of = [&](size_t p, const IbfGroup*& g, uint32_t& bin, const uint32_t*& h) {
+      const Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[p]];
+      g = &ibf_groups_[word_group_[jb.column >> 6]];
+      bin = jb.column - g->first_word * 64;
+      h = hashes_of(ws.frame_offset[jb.read] + ws.ibf_pending_frame[p]);
+    };
+    auto prefetch = [&](size_t p) {
+      const IbfGroup* g;
+      uint32_t bin;
+      const uint32_t* h;
+      lookup_of(p, g, bin, h);
+      g->view.prefetch_bin(bin, h, std::min(g->k, kPrefetchRows));
+    };
+    for (size_t p = 0; p < std::min(npending, kLookupsAhead); ++p) prefetch(p);
+    for (size_t p = 0; p < npending; ++p) {
+      if (p + kLookupsAhead < npending) prefetch(p + kLookupsAhead);
+      const IbfGroup* g;
+      uint32_t bin;
+      const uint32_t* h;
+      lookup_of(p, g, bin, h);
+      Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[p]];
+      jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[p]), g->view.contains(bin, h, g->k));
+    }
+    lookups += npending;
+    // Whole-row lookups, for reads with many candidates.
+    const size_t nshared = ws.ibf_shared.size();
+    auto prefetch_rows = [&](size_t i) {
+      const uint32_t* h = hashes_of(ws.ibf_shared[i]);
+      for (const IbfGroup& g : ibf_groups_) g.view.prefetch(h, g.k);
+    };
+    for (size_t i = 0; i < std::min(nshared, kQuickAhead); ++i) prefetch_rows(i);
+    for (size_t i = 0; i < nshared; ++i) {
+      if (i + kQuickAhead < nshared) prefetch_rows(i + kQuickAhead);
       const uint32_t e = uint32_t(ws.ibf_answers.size() / W);
       ws.ibf_answers.resize(ws.ibf_answers.size() + W, 0);
       uint64_t* out = ws.ibf_answers.data() + size_t(e) * W;
-      const uint64_t* cand = ws.ibf_candidates.data() + read * W;
-      const uint32_t* h = hashes_of(slot);
-      for_each_group_span(read, [&](const IbfGroup& g, uint32_t from, uint32_t to) {
-        const uint32_t cnt = to - from;
-        ws.ibf_mask.resize(cnt);
-        ws.ibf_out.resize(cnt);
-        for (uint32_t x = 0; x < cnt; ++x) ws.ibf_mask[x] = cand[ws.ibf_words[from + x]];
-        g.view.query_words(h, g.k, ws.ibf_local.data(), cnt, ws.ibf_mask.data(), ws.ibf_out.data());
-        for (uint32_t x = 0; x < cnt; ++x) out[ws.ibf_words[from + x]] = ws.ibf_out[x];
-      });
-      ws.ibf_entry[slot] = e;
+      const uint32_t* h = hashes_of(ws.ibf_shared[i]);
+      for (const IbfGroup& g : ibf_groups_) g.view.query(h, g.k, out + g.first_word);
+      ws.ibf_entry[ws.ibf_shared[i]] = e;
     }
-    lookups += ws.ibf_pending.size();
+    lookups += nshared;
   }
 }
 

@@ -100,9 +100,24 @@ struct ConstInterleavedBloomView {
 #endif
   }
 
-  // Whether bin b holds all k slots (a single filter's membership test).
+  // Whether bin b holds all k slots (a single filter's membership test): b's word of each row, up to the first
+  // row where b's bit is clear.
   BLOOMSEQ_HD bool contains(uint32_t bin, const uint32_t* hashes, int k) const {
-    return (query_word<32>(hashes, k, bin >> 6) >> (bin & 63)) & 1u;
+    const uint32_t word = bin >> 6;
+    const uint64_t bit = uint64_t(1) << (bin & 63);
+    for (int i = 0; i < k; ++i)
+      if (!(row_of(hashes[i])[word] & bit)) return false;
+    return true;
+  }
+  // The cache lines contains() reads first: b's word of the first `nrows` rows.
+  BLOOMSEQ_HD void prefetch_bin(uint32_t bin, const uint32_t* hashes, int nrows) const {
+#if !defined(__CUDA_ARCH__)
+    for (int i = 0; i < nrows; ++i) __builtin_prefetch(row_of(hashes[i]) + (bin >> 6));
+#else
+    (void)bin;
+    (void)hashes;
+    (void)nrows;
+#endif
   }
 };
 
