@@ -190,9 +190,10 @@ TEST_CASE("facs classifier on interleaved sets: the emulated CUDA kernel equals 
     uint64_t m_bits;
     uint32_t groups, max_row_words;
   };
-  // 3 bins in one row word; 128 + 3 bins of two sizes in size groups; 600 + 3 bins of one m in one group whose
-  // rows are 10 words (two chunks of the kernel, the second partial).
-  const Shape shape = GENERATE(Shape{0, 0, 0, 1, 1}, Shape{128, 300, 0, 0, 1}, Shape{600, 300, 60000, 1, 10});
+  // 3 bins in one row word; 128 + 3 bins of two sizes in two size groups (the 128 small ones share one group of
+  // two row words); 600 + 3 bins of one m in one group whose rows are 10 words (two chunks of the kernel, the
+  // second partial).
+  const Shape shape = GENERATE(Shape{0, 0, 0, 1, 1}, Shape{128, 300, 0, 2, 2}, Shape{600, 300, 60000, 1, 10});
   const int w = 21;
   std::mt19937_64 rng(uint64_t(kind) * 100 + shape.fillers);
   std::vector<std::string> refs;
