@@ -30,30 +30,6 @@ void QuerySet::add(const std::string& name, const std::string& seq) {
   rc_codes.push_back(std::move(rc));
 }
 
-void parallel_for(size_t n, int threads, const std::function<void(size_t)>& f) {
-  if (threads <= 1 || n <= 1) {
-    for (size_t i = 0; i < n; ++i) f(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next = n;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads && size_t(t) < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
