@@ -79,6 +79,26 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   ws.ibf_entry.assign(total, kIbfNone);
   ws.ibf_answers.clear();
   auto hashes_of = [&](size_t slot) { return ws.hashes.data() + slot * kmax; };
+  // Every bin's answer for each frame (slot) of `slots`, appended to ibf_answers (W words each) and recorded in
+  // ibf_entry; the rows of the next few frames are prefetched while one is queried. Returns the first answer's
+  // index.
+  auto answer_whole_rows = [&](const std::vector<uint32_t>& slots) {
+    const size_t first = ws.ibf_answers.size() / W, count = slots.size();
+    ws.ibf_answers.resize((first + count) * W);
+    auto prefetch = [&](size_t i) {
+      const uint32_t* h = hashes_of(slots[i]);
+      for (const IbfGroup& g : ibf_groups_) g.view.prefetch(h, g.k);
+    };
+    for (size_t i = 0; i < std::min(count, kQuickAhead); ++i) prefetch(i);
+    for (size_t i = 0; i < count; ++i) {
+      if (i + kQuickAhead < count) prefetch(i + kQuickAhead);
+      const uint32_t* h = hashes_of(slots[i]);
+      uint64_t* out = ws.ibf_answers.data() + (first + i) * W;
+      for (const IbfGroup& g : ibf_groups_) g.view.query(h, g.k, out + g.first_word);
+      ws.ibf_entry[slots[i]] = uint32_t(first + i);
+    }
+    return first;
+  };
   // All kmax hashes of a frame (every group may need them); false for a frame with N.
   auto hash_all = [&](size_t read, int frame, size_t slot) {
     if (!hash_head(ws, read, frame)) {
@@ -105,20 +125,11 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       }
     }
     const size_t nq = ws.ibf_quick.size();
-    ws.ibf_answers.resize(nq * W);
-    auto prefetch = [&](size_t i) {
-      const uint32_t* h = hashes_of(ws.ibf_quick[i]);
-      for (const IbfGroup& g : ibf_groups_) g.view.prefetch(h, g.k);
-    };
-    for (size_t i = 0; i < std::min(nq, kQuickAhead); ++i) prefetch(i);
+    const size_t first = answer_whole_rows(ws.ibf_quick);
     for (size_t i = 0; i < nq; ++i) {
-      if (i + kQuickAhead < nq) prefetch(i + kQuickAhead);
-      const uint32_t* h = hashes_of(ws.ibf_quick[i]);
-      uint64_t* out = ws.ibf_answers.data() + i * W;
-      for (const IbfGroup& g : ibf_groups_) g.view.query(h, g.k, out + g.first_word);
+      const uint64_t* out = ws.ibf_answers.data() + (first + i) * W;
       uint64_t* cand = ws.ibf_candidates.data() + size_t(ws.ibf_quick_read[i]) * W;
       for (size_t c = 0; c < W; ++c) cand[c] |= out[c];
-      ws.ibf_entry[ws.ibf_quick[i]] = uint32_t(i);
     }
     lookups += nq;
   } else {
@@ -246,22 +257,8 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     }
     lookups += npending;
     // Whole-row lookups, for reads with many candidates.
-    const size_t nshared = ws.ibf_shared.size();
-    auto prefetch_rows = [&](size_t i) {
-      const uint32_t* h = hashes_of(ws.ibf_shared[i]);
-      for (const IbfGroup& g : ibf_groups_) g.view.prefetch(h, g.k);
-    };
-    for (size_t i = 0; i < std::min(nshared, kQuickAhead); ++i) prefetch_rows(i);
-    for (size_t i = 0; i < nshared; ++i) {
-      if (i + kQuickAhead < nshared) prefetch_rows(i + kQuickAhead);
-      const uint32_t e = uint32_t(ws.ibf_answers.size() / W);
-      ws.ibf_answers.resize(ws.ibf_answers.size() + W, 0);
-      uint64_t* out = ws.ibf_answers.data() + size_t(e) * W;
-      const uint32_t* h = hashes_of(ws.ibf_shared[i]);
-      for (const IbfGroup& g : ibf_groups_) g.view.query(h, g.k, out + g.first_word);
-      ws.ibf_entry[ws.ibf_shared[i]] = e;
-    }
-    lookups += nshared;
+    answer_whole_rows(ws.ibf_shared);
+    lookups += ws.ibf_shared.size();
   }
 }
 
