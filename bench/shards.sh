@@ -78,6 +78,7 @@ if [[ " $tools " == *" blast "* ]]; then
         total=$(awk -v a="$total" -v b="$c" 'BEGIN{print a + b}')
         [ "$p" -gt "$peak" ] && peak=$p
       done
+      sync
       read -r mw mc mp < <(measure "$bin/blast-bloom" merge -o "$tmp/merged.tsv" $(seq -f "$tmp/part%g.bbp" "$n"))
       ident=$(cmp -s "$tmp/single.tsv" "$tmp/merged.tsv" && echo yes || echo NO)
       two=-
@@ -164,6 +165,7 @@ PY
             [ "$p" -gt "${peak[$mode]}" ] && peak[$mode]=$p
           done
           totals[$mode]+="$total "
+          sync  # the parts' writeback belongs to the shards, not to the merge (in a workflow it is long done)
           read -r mw mc mp < <(measure "$bin/facs" merge -o "$tmp/merged.tsv" --summary "$tmp/msummary.tsv" \
                                  $(seq -f "$tmp/calls.%g.part" "$n") $(seq -f "$tmp/summary.%g.part" "$n"))
           merges[$mode]+="$mw "
