@@ -65,12 +65,12 @@ TEST_CASE("error model: covered-bases distribution and quick-pass misses equal b
   }
 }
 
-TEST_CASE("error model: the threshold is the 1% quantile of covered bases, at least w + 1") {
+TEST_CASE("error model: the threshold is the kMiss quantile of covered bases, at least w + 1") {
   const int w = 21;
   const FacsErrorModel m(w, 0.01);
   for (int L : {21, 22, 40, 60, 72, 100, 150, 250, 400}) {
     const std::vector<double> d = FacsErrorModel::covered_distribution(L, w, 0.01);
-    // The quantile: the smallest q with P(C <= q) > 1%, so that at most 1% of reads fall below it.
+    // The quantile: the smallest q with P(C <= q) > kMiss, so that at most kMiss of the reads fall below it.
     int q = 0;
     double below = 0;
     while (q < L && below + d[size_t(q)] <= FacsErrorModel::kMiss) below += d[size_t(q++)];
@@ -122,8 +122,8 @@ TEST_CASE("error model: quick density keeps FACS's frames where they lose few re
     REQUIRE(d >= 1);
     REQUIRE(d <= w);
     // The smallest density that meets the target (or w).
-    if (d < w) CHECK(FacsErrorModel::quick_pass_miss(L, w, 0.01, d) <= FacsErrorModel::kMiss);
-    if (d > 1) CHECK(FacsErrorModel::quick_pass_miss(L, w, 0.01, d - 1) > FacsErrorModel::kMiss);
+    if (d < w) CHECK(FacsErrorModel::quick_pass_miss(L, w, 0.01, d) <= FacsErrorModel::kQuickMiss);
+    if (d > 1) CHECK(FacsErrorModel::quick_pass_miss(L, w, 0.01, d - 1) > FacsErrorModel::kQuickMiss);
   }
   // Error-free reads never miss: FACS's frames everywhere.
   const FacsErrorModel exact(w, 0.0);

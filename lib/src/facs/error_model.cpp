@@ -104,7 +104,7 @@ void FacsErrorModel::fill_to(int32_t L) const {
   const int32_t to = std::min<int32_t>(kMaxTabulated, std::max<int32_t>({L, 2 * from, 128}));
   for (int32_t n = std::max<int32_t>(from, w_); n <= to; ++n) {
     int d = 1;
-    while (d < w_ && quick_pass_miss(n, w_, e_, d) > kMiss) ++d;
+    while (d < w_ && quick_pass_miss(n, w_, e_, d) > kQuickMiss) ++d;
     t.density[size_t(n)] = d;
   }
   if (fixed_ == 0) {

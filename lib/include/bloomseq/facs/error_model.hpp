@@ -3,16 +3,16 @@
 // Model: each base of a read from a present reference is wrong (a substitution, or an N) independently with
 // probability e (--error-rate). A wrong base destroys the w frames (k-mers) that contain it, so a base stays
 // covered exactly when it lies in an error-free run of at least w bases: the covered bases C of a read of length L
-// are the bases of its maximal error-free runs of length >= w. From the distribution of C, with kMiss = 1% (the
-// share of such reads each rule may lose):
+// are the bases of its maximal error-free runs of length >= w. From the distribution of C, with kMiss = 0.5% and
+// kQuickMiss = 1% (the shares of such reads the threshold and the quick pass may lose):
 //  - threshold: a read is called to a filter when it covers at least the kMiss quantile of C, less the bases its
 //    N's already leave uncoverable (an N is an error whose place is known), but never fewer than w + 1 bases: one
 //    k-mer alone (a Bloom-filter false positive, or a single k-mer shared by chance) never makes a call. One error
 //    costs a short read a larger share of its bases than a long one, so the threshold, as a fraction of L, grows
-//    with L (e = 1%: 0.49 at 75 bases, 0.71 at 150, 0.79 at 250).
+//    with L (e = 1%: 0.43 at 75 bases, 0.54 at 100, 0.67 at 150, 0.77 at 250).
 //  - quick density: the quick pass looks at frames 0, w, 2w, ... and the last one; a read none of whose quick
 //    frames is error-free scores 0 (FACS). Density d adds d - 1 evenly spaced frames between FACS's (read_scorer.hpp).
-//    d = 1 (FACS's frames) unless that loses more than kMiss of the reads; then the smallest d that does not (at
+//    d = 1 (FACS's frames) unless that loses more than kQuickMiss of the reads; then the smallest d that does not (at
 //    e = 1% only reads of 60 bases or fewer: the lookups of the usual case do not change).
 // Both rules are tabulated per classifier for lengths up to kMaxTabulated, on first use and only as far as the
 // reads need (lengths up to 128 first, then doubling: a process classifying 100-bp reads spends ~1.5 ms here
@@ -33,7 +33,11 @@ constexpr double kFacsDefaultErrorRate = 0.01;  // Illumina: 0.1-1% per base on 
 
 class FacsErrorModel {
  public:
-  static constexpr double kMiss = 0.01;
+  // 0.5%: at 1% the threshold lost 0.9% of 100-bp reads with 1% errors (kraken2 0.1%); 0.25% lost 0.25% but
+  // called 40% more 75-bp reads of an absent relative and took 19% longer against 1,024 references (the sweep
+  // is in docs/benchmarks.md). The quick pass keeps 1%: denser frames for 72-bp reads cost 5% of the time.
+  static constexpr double kMiss = 0.005;
+  static constexpr double kQuickMiss = 0.01;
   static constexpr int32_t kMaxTabulated = 1000;
 
   // `fixed_fraction` > 0: a read passes with covered >= fixed_fraction * L instead (-s); the quick density still
