@@ -115,6 +115,36 @@ TEST_CASE("expected_fpr agrees with the closed form and sizing helpers hit their
   CHECK_THROWS_AS(BloomVector(0), UsageError);
 }
 
+TEST_CASE("sizing for a given number of hashes meets the target, and the fewest hashes within a memory margin", "[bloom]") {
+  const uint64_t n = 500000;
+  for (double p : {1e-2, 5e-4, 1e-6}) {
+    for (int k = 1; k <= 16; ++k) {
+      const uint64_t m = bits_for_fpr_with_hashes(n, p, k);
+      INFO("p " << p << " k " << k << " m " << m);
+      CHECK(m >= bits_for_fpr(n, p));  // the optimal k needs the fewest bits
+      if (m > bits_for_fpr(n, p)) {
+        // Just big enough: the exact formula meets p at m and misses it 1% below.
+        CHECK(expected_fpr(n, m, k) <= p * 1.001);
+        CHECK(expected_fpr(n, m * 99 / 100, k) > p);
+      }
+    }
+    // The fewest hashes within 8% of the fewest bits of any k, found by trying every k.
+    uint64_t fewest = UINT64_MAX;
+    int best_k = 0;
+    for (int k = 1; k <= kMaxHashes; ++k)
+      if (bits_for_fpr_with_hashes(n, p, k) < fewest) fewest = bits_for_fpr_with_hashes(n, p, k), best_k = k;
+    int want = 0;
+    for (int k = kMaxHashes; k >= 1; --k)
+      if (double(bits_for_fpr_with_hashes(n, p, k)) <= 1.08 * double(fewest)) want = k;
+    CHECK(fewest_hashes_within(n, p, 0.08) == want);
+    CHECK(fewest_hashes_within(n, p, 0.08) < optimal_hashes(n, bits_for_fpr(n, p)));
+    // No margin: the k that needs the fewest bits, which is the optimal k of the sizing formula.
+    CHECK(fewest_hashes_within(n, p, 0.0) == best_k);
+    CHECK(std::abs(best_k - optimal_hashes(n, bits_for_fpr(n, p))) <= 1);
+  }
+  CHECK_THROWS_AS(bits_for_fpr_with_hashes(10, 5e-4, 0), UsageError);
+}
+
 TEST_CASE("bit addressing: slot reduction covers the whole vector and stays in range", "[bloom]") {
   CHECK(bloom_slot(0, 1000) == 0);
   CHECK(bloom_slot(0xFFFFFFFFu, 1000) == 999);

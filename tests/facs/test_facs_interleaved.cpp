@@ -185,6 +185,20 @@ TEST_CASE("interleaved set: groups by size, bins hold the references' k-mers", "
   const std::vector<InterleavedGroup> planned = plan_interleaved_groups(even, BuildParams{});
   REQUIRE(planned.size() == 1);
   REQUIRE(planned[0].bins == 1024);
+  // Without -k or -m, bins get the fewest hashes within 8% of the optimal bits, sized to still meet --fpr.
+  const BuildParams defaults;
+  const uint64_t largest = *std::max_element(even.begin(), even.end());
+  const int optimal_k = optimal_hashes(largest, bits_for_fpr(largest, defaults.fpr));
+  REQUIRE(planned[0].k < optimal_k);
+  REQUIRE(double(planned[0].m_bits) <= 1.08 * double(bits_for_fpr_with_hashes(largest, defaults.fpr, optimal_k)));
+  REQUIRE(expected_fpr(largest, planned[0].m_bits, planned[0].k) <= defaults.fpr * 1.001);
+  // Given -k (or -m), the classic sizing is kept.
+  BuildParams given;
+  given.hashes = optimal_k;
+  const std::vector<InterleavedGroup> fixed = plan_interleaved_groups(even, given);
+  REQUIRE(fixed.size() == 1);
+  REQUIRE(fixed[0].k == optimal_k);
+  REQUIRE(fixed[0].m_bits == bits_for_fpr(largest, defaults.fpr));
   // Every k-mer of a reference is in its bin (no false negatives), checked with the bin as a classic filter.
   const FilterSet twin = separate_twin(s);
   for (size_t j = 0; j < s.filters.size(); ++j) {

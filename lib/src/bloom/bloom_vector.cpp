@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -80,6 +81,22 @@ uint64_t bits_for_fpr(uint64_t n, double p) {
   const double ln2 = std::log(2.0);
   const double m = std::ceil(-double(n) * std::log(p) / (ln2 * ln2));
   return std::max<uint64_t>(64, uint64_t(m));
+}
+
+uint64_t bits_for_fpr_with_hashes(uint64_t n, double p, int k) {
+  const uint64_t best = bits_for_fpr(n, p);  // validates p
+  if (k < 1) throw UsageError("number of hash functions must be positive, got " + std::to_string(k));
+  const double m = std::ceil(-double(k) * double(n) / std::log1p(-std::pow(p, 1.0 / double(k))));
+  return std::max<uint64_t>(best, uint64_t(m));
+}
+
+int fewest_hashes_within(uint64_t n, double p, double extra) {
+  uint64_t fewest_bits = UINT64_MAX;
+  for (int k = 1; k <= kMaxHashes; ++k) fewest_bits = std::min(fewest_bits, bits_for_fpr_with_hashes(n, p, k));
+  const double limit = double(fewest_bits) * (1.0 + extra);
+  int k = 1;
+  while (double(bits_for_fpr_with_hashes(n, p, k)) > limit) ++k;  // ends at the k of fewest_bits at the latest
+  return k;
 }
 
 }  // namespace bloomseq

@@ -59,5 +59,11 @@ double fpr_from_fill(double fill, int k);
 int optimal_hashes(uint64_t n, uint64_t m_bits);
 // Bits needed for n keys at false-positive rate p with the optimal k: ceil(-n ln p / (ln 2)^2), at least 64.
 uint64_t bits_for_fpr(uint64_t n, double p);
+// Bits needed for n keys at false-positive rate p with exactly k functions: ceil(-k n / ln(1 - p^(1/k))), at
+// least 64 (never fewer than bits_for_fpr).
+uint64_t bits_for_fpr_with_hashes(uint64_t n, double p, int k);
+// The fewest functions (1..kMaxHashes) whose bits_for_fpr_with_hashes are at most (1 + extra) x the fewest bits any
+// number of functions needs: a lookup reads up to k bits, so a little memory buys fewer memory reads.
+int fewest_hashes_within(uint64_t n, double p, double extra);
 
 }  // namespace bloomseq
