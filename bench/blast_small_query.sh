@@ -39,6 +39,7 @@ for db in random repeats; do
     rm -f "$name.fa"
   fi
 done
+sync  # a fresh database's writeback would otherwise share the cores with the first rows
 
 piece() {  # name genome start length -> FASTA file
   local f="$tmp/$1.fa"
