@@ -13,7 +13,7 @@ namespace bloomseq {
 namespace {
 constexpr uint64_t kGroupCostShare = 32;  // a group is priced at 1/32 of the set's needed bits
 // A false candidate's scan reads rows until one clears its bit: with fewer hashes it needs fewer. At FPR 5e-4, k = 7
-// instead of the optimal 11 costs 7.4% more bits; 1,024 references of 0.5 Mbases classified in 0.85-0.91x the time
+// instead of the optimal 11 costs 7.4% more bits; 1,024 references of 0.5 Mbases classified in 0.87-0.88x the time
 // (docs/benchmarks.md, "Fewer hashes for interleaved sets").
 constexpr double kExtraBitsForFewerHashes = 0.08;
 }  // namespace
