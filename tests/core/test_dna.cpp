@@ -2,6 +2,7 @@
 // straightforward string-based oracles written here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -143,5 +144,27 @@ TEST_CASE("packed sequences give the same w-mers as the code array", "[dna]") {
     for_each_wmer(codes.data(), codes.size(), w,
                   [&](size_t pos, uint64_t f, uint64_t) { ok = ok && packed_wmer(packed.data(), pos, w) == f; });
     CHECK(ok);
+  }
+}
+
+TEST_CASE("packing code arrays with invalid codes: every base in place, every invalid code listed", "[dna]") {
+  std::mt19937_64 rng(6);
+  std::vector<uint64_t> words, invalid;
+  for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(31), size_t(32), size_t(33), size_t(100), size_t(1000)}) {
+    std::vector<uint8_t> codes(n);
+    for (auto& c : codes) c = uint8_t(rng() % 40 == 0 ? kInvalidBase : rng() & 3);
+    if (n > 40) std::fill(codes.begin() + 31, codes.begin() + 40, kInvalidBase);  // a run across two words
+    pack_codes(codes.data(), n, words, invalid);
+    INFO("n=" << n);
+    REQUIRE(words.size() == (n + 31) / 32 + 1);
+    CHECK(words.back() == 0);
+    std::vector<uint64_t> want_invalid;
+    bool ok = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (codes[i] > 3) want_invalid.push_back(i);
+      ok = ok && packed_base(words.data(), i) == (codes[i] > 3 ? 0 : codes[i]);
+    }
+    CHECK(ok);
+    CHECK(invalid == want_invalid);
   }
 }

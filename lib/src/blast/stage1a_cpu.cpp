@@ -7,6 +7,7 @@
 
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/encode/dna.hpp"
+#include "bloomseq/encode/sequence.hpp"
 
 namespace bloomseq {
 namespace {
@@ -85,10 +86,6 @@ uint64_t stage1a_vector_layout(const SubqueryVectors& vec, const DbChunk& chunk,
   return keys.size();
 }
 
-namespace {
-inline uint64_t byte_mask(uint64_t bytes) { return bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1; }
-}  // namespace
-
 ExactScanTables make_exact_scan_tables(const SubqueryVectors& vec, int p) {
   ExactScanTables t;
   t.p = p;
@@ -118,67 +115,59 @@ uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector
 
 uint64_t stage1a_exact(const ExactScanTables& tables, const DbChunk& c, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
-  // Each tested word is read on its own from one or two 8-byte loads instead of rolling a window over every base: the
-  // words at a stride do not depend on each other, so their loads and bit reads overlap.
-  // (Key 0 stands in for a word with an invalid base: its bit is read but not counted.)
-  const int p = tables.p;  // 3..16 (BlastParams::exact_filter)
-  const uint64_t lo_mask = byte_mask(uint64_t(p)), hi_mask = p > 8 ? byte_mask(uint64_t(p - 8)) : 0;
+  // The chunk is packed 2 bits per base first (a few instructions per 8 bases), then each tested word is one 8-byte
+  // load of the packed bases, a shift and a mask: the words at a stride do not depend on each other, so their loads
+  // and bit reads overlap. Words with an invalid base are never formed: the scan runs between invalid codes.
+  // Reading the key from byte codes instead (two loads, a validity test and two packing steps per word) took 2.8x as
+  // long per tested word (docs/benchmarks.md, "short query").
+  const int p = tables.p;  // 3..16 (BlastParams::exact_filter): (t % 4) + p bases fit in one 8-byte load
   const uint64_t s = std::max<uint64_t>(stride, 1);
+  const uint64_t last = std::min<uint64_t>(c.n_starts, c.n >= uint64_t(p) ? c.n - uint64_t(p) + 1 : 0);
+  if (last == 0) return 0;
+  thread_local std::vector<uint64_t> packed, invalid;
+  const uint64_t span = last + uint64_t(p) - 1;  // the bases the tested words cover
+  pack_codes(c.codes, span, packed, invalid);
+  invalid.push_back(span);  // the end of the last run
+  // Base i's 2 bits lie at bit 2 (i % 4) of byte i / 4 (little-endian words).
+  const auto* bytes = reinterpret_cast<const uint8_t*>(packed.data());
+  const uint64_t key_mask = wmer_mask(p);
   const uint32_t V = tables.count;
   const uint64_t* bits = tables.bits.data();
   const uint64_t per_table = tables.words_per_table;
-  uint64_t tested = 0;
-  // Words starting at [0, n_starts) that end inside the chunk; the loads read 16 bytes from the start, so the last
-  // ones come from a padded copy.
-  const uint64_t last = std::min<uint64_t>(c.n_starts, c.n >= uint64_t(p) ? c.n - uint64_t(p) + 1 : 0);
-  const uint64_t direct = c.n >= 16 ? std::min<uint64_t>(last, c.n - 16 + 1) : 0;
-  // One sub-query (the usual short query): a branch-free loop that only collects the hitting offsets, so nothing
-  // in it waits on the hit vector; then those are appended.
-  uint64_t t = (c.first_pos + s - 1) / s * s - c.first_pos;
-  if (V == 1) {
-    constexpr size_t kBlock = 256;
-    uint32_t found[kBlock];
-    while (t < direct) {
-      size_t n = 0, tested_here = 0;
-      for (size_t j = 0; j < kBlock && t < direct; ++j, t += s) {
-        uint64_t lo, hi;
-        std::memcpy(&lo, c.codes + t, 8);
-        std::memcpy(&hi, c.codes + t + 8, 8);
-        lo &= lo_mask;
-        hi &= hi_mask;
-        const bool valid = !((lo | hi) & 0xFCFCFCFCFCFCFCFCULL);  // no invalid code (4) in the word
-        const uint64_t key = (pack_code_bytes(lo) | pack_code_bytes(hi) << 16) & (valid ? ~uint64_t(0) : 0);
-        found[n] = uint32_t(t);
-        n += valid & ((bits[key >> 6] >> (key & 63)) & 1);
-        tested_here += valid;
-      }
-      tested += tested_here;
-      for (size_t j = 0; j < n; ++j) hits.push_back({c.first_pos + found[j], 0});
-    }
-  }
-  alignas(16) uint8_t tail[32];
-  auto probe = [&](uint64_t at, uint64_t lo, uint64_t hi) {
-    lo &= lo_mask;
-    hi &= hi_mask;
-    if ((lo | hi) & 0xFCFCFCFCFCFCFCFCULL) return;  // an invalid code (4) in the word
-    ++tested;
-    const uint64_t key = pack_code_bytes(lo) | pack_code_bytes(hi) << 16;
-    for (uint32_t v = 0; v < V; ++v)
-      if ((bits[size_t(v) * per_table + (key >> 6)] >> (key & 63)) & 1) hits.push_back({c.first_pos + at, v});
+  auto key_at = [&](uint64_t t) {
+    uint64_t x;
+    std::memcpy(&x, bytes + (t >> 2), 8);
+    return (x >> (2 * (t & 3))) & key_mask;
   };
-  for (; t < direct; t += s) {
-    uint64_t lo, hi;
-    std::memcpy(&lo, c.codes + t, 8);
-    std::memcpy(&hi, c.codes + t + 8, 8);
-    probe(t, lo, hi);
-  }
-  for (; t < last; t += s) {
-    uint64_t lo, hi;
-    std::memset(tail, kInvalidBase, sizeof tail);
-    std::memcpy(tail, c.codes + t, size_t(c.n - t));
-    std::memcpy(&lo, tail, 8);
-    std::memcpy(&hi, tail + 8, 8);
-    probe(t, lo, hi);
+  uint64_t tested = 0, run = 0;
+  for (const uint64_t bad : invalid) {
+    // Words wholly inside the valid run [run, bad) start in [run, bad - p]; the tested ones are on the stride's grid.
+    const uint64_t end = std::min<uint64_t>(last, bad >= run + uint64_t(p) ? bad - uint64_t(p) + 1 : run);
+    uint64_t t = run + (s - (c.first_pos + run) % s) % s;
+    run = bad + 1;
+    if (t >= end) continue;
+    tested += (end - t + s - 1) / s;
+    if (V == 1) {
+      // One sub-query (the usual short query): 64 words' answers gathered in a mask, the hits appended after, so
+      // nothing in the loop waits on the hit vector.
+      while (t < end) {
+        const uint64_t first = t;
+        const unsigned count = unsigned(std::min<uint64_t>(64, (end - t + s - 1) / s));
+        uint64_t found = 0;
+        for (unsigned j = 0; j < count; ++j, t += s) {
+          const uint64_t key = key_at(t);
+          found |= ((bits[key >> 6] >> (key & 63)) & 1) << j;
+        }
+        for (; found; found &= found - 1)
+          hits.push_back({c.first_pos + first + s * uint64_t(__builtin_ctzll(found)), 0});
+      }
+      continue;
+    }
+    for (; t < end; t += s) {
+      const uint64_t key = key_at(t);
+      for (uint32_t v = 0; v < V; ++v)
+        if ((bits[size_t(v) * per_table + (key >> 6)] >> (key & 63)) & 1) hits.push_back({c.first_pos + t, v});
+    }
   }
   return tested;
 }

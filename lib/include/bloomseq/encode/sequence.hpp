@@ -23,6 +23,11 @@ std::string reverse_complement(std::string_view seq);
 // Packs codes 32 per word (see packed_base()); invalid codes are stored as 0 and must be tracked by the caller.
 std::vector<uint64_t> pack_codes(const std::vector<uint8_t>& codes);
 
+// The same for codes[0, n) into `words`, which gets one zero word more than the bases need, so that an 8-byte load
+// at byte i / 4 is in bounds for every base i < n; the positions of the invalid codes go to `invalid` (ascending).
+// Eight codes at a time, for scans that read words of the packed form.
+void pack_codes(const uint8_t* codes, size_t n, std::vector<uint64_t>& words, std::vector<uint64_t>& invalid);
+
 // Canonical w-mers of a sequence, in order of position (handy for building filters and for tests).
 std::vector<uint64_t> canonical_wmers(std::string_view seq, int w);
 
