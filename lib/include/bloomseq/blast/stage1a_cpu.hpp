@@ -38,6 +38,11 @@ ExactScanTables make_exact_scan_tables(const SubqueryVectors& vectors, int p);
 uint64_t stage1a_exact(const ExactScanTables& tables, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                        uint64_t stride = 1);
 
+// The instruction set stage1a_exact uses for one sub-query: "avx512" (with VBMI) or "scalar". Forcing "scalar"
+// (tests compare both paths; "" restores the best) returns false for a name this CPU cannot run.
+const char* exact_scan_isa();
+bool force_exact_scan_isa(const char* isa);
+
 // The paper's Algorithm 1 literally: for each vector, for each w-mer, each hash function evaluated when probed.
 uint64_t stage1a_paper_vector(const SubqueryVectors& vectors, const DbChunk& chunk, std::vector<Stage1aHit>& hits,
                            uint64_t stride = 1);
