@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/blast/word_presence.hpp"
 #include "bloomseq/model/profiles.hpp"
 #include "bloomseq/split/subquery.hpp"
@@ -10,13 +12,18 @@
 namespace bloomseq {
 
 namespace {
-// Per database base / tested word / probe / hit, in ns (short_word_plan.hpp).
-constexpr double kDecodeNs = 0.3;  // a database base decoded to its code byte
-constexpr double kTestNs = 1.3;    // a word read from the code bytes and packed into its key
-constexpr double kProbeNs[] = {1.5, 1.5, 4.0, 15.0};  // filters in L1, L2, L3, DRAM
-// A hit: the presence check of its w-mers (WordPresence, w <= 12) and the index walk of those that pass; without
-// the presence check every hit walks the index.
-constexpr double kHitNs = 33.0, kHitNoPresenceNs = 60.0;
+// Per database base / tested word / probe / hit / seed, in ns (short_word_plan.hpp), fitted to stage timings of
+// 10- and 48.5-kb queries against 200 Mbases with p = 9, 10, 11 (docs/benchmarks.md, "short query").
+constexpr double kDecodeNs = 0.2;  // a database base decoded to its code byte and packed for the scan
+// A word read from the packed bases: with AVX-512 16 words share a load and a gather (stage1a_exact).
+double test_ns() { return std::strcmp(exact_scan_isa(), "avx512") == 0 ? 0.15 : 0.6; }
+constexpr double kProbeNs[] = {0.5, 0.5, 4.0, 15.0};  // filters in L1, L2, L3, DRAM
+// A hit of a word shorter than w: the presence check of its w-mers (WordPresence, w <= 12), or, without one, the
+// walk of the index for it. A hit of a word of w bases is a seed.
+constexpr double kPresenceNs = 18.0, kHitNoPresenceNs = 60.0;
+// A seed: its index walk, its extension to w, its place in stage 2's order. The same for every p, so it decides
+// nothing between words; it makes ns_per_base comparable with the Bloom plan's stage 1a + 1b.
+constexpr double kSeedNs = 50.0;
 // The largest exact filter: 4^12 bits = 2 MB per sub-query; past it a Bloom vector holds the query in less.
 constexpr int kMaxExactWord = 12;
 constexpr int kMinExactWord = 3;  // 4^3 = 64 bits, the smallest vector
@@ -40,12 +47,15 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
   const double keys = std::ldexp(1.0, 2 * p) / 2.0;
   const uint64_t shared = std::min(total, uint64_t(keys / 4) + uint64_t(w) - 1);
   const uint64_t n_sub = std::max(longest, shared);
-  double V = 0, hits = 0;
+  double V = 0, hits = 0, seeds = 0;
+  const double w_keys = std::ldexp(1.0, 2 * w) / 2.0;
   for (const SubQuery& sq : split_subqueries(record_lengths, n_sub, w)) {
     V += 1;
-    // The sub-query's p-mers (a packed one's records each lose p - 1 at the end).
+    // The sub-query's p-mers (a packed one's records each lose p - 1 at the end), and its w-mers.
     const double pmers = std::max(0.0, double(sq.length) - double(sq.records) * double(p - 1));
+    const double wmers = std::max(0.0, double(sq.length) - double(sq.records) * double(w - 1));
     hits += 1.0 - std::exp(-pmers / keys);
+    seeds += 1.0 - std::exp(-wmers / w_keys);
   }
   const double bytes = V * std::ldexp(1.0, 2 * p) / 8.0;
   // A level holds the filters when they take at most half of it: the database codes stream through it too.
@@ -58,8 +68,8 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
   plan.stride = uint64_t(s);
   plan.n_sub = n_sub;
   plan.hits_per_probe = hits;
-  const double hit = w <= WordPresence::kMaxWord ? kHitNs : kHitNoPresenceNs;
-  plan.ns_per_base = kDecodeNs + (kTestNs + V * probe + hits * hit) / s;
+  const double hit = p == w ? 0.0 : w <= WordPresence::kMaxWord ? kPresenceNs : kHitNoPresenceNs;
+  plan.ns_per_base = kDecodeNs + (test_ns() + V * probe + hits * hit) / s + seeds * kSeedNs;
   return plan;
 }
 }  // namespace
