@@ -53,8 +53,10 @@ csv="$out/blast_small_query.csv"
 echo "db,query,w,threads,tool,wall_s,cpu_s,hsps,identical_hsps,wall_ratio_vs_blastn,cpu_ratio_vs_blastn,read_fraction" > "$csv"
 printf "\n%-8s %-18s %3s %3s %-12s %8s %8s %7s %9s %7s %7s %6s\n" db query w thr tool wall_s cpu_s hsps identical wall/bn cpu/bn read
 measure() {  # -> "wall cpu" of the command, its stdout into $tmp/out
-  /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" > "$tmp/out"
-  awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$tmp/time"
+  # bash's own timer to the millisecond: /usr/bin/time rounds to 10 ms, as long as some whole runs at w = 28.
+  local TIMEFORMAT='%3R %3U %3S'
+  { time "$@" > "$tmp/out"; } 2> "$tmp/time"
+  tail -n 1 "$tmp/time" | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
 }
 median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 uptime
