@@ -347,8 +347,11 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
                                      std::vector<GapTrigger> triggers, const GappedExtensionParams& p, int threads,
                                      GappedExtensionStats* stats) {
   const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
-  // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment.
-  const size_t lookahead = 16 * size_t(std::max(threads, 1));
+  // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment. The
+  // 1-Mbase self alignment of an E. coli slice against its genome holds the oldest slot for about a second while the
+  // other threads work through the repeats behind it: 16 per thread left them waiting (stage 3 on two threads 1.55x
+  // one thread), 1,024 per thread 1.75x, for 0.2% of the extensions computed in vain (328 of 160,733).
+  const size_t lookahead = 1024 * size_t(std::max(threads, 1));
   // Preliminary pass, best ungapped HSP first (score_compare_match).
   std::sort(triggers.begin(), triggers.end(), [](const GapTrigger& a, const GapTrigger& b) {
     return std::make_tuple(-a.score, a.s_start, -int64_t(a.length), a.q_start) <
