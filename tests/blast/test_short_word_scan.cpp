@@ -81,7 +81,7 @@ TEST_CASE("the exact stage 1a hits exactly the probes whose word the sub-query h
   std::mt19937_64 rng(77);
   for (int p : {3, 4, 7, 8, 9, 10, 12}) {
     for (bool one : {false, true}) {  // one sub-query takes the scan's own loop
-      for (uint64_t stride : {1, 2, 3, 5, 12, 13}) {
+      for (uint64_t stride : {1, 2, 3, 5, 12, 13, 18, 31, 32}) {
         INFO("p=" << p << " stride=" << stride << " one sub-query=" << one);
         Records q;
         q.names = {"a", "b"};

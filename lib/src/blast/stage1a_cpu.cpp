@@ -117,8 +117,8 @@ uint64_t stage1a_exact(const SubqueryVectors& vec, const DbChunk& c, std::vector
 namespace {
 
 // The AVX-512 path of one table's scan (VBMI for the byte permutation): 16 words per step, each word's 8 packed
-// bytes placed in a 64-bit lane by one permutation of a 64-byte load, shifted to its first base and masked; their
-// 16 table words gathered at once. The scan is bound by the table reads (128 KB at p = 10, in L2): 0.65 ns per word
+// bytes placed in a 64-bit lane by a permutation of a 64-byte load (one per 8 words), shifted to its first base and
+// masked; their 16 table words gathered at once. The scan is bound by the table reads (128 KB at p = 10, in L2): 0.65 ns per word
 // against 1.2 ns one word at a time on the benchmark machine (docs/benchmarks.md, "short query").
 bool have_avx512_vbmi() {
   __builtin_cpu_init();
@@ -127,9 +127,9 @@ bool have_avx512_vbmi() {
 }
 bool g_exact_avx512 = have_avx512_vbmi();
 
-// The largest stride the permutation covers: the 16 words of a step start within 15 s + 3 bases, and each needs 8
-// bytes from its first one, all inside the 64-byte load.
-constexpr uint64_t kMaxVectorStride = 12;
+// The largest stride the permutation covers: each half of a step (8 words) loads its own 64 bytes; its words start
+// within 7 s + 3 bases of the load and each needs 8 bytes from its first one.
+constexpr uint64_t kMaxVectorStride = 31;
 
 // GCC 12 takes the undefined pass-through lanes inside the AVX-512 intrinsics for uninitialized variables.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -141,17 +141,17 @@ constexpr uint64_t kMaxVectorStride = 12;
 __attribute__((target("avx512f,avx512bw,avx512vbmi"))) uint64_t scan_one_table_avx512(
     const uint8_t* bytes, uint64_t t, uint64_t end, uint64_t s, uint64_t key_mask, const uint64_t* table,
     uint64_t first_pos, std::vector<Stage1aHit>& hits) {
-  // t advances by 16 s per step, so its phase t % 4 and with it the permutation and shifts stay the same.
-  alignas(64) uint8_t perm[2][64];
-  alignas(64) uint64_t shift[2][8];
-  for (int half = 0; half < 2; ++half)
-    for (int j = 0; j < 8; ++j) {
-      const uint64_t at = (t & 3) + uint64_t(8 * half + j) * s;  // base offset from byte t / 4
-      for (int b = 0; b < 8; ++b) perm[half][8 * j + b] = uint8_t((at >> 2) + uint64_t(b));
-      shift[half][j] = 2 * (at & 3);
-    }
-  const __m512i perm0 = _mm512_load_si512(perm[0]), perm1 = _mm512_load_si512(perm[1]);
-  const __m512i shift0 = _mm512_load_si512(shift[0]), shift1 = _mm512_load_si512(shift[1]);
+  // t advances by 16 s per step and the second half of a step starts 8 s = 4 (2 s) bases later, so the phase t % 4,
+  // and with it one permutation and one set of shifts, serves every half.
+  alignas(64) uint8_t perm_bytes[64];
+  alignas(64) uint64_t shift_bits[8];
+  for (int j = 0; j < 8; ++j) {
+    const uint64_t at = (t & 3) + uint64_t(j) * s;  // base offset from byte t / 4
+    for (int b = 0; b < 8; ++b) perm_bytes[8 * j + b] = uint8_t((at >> 2) + uint64_t(b));
+    shift_bits[j] = 2 * (at & 3);
+  }
+  const __m512i perm = _mm512_load_si512(perm_bytes), shift = _mm512_load_si512(shift_bits);
+  const uint64_t half_bytes = 2 * s;
   const __m512i mask = _mm512_set1_epi64(int64_t(key_mask));
   const __m512i low5 = _mm512_set1_epi32(31), one = _mm512_set1_epi32(1);
   const auto* words = reinterpret_cast<const int*>(table);  // 32-bit table words: key k at bit k % 32 of word k / 32
@@ -159,9 +159,10 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) uint64_t scan_one_table_a
     const uint64_t first = t;
     uint64_t found = 0;
     for (unsigned j = 0; j < 64; j += 16, t += 16 * s) {
-      const __m512i raw = _mm512_loadu_si512(bytes + (t >> 2));
-      const __m512i k0 = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutexvar_epi8(perm0, raw), shift0), mask);
-      const __m512i k1 = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutexvar_epi8(perm1, raw), shift1), mask);
+      const uint8_t* at = bytes + (t >> 2);
+      const __m512i raw0 = _mm512_loadu_si512(at), raw1 = _mm512_loadu_si512(at + half_bytes);
+      const __m512i k0 = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutexvar_epi8(perm, raw0), shift), mask);
+      const __m512i k1 = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutexvar_epi8(perm, raw1), shift), mask);
       const __m512i keys =
           _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(k0)), _mm512_cvtepi64_epi32(k1), 1);
       const __m512i got = _mm512_i32gather_epi32(_mm512_srli_epi32(keys, 5), words, 4);
