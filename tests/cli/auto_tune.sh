@@ -156,6 +156,17 @@ t=$(jget "$c" auto_tune.threads); (( t >= 1 && t <= cores )) || bad "classify th
 le 1 "$(jget "$c" auto_tune.predicted.reads_per_second)" || bad "no predicted reads/s"
 le 1 "$(jget "$c" auto_tune.measured.reads_per_second)" || bad "no measured reads/s"
 [[ "$(jget "$c" results.called.lambda_virus)" -gt 1500 ]] || bad "lambda reads not called to lambda"
+# The sample of the input: taken from a regular file, its lookups per read those the run counts (same reads, same
+# classifier; the sample is the start of the file, so within a factor of 2), not taken from stdin (nothing consumed).
+grep -q '^#   sample: [0-9]* reads from the start of the input' "$tmp/stderr" || bad "classify sample not printed"
+le 1 "$(jget "$c" auto_tune.predicted.sampled_reads_per_second)" || bad "no sampled reads/s"
+sl=$(jget "$c" auto_tune.predicted.sample_lookups_per_read); rl=$(jget "$c" results.lookups_per_read)
+awk -v a="$sl" -v b="$rl" 'BEGIN { exit !(a > b / 2 && a < b * 2) }' || bad "sample lookups per read $sl against the run's $rl"
+check "facs classify --auto-tune from stdin" 0 "$facs" classify --auto-tune - "$tmp/refs.bf" --json "$tmp/stdin.json" \
+  --summary /dev/null < "$reads"
+grep -q '^#   sample: not taken (the reads are not a regular file' "$tmp/stderr" || bad "stdin sample not refused"
+[[ "$(jget "$tmp/stdin.json" results.total)" == "$(jget "$c" results.total)" ]] || bad "stdin run lost reads to the sample"
+echo "ok   facs classify sample: $sl lookups per read against the run's $rl"
 check "facs classify --auto-tune -t 1 --target-throughput" 0 "$facs" classify --auto-tune -t 1 --target-throughput 1000 \
   "$reads" "$tmp/refs.bf" --json "$tmp/c1.json" --summary /dev/null
 [[ "$(jget "$tmp/c1.json" parameters.threads)" == 1 ]] || bad "classify -t not kept"

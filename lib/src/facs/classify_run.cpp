@@ -36,6 +36,9 @@
 namespace bloomseq {
 namespace {
 
+// Bases of reads the --auto-tune sample classifies: ~8,000 reads of 150 bases, a few ms.
+constexpr uint64_t kFacsSampleBases = 1200000;
+
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -184,6 +187,19 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     if (log) std::fputs(describe_facs_plan(plan, tune, "facs classify").c_str(), log);
   }
   Classifier classifier(set, cp, backend.get());
+  // The model's rate next to the classifier's own on the first reads (auto_tune.hpp: the model counts every k-mer
+  // against every filter, the classifier far fewer). Single-end CPU runs on a regular file only.
+  FacsSample sample;
+  int sample_cores = 1;
+  if (tune.on) {
+    sample_cores = std::max(1, tune.profile.device.kind == model::DeviceKind::Gpu ? cp.threads
+                                                                                    : tune.profile.device.parallel_units());
+    if (paired) sample.why_not = "paired reads";
+    else if (backend) sample.why_not = "a device backend";
+    else if (o.sharded) sample.why_not = "a shard";
+    else sample = time_facs_sample(classifier, reads_path, kFacsSampleBases);
+    if (log) std::fputs(describe_facs_sample(sample, cp.threads, sample_cores).c_str(), log);
+  }
   std::vector<std::string> names;
   for (const FilterEntry& f : set.filters) names.push_back(f.name);
   const size_t nf = names.size();
@@ -505,8 +521,12 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
             .value("reads_per_second", actual.reads_per_s)
             .value("seconds", actual.seconds)
             .value("max_fpr", actual.max_fpr)
-            .value("nominal_reads_per_second", plan.reads_per_s)
-            .end_object();
+            .value("nominal_reads_per_second", plan.reads_per_s);
+        if (sample.taken)
+          j.value("sampled_reads_per_second", sample.reads_per_s(cp.threads, sample_cores))
+              .value("sample_reads", sample.reads)
+              .value("sample_lookups_per_read", sample.lookups_per_read);
+        j.end_object();
         j.begin_object("measured")
             .value("reads_per_second", rate)
             .value("seconds", run_s)

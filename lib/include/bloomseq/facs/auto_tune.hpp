@@ -1,6 +1,7 @@
 // --auto-tune for facs build-filter and classify: the loaded profile and the plan from the performance model
 // (plan_facs / predict_facs in bloomseq/model). The options themselves are parsed in bloomseq/cli/facs_options.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -51,6 +52,27 @@ struct FacsRunPrediction {
 };
 FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filters, int w, uint64_t reads,
                                    uint64_t read_len, int threads, const FacsAutoTune& t);
+
+// The classifier's own rate on a sample of the input: the model above prices every k-mer of every read against every
+// filter (classic FACS), while the classifier looks up far fewer (a quick pass, then scans of the candidate filters
+// only: 67 lookups per 150-base read against 7 filters where the model counts 910), so its reads/s can be 10x off.
+// The sample is the first reads of a regular file (up to `max_bases` bases), read and classified on one thread, all
+// but the first quarter's classification timed. Not taken (taken = false, `why_not` says why) for stdin, pipes and empty input.
+struct FacsSample {
+  bool taken = false;
+  std::string why_not;
+  uint64_t reads = 0;
+  double seconds = 0;            // the timed reads' share of reading the sample, and their classification
+  double lookups_per_read = 0;
+  double per_thread_reads_per_s = 0;
+  // The rate on `threads` threads: per-thread rate x threads, at most `cores` of them.
+  double reads_per_s(int threads, int cores) const {
+    return per_thread_reads_per_s * double(std::max(1, std::min(threads, std::max(cores, 1))));
+  }
+};
+class Classifier;
+FacsSample time_facs_sample(const Classifier& classifier, const std::string& reads_path, uint64_t max_bases);
+std::string describe_facs_sample(const FacsSample& s, int threads, int cores);
 
 // Human-readable plan ('# ' lines) for stderr.
 std::string describe_facs_plan(const FacsRunPrediction& p, const FacsAutoTune& t, const std::string& what);
