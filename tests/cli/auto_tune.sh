@@ -162,6 +162,11 @@ grep -q '^#   sample: [0-9]* reads from the start of the input' "$tmp/stderr" ||
 le 1 "$(jget "$c" auto_tune.predicted.sampled_reads_per_second)" || bad "no sampled reads/s"
 sl=$(jget "$c" auto_tune.predicted.sample_lookups_per_read); rl=$(jget "$c" results.lookups_per_read)
 awk -v a="$sl" -v b="$rl" 'BEGIN { exit !(a > b / 2 && a < b * 2) }' || bad "sample lookups per read $sl against the run's $rl"
+# A target the sample's rate reaches on one thread takes one thread (the model alone asked for every core).
+check "facs classify --auto-tune --target-throughput 1000" 0 "$facs" classify --auto-tune --target-throughput 1000 \
+  "$reads" "$tmp/refs.bf" --json "$tmp/c1000.json" --summary /dev/null
+[[ "$(jget "$tmp/c1000.json" parameters.threads)" == 1 ]] || bad "a low throughput target did not take one thread"
+[[ "$(jget "$tmp/c1000.json" auto_tune.threads)" == 1 ]] || bad "the plan's threads are not the run's"
 check "facs classify --auto-tune from stdin" 0 "$facs" classify --auto-tune - "$tmp/refs.bf" --json "$tmp/stdin.json" \
   --summary /dev/null < "$reads"
 grep -q '^#   sample: not taken (the reads are not a regular file' "$tmp/stderr" || bad "stdin sample not refused"

@@ -198,6 +198,19 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
     else if (backend) sample.why_not = "a device backend";
     else if (o.sharded) sample.why_not = "a shard";
     else sample = time_facs_sample(classifier, reads_path, kFacsSampleBases);
+    // With a throughput target and no -t, the sample's rate, not the model's, picks the fewest threads that reach it.
+    if (sample.taken && tune.min_fpr && !o.threads_given) {
+      int t = sample_cores;
+      for (int k = 1; k < sample_cores; ++k)
+        if (sample.reads_per_s(k, sample_cores) >= tune.target_throughput) {
+          t = k;
+          break;
+        }
+      if (t != cp.threads) {
+        cp.threads = t;
+        plan = predict_facs_run(filter_ptrs, set.w, tune.reads, tune.read_len, t, tune);
+      }
+    }
     if (log) std::fputs(describe_facs_sample(sample, cp.threads, sample_cores).c_str(), log);
   }
   std::vector<std::string> names;
