@@ -4,9 +4,11 @@
 // record and batch boundaries; the exact stage 1a answers exactly the probes whose p-mer the sub-query holds.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <random>
 #include <set>
 
+#include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/short_word_plan.hpp"
 #include "bloomseq/split/subquery.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
@@ -14,7 +16,9 @@
 #include "bloomseq/bloom/bloom_view.hpp"
 #include "bloomseq/encode/sequence.hpp"
 #include "bloomseq/error.hpp"
+#include "bloomseq/io/twobit.hpp"
 #include "helpers.hpp"
+#include "io/io_test_util.hpp"
 
 using namespace bloomseq;
 using namespace blast_test;
@@ -274,4 +278,87 @@ TEST_CASE("the automatic layout keeps an explicit choice and bit-slices what onl
   // Few sub-queries at the default m: the 2-MB matrix stays in the last-level cache of any current CPU.
   const LayoutShape lambda{48502, 8000, uint64_t(1) << 18, 6, 11};
   CHECK(resolve_layout(Stage1aLayout::automatic, lambda) == Stage1aLayout::bitsliced);
+}
+
+TEST_CASE("a .2bit database's batches carry their bases packed and their invalid runs, and the exact scan reads them",
+          "[blast][short-word][twobit]") {
+  bloomseq_test::TempDir dir;
+  std::mt19937_64 rng(2024);
+  // Records of awkward lengths (multiples of 32 and 4, one base, one N only) with N runs at the ends, in the middle
+  // and next to each other, and soft-masked stretches (valid bases).
+  std::vector<SequenceRecord> recs;
+  const std::vector<size_t> lengths = {1, 31, 32, 33, 64, 100, 129, 1000, 4096, 5003, 7, 2};
+  for (size_t r = 0; r < lengths.size(); ++r) {
+    std::string s = random_dna(rng, lengths[r], 0.0);
+    if (s.size() > 50) {
+      for (size_t i = 10; i < 23; ++i) s[i] = 'N';
+      s[s.size() - 1] = 'N';
+      for (size_t i = 30; i < 45; ++i) s[i] = char(std::tolower(s[i]));
+    }
+    if (r == 7) s[0] = 'N', s[1] = 'N';
+    if (r == 10) s = "NNNNNNN";
+    recs.push_back({"r" + std::to_string(r), "", s, ""});
+  }
+  const std::string path = dir.file("db.2bit");
+  write_twobit(path, recs);
+  // Batches of a few records, so records start at every offset modulo 32.
+  for (uint64_t max_bases : {uint64_t(40), uint64_t(3000), uint64_t(1) << 20}) {
+    DatabaseReader db(path);
+    DbBatch batch;
+    size_t batches = 0;
+    while (db.next_batch(batch, max_bases)) {
+      ++batches;
+      INFO("max_bases=" << max_bases << " batch " << batches);
+      REQUIRE(!batch.packed.empty());
+      REQUIRE(batch.packed.size() >= batch.codes.size() / 32 + 9);
+      bool bases_ok = true;
+      std::vector<uint8_t> invalid(batch.codes.size(), 0);
+      for (const CodeRun& r : batch.invalid_runs) {
+        REQUIRE(r.begin < r.end);
+        REQUIRE(r.end <= batch.codes.size());
+        for (uint64_t u = r.begin; u < r.end; ++u) invalid[u] = 1;
+      }
+      for (size_t i = 0; i < batch.codes.size(); ++i) {
+        CHECK(invalid[i] == (batch.codes[i] > 3 ? 1 : 0));
+        if (batch.codes[i] < 4) bases_ok = bases_ok && packed_base(batch.packed.data(), i) == batch.codes[i];
+      }
+      CHECK(bases_ok);
+      for (size_t k = 1; k < batch.invalid_runs.size(); ++k)
+        CHECK(batch.invalid_runs[k - 1].end <= batch.invalid_runs[k].begin);
+      for (size_t w = batch.packed.size() - 8; w < batch.packed.size(); ++w) CHECK(batch.packed[w] == 0);
+      // The scan on the batch's packed bases answers as on the codes packed again, on both instruction sets.
+      Records q;
+      q.names = {"q"};
+      q.seqs = {recs[9].seq.substr(100, 2000)};
+      for (int p : {4, 9, 11}) {
+        BlastParams b;
+        b.w = p;
+        b.exact_filter = true;
+        b.k = 1;
+        b.m_bits = uint64_t(1) << (2 * p);
+        b.n_sub = 3000;
+        const QuerySet qs = make_queries(q);
+        const SubqueryFilters f(qs.codes, b, true, false);
+        const ExactScanTables tables = make_exact_scan_tables(f.vectors(), p);
+        for (uint64_t stride : {uint64_t(1), uint64_t(2), uint64_t(5), uint64_t(18)}) {
+          for (const char* isa : {"scalar", "avx512"}) {
+            if (!force_exact_scan_isa(isa)) continue;
+            std::vector<Stage1aHit> from_batch, from_codes;
+            uint64_t tested_batch = 0, tested_codes = 0;
+            for (DbChunk c : chunk_batch(batch, 517, p)) {
+              REQUIRE(c.packed != nullptr);
+              tested_batch += stage1a_exact(tables, c, from_batch, stride);
+              c.packed = nullptr;
+              tested_codes += stage1a_exact(tables, c, from_codes, stride);
+            }
+            INFO("p=" << p << " stride=" << stride << " isa=" << isa);
+            CHECK(from_batch == from_codes);
+            CHECK(tested_batch == tested_codes);
+          }
+          force_exact_scan_isa("");
+        }
+      }
+    }
+    CHECK(batches >= 1);
+  }
 }

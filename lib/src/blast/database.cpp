@@ -13,6 +13,8 @@ void DbBatch::clear() {
   lengths.clear();
   local_starts.clear();
   codes.clear();
+  packed.clear();
+  invalid_runs.clear();
   window = Window();
 }
 
@@ -65,6 +67,12 @@ std::vector<DbChunk> chunk_batch(const DbBatch& batch, uint64_t chunk_bases, int
     ch.n = std::min(total - c, ch.n_starts + uint64_t(w) - 1);
     ch.first_pos = batch.first_pos + c;
     ch.w = w;
+    if (!batch.packed.empty()) {
+      ch.packed = batch.packed.data();
+      ch.packed_at = c;
+      ch.invalid_runs = batch.invalid_runs.data();
+      ch.n_invalid_runs = batch.invalid_runs.size();
+    }
     out.push_back(ch);
   }
   return out;

@@ -291,6 +291,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
       bases += impl_->tb->length(i) + 1;
     }
     batch.codes.reserve(bases);
+    batch.packed.reserve(bases / 32 + 16);
   }
   while (batch.codes.size() < max_bases && impl_->next_record + batch.size() < impl_->end_record) {
     const uint64_t next = impl_->next_record + batch.size();
@@ -309,6 +310,14 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                         ") is not as the plan says (changed since the plan was made? make the plan again)");
       batch.add_record_codes(impl_->tb->name(i), impl_->tb->length(i),
                              [&](uint8_t* out) { impl_->tb->codes(i, out); });
+      // The same bases packed, and where the codes are invalid (DbBatch::packed). The words after the record's are
+      // zeroed: the vector path's loads reach 64 bytes past the batch's last base.
+      const uint64_t at = batch.local_starts.back(), length = batch.lengths.back();
+      batch.packed.resize(size_t((at + length) / 32 + 2 + 8));
+      const uint64_t written = impl_->tb->packed(i, batch.packed.data(), at);
+      std::fill(batch.packed.begin() + long(written), batch.packed.end(), 0);
+      for (const auto& run : impl_->tb->n_runs(i)) batch.invalid_runs.push_back({at + run.first, at + run.second});
+      batch.invalid_runs.push_back({at + length, at + length + 1});  // the separator
       continue;
     } else if (impl_->use_held) {
       if (impl_->held_next >= impl_->held.size()) break;

@@ -195,61 +195,78 @@ bool force_exact_scan_isa(const char* isa) {
 
 uint64_t stage1a_exact(const ExactScanTables& tables, const DbChunk& c, std::vector<Stage1aHit>& hits,
                        uint64_t stride) {
-  // The chunk is packed 2 bits per base first (a few instructions per 8 bases), then each tested word is one 8-byte
-  // load of the packed bases, a shift and a mask: the words at a stride do not depend on each other, so their loads
-  // and bit reads overlap. Words with an invalid base are never formed: the scan runs between invalid codes.
-  // Reading the key from byte codes instead (two loads, a validity test and two packing steps per word) took 2.8x as
-  // long per tested word (docs/benchmarks.md, "short query").
+  // The chunk's bases packed 2 bits each (the batch's own from a .2bit database, else the codes packed here, a few
+  // instructions per 8 bases), then each tested word is one 8-byte load of the packed bases, a shift and a mask:
+  // the words at a stride do not depend on each other, so their loads and bit reads overlap. Words with an invalid
+  // base are never formed: the scan runs between invalid codes. Reading the key from byte codes instead (two loads,
+  // a validity test and two packing steps per word) took 2.8x as long per tested word (docs/benchmarks.md, "short
+  // query").
   const int p = tables.p;  // 3..16 (BlastParams::exact_filter): (t % 4) + p bases fit in one 8-byte load
   const uint64_t s = std::max<uint64_t>(stride, 1);
   const uint64_t last = std::min<uint64_t>(c.n_starts, c.n >= uint64_t(p) ? c.n - uint64_t(p) + 1 : 0);
   if (last == 0) return 0;
-  thread_local std::vector<uint64_t> packed, invalid;
   const uint64_t span = last + uint64_t(p) - 1;  // the bases the tested words cover
-  pack_codes(c.codes, span, packed, invalid);
-  packed.resize(packed.size() + 8, 0);  // the vector path's 64-byte loads
-  invalid.push_back(span);  // the end of the last run
-  // Base i's 2 bits lie at bit 2 (i % 4) of byte i / 4 (little-endian words).
-  const auto* bytes = reinterpret_cast<const uint8_t*>(packed.data());
+  // Positions u below are in the packed words' numbering: codes[t] is base u = at + t.
+  thread_local std::vector<uint64_t> own, invalid;
+  thread_local std::vector<CodeRun> bad;  // the invalid runs in [at, at + span), then the end
+  bad.clear();
+  const uint64_t* words;
+  uint64_t at = 0;
+  if (c.packed) {
+    words = c.packed;
+    at = c.packed_at;
+    const CodeRun* r = std::lower_bound(c.invalid_runs, c.invalid_runs + c.n_invalid_runs, at,
+                                        [](const CodeRun& x, uint64_t u) { return x.end <= u; });
+    for (; r < c.invalid_runs + c.n_invalid_runs && r->begin < at + span; ++r) bad.push_back(*r);
+  } else {
+    pack_codes(c.codes, span, own, invalid);
+    own.resize(own.size() + 8, 0);  // the vector path's 64-byte loads
+    words = own.data();
+    for (const uint64_t u : invalid) bad.push_back({u, u + 1});
+  }
+  bad.push_back({at + span, at + span});
+  // Base u's 2 bits lie at bit 2 (u % 4) of byte u / 4 (little-endian words).
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words);
   const uint64_t key_mask = wmer_mask(p);
   const uint32_t V = tables.count;
   const uint64_t* bits = tables.bits.data();
   const uint64_t per_table = tables.words_per_table;
-  auto key_at = [&](uint64_t t) {
+  const uint64_t pos0 = c.first_pos - at;  // the stream coordinate of base u is pos0 + u
+  auto key_at = [&](uint64_t u) {
     uint64_t x;
-    std::memcpy(&x, bytes + (t >> 2), 8);
-    return (x >> (2 * (t & 3))) & key_mask;
+    std::memcpy(&x, bytes + (u >> 2), 8);
+    return (x >> (2 * (u & 3))) & key_mask;
   };
-  uint64_t tested = 0, run = 0;
-  for (const uint64_t bad : invalid) {
-    // Words wholly inside the valid run [run, bad) start in [run, bad - p]; the tested ones are on the stride's grid.
-    const uint64_t end = std::min<uint64_t>(last, bad >= run + uint64_t(p) ? bad - uint64_t(p) + 1 : run);
-    uint64_t t = run + (s - (c.first_pos + run) % s) % s;
-    run = bad + 1;
-    if (t >= end) continue;
-    tested += (end - t + s - 1) / s;
+  uint64_t tested = 0, run = at;
+  for (const CodeRun& r : bad) {
+    // Words wholly inside the valid run [run, r.begin) start in [run, r.begin - p]; the tested ones are on the
+    // stride's grid.
+    const uint64_t end = std::min<uint64_t>(at + last, r.begin >= run + uint64_t(p) ? r.begin - uint64_t(p) + 1 : run);
+    uint64_t u = run + (s - (pos0 + run) % s) % s;
+    run = std::max(run, r.end);
+    if (u >= end) continue;
+    tested += (end - u + s - 1) / s;
     if (V == 1) {
       // One sub-query (the usual short query): 64 words' answers gathered in a mask, the hits appended after, so
       // nothing in the loop waits on the hit vector.
       if (g_exact_avx512 && p <= 16 && s <= kMaxVectorStride)
-        t = scan_one_table_avx512(bytes, t, end, s, key_mask, bits, c.first_pos, hits);
-      while (t < end) {
-        const uint64_t first = t;
-        const unsigned count = unsigned(std::min<uint64_t>(64, (end - t + s - 1) / s));
+        u = scan_one_table_avx512(bytes, u, end, s, key_mask, bits, pos0, hits);
+      while (u < end) {
+        const uint64_t first = u;
+        const unsigned count = unsigned(std::min<uint64_t>(64, (end - u + s - 1) / s));
         uint64_t found = 0;
-        for (unsigned j = 0; j < count; ++j, t += s) {
-          const uint64_t key = key_at(t);
+        for (unsigned j = 0; j < count; ++j, u += s) {
+          const uint64_t key = key_at(u);
           found |= ((bits[key >> 6] >> (key & 63)) & 1) << j;
         }
-        for (; found; found &= found - 1)
-          hits.push_back({c.first_pos + first + s * uint64_t(__builtin_ctzll(found)), 0});
+        for (; found; found &= found - 1) hits.push_back({pos0 + first + s * uint64_t(__builtin_ctzll(found)), 0});
       }
       continue;
     }
-    for (; t < end; t += s) {
-      const uint64_t key = key_at(t);
+    for (; u < end; u += s) {
+      const uint64_t key = key_at(u);
       for (uint32_t v = 0; v < V; ++v)
-        if ((bits[size_t(v) * per_table + (key >> 6)] >> (key & 63)) & 1) hits.push_back({c.first_pos + t, v});
+        if ((bits[size_t(v) * per_table + (key >> 6)] >> (key & 63)) & 1) hits.push_back({pos0 + u, v});
     }
   }
   return tested;

@@ -61,11 +61,13 @@ struct DecodeTable {
 };
 const DecodeTable kDecode;
 
+// The file's 2-bit codes (T C A G) as the codes of encode/dna.hpp (A=0 C=1 G=2 T=3).
+constexpr uint8_t kCode[4] = {3, 1, 0, 2};
+
 // 4 base codes (encode/dna.hpp) for each packed byte, as the 4 bytes of a word in memory order.
 struct CodeTable {
   uint32_t quad[256];
   CodeTable() {
-    constexpr uint8_t kCode[4] = {3, 1, 0, 2};  // T C A G -> A=0 C=1 G=2 T=3
     for (int b = 0; b < 256; ++b) {
       uint8_t q[4];
       for (int j = 0; j < 4; ++j) q[j] = kCode[(b >> (6 - 2 * j)) & 3];
@@ -80,7 +82,6 @@ const CodeTable kCodes;
 // from a nibble: base 0 and 1 from the high nibble, 2 and 3 from the low one, by a 16-entry table of its top or
 // bottom 2 bits.
 __attribute__((target("avx2"))) uint64_t decode_packed_avx2(const unsigned char* src, uint64_t n, uint8_t* out) {
-  constexpr uint8_t kCode[4] = {3, 1, 0, 2};  // T C A G -> A=0 C=1 G=2 T=3
   alignas(16) uint8_t top[16], bottom[16];
   for (int x = 0; x < 16; ++x) top[x] = kCode[(x >> 2) & 3], bottom[x] = kCode[x & 3];
   const __m256i lut_top = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(top)));
@@ -116,6 +117,30 @@ const bool kHaveAvx2 = [] {
 void decode_packed(const unsigned char* src, uint64_t n, uint8_t* out) {
   const uint64_t done = kHaveAvx2 ? decode_packed_avx2(src, n, out) : 0;
   for (uint64_t b = done; b < n; ++b) std::memcpy(out + b * 4, &kCodes.quad[src[b]], 4);
+}
+
+// A packed byte of the file (4 bases, the first in the top 2 bits; T=0 C=1 A=2 G=3) as a byte of the packed_base
+// layout (the first base in the low 2 bits; A=0 C=1 G=2 T=3): each nibble (two bases) through a 16-entry table.
+constexpr uint8_t nibble_as_packed(int nibble) {
+  return uint8_t(kCode[(nibble >> 2) & 3] | kCode[nibble & 3] << 2);
+}
+inline uint8_t byte_as_packed(uint8_t b) { return uint8_t(nibble_as_packed(b >> 4) | nibble_as_packed(b & 15) << 4); }
+
+// 32 bytes per step: the table read by a byte shuffle, once per nibble. Returns the bytes done.
+__attribute__((target("avx2"))) uint64_t translate_packed_avx2(const unsigned char* src, uint64_t n, uint8_t* out) {
+  alignas(16) uint8_t table[16];
+  for (int x = 0; x < 16; ++x) table[x] = nibble_as_packed(x);
+  const __m256i lut = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(table)));
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  uint64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble), lo = _mm256_and_si256(v, nibble);
+    // Table values are below 16: shifting the low nibble's 16-bit lanes by 4 keeps every byte in its own byte.
+    const __m256i r = _mm256_or_si256(_mm256_shuffle_epi8(lut, hi), _mm256_slli_epi16(_mm256_shuffle_epi8(lut, lo), 4));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), r);
+  }
+  return i;
 }
 
 struct Block {
@@ -231,6 +256,46 @@ struct TwoBitReader::Impl {
       const uint64_t lo = std::max<uint64_t>(b.start, from), hi = std::min<uint64_t>(uint64_t(b.start) + b.size, from + n);
       if (lo < hi) std::memset(out + (lo - from), kInvalidBase, size_t(hi - lo));
     }
+  }
+
+  uint64_t packed(size_t i, uint64_t* words, uint64_t at) {
+    Entry& e = load(i);
+    const uint64_t n = e.dna_size, bytes = (n + 3) / 4;
+    std::string buffer;
+    const unsigned char* src = mapped ? mapped + e.dna_offset : nullptr;
+    if (!src) {
+      buffer.resize(bytes);
+      seek(e.dna_offset);
+      read(buffer.data(), bytes, "packed bases");
+      src = reinterpret_cast<const unsigned char*>(buffer.data());
+    }
+    // The record's own bit stream first (base j at bits 2j), then written from bit 2 at on: whole words, shifted.
+    thread_local std::vector<uint64_t> own;
+    const uint64_t n_words = (2 * n + 63) / 64;
+    own.resize(n_words + 1);
+    own[n_words - 1] = own[n_words] = 0;  // the bytes past the record's last one
+    auto* own_bytes = reinterpret_cast<uint8_t*>(own.data());
+    uint64_t b = kHaveAvx2 ? translate_packed_avx2(src, bytes, own_bytes) : 0;
+    for (; b < bytes; ++b) own_bytes[b] = byte_as_packed(src[b]);
+    if ((2 * n) % 64) own[n_words - 1] &= (uint64_t(1) << ((2 * n) % 64)) - 1;  // the last byte's padding (T)
+    const uint64_t w0 = at / 32, shift = 2 * (at % 32);
+    if (shift == 0) {
+      std::memcpy(words + w0, own.data(), n_words * 8);
+      words[w0 + n_words] = 0;
+      return w0 + n_words + 1;
+    }
+    words[w0] = (words[w0] & ((uint64_t(1) << shift) - 1)) | own[0] << shift;  // keeps the bases before `at`
+    for (uint64_t k = 1; k <= n_words; ++k) words[w0 + k] = own[k] << shift | own[k - 1] >> (64 - shift);
+    return w0 + n_words + 1;
+  }
+
+  std::vector<std::pair<uint64_t, uint64_t>> n_runs(size_t i) {
+    Entry& e = load(i);
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (const Block& b : e.n_blocks)
+      if (b.size > 0) out.emplace_back(b.start, uint64_t(b.start) + b.size);
+    std::sort(out.begin(), out.end());
+    return out;
   }
 
   [[noreturn]] void fail(const std::string& what) const { throw DataError(path + ": " + what); }
@@ -361,6 +426,8 @@ uint64_t TwoBitReader::length(size_t i) const { return impl_->load(i).dna_size; 
 std::string TwoBitReader::sequence(size_t i) { return impl_->sequence(i); }
 void TwoBitReader::codes(size_t i, uint8_t* out) { impl_->codes(i, out); }
 void TwoBitReader::codes(size_t i, uint64_t from, uint64_t n, uint8_t* out) { impl_->codes(i, from, n, out); }
+uint64_t TwoBitReader::packed(size_t i, uint64_t* words, uint64_t at) { return impl_->packed(i, words, at); }
+std::vector<std::pair<uint64_t, uint64_t>> TwoBitReader::n_runs(size_t i) { return impl_->n_runs(i); }
 SequenceRecord TwoBitReader::record(size_t i) {
   SequenceRecord r;
   r.seq = sequence(i);

@@ -43,6 +43,11 @@ struct BitslicedMatrix {
   const uint64_t* tail() const { return rows + full_blocks * m_bits * 8; }
 };
 
+// A run of positions [begin, end) (of a batch's codes: an N block, a record's separator).
+struct CodeRun {
+  uint64_t begin = 0, end = 0;
+};
+
 struct DbChunk {
   const uint8_t* codes = nullptr;  // n bases of 2-bit codes (kInvalidBase breaks windows)
   uint64_t n = 0;
@@ -53,6 +58,13 @@ struct DbChunk {
   // stride (BlastParams::probe_word). Backends (backend.hpp) honour it; the CPU layouts (stage1a_cpu.hpp) take
   // their stride as an argument instead. 0 counts as 1.
   uint64_t stride = 1;
+  // Optional, from a .2bit database (DbBatch::packed): the batch's bases packed 2 bits each (packed_base layout),
+  // codes[i] at base packed_at + i, and the batch's invalid runs (sorted, in the same base numbering). Scans that
+  // read packed words use them instead of packing the codes again; null: pack the codes.
+  const uint64_t* packed = nullptr;
+  uint64_t packed_at = 0;
+  const CodeRun* invalid_runs = nullptr;
+  size_t n_invalid_runs = 0;
 };
 
 // The tested starts of a chunk are first_tested(c) + i * stride for i < tested_starts(c), all below n_starts.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomseq/io/sequence_reader.hpp"
@@ -36,6 +37,14 @@ class TwoBitReader {
   void codes(size_t i, uint8_t* out);
   // Bases [from, from + n) of the record the same way into out[0, n); `from` a multiple of 4.
   void codes(size_t i, uint64_t from, uint64_t n, uint8_t* out);
+  // The record's bases packed 2 bits each in the packed_base layout (encode/dna.hpp: A=0 C=1 G=2 T=3), base j at
+  // position at + j of `words`: the bits before `at` in its word are kept, the rest written up to the word after
+  // the record's last base, zero past that base (size `words` for at + length(i) bases plus two words). Returns the
+  // index one past the last word written. Translated byte by byte from the file's packed bases, never decoded;
+  // N-block bases come out as T (n_runs lists them).
+  uint64_t packed(size_t i, uint64_t* words, uint64_t at);
+  // The record's N blocks as [start, end) base ranges, ascending.
+  std::vector<std::pair<uint64_t, uint64_t>> n_runs(size_t i);
 
  private:
   struct Impl;
