@@ -40,6 +40,17 @@ std::pair<Records, Records> data(std::mt19937_64& rng, int w) {
   return {q, db};
 }
 
+// Exact filters of the p-mers of sub-queries of n_sub bases, w = p (stage 1a alone).
+BlastParams exact_words(int p, uint64_t n_sub) {
+  BlastParams b;
+  b.w = p;
+  b.exact_filter = true;
+  b.k = 1;
+  b.m_bits = uint64_t(1) << (2 * p);
+  b.n_sub = n_sub;
+  return b;
+}
+
 BlastParams exact_scan(int w, int p, const Records& q) {
   BlastParams b;
   b.w = w;
@@ -96,12 +107,7 @@ TEST_CASE("the exact stage 1a hits exactly the probes whose word the sub-query h
           q.names.pop_back();
           q.seqs.pop_back();
         }
-        BlastParams b;
-        b.w = p;
-        b.exact_filter = true;
-        b.k = 1;
-        b.m_bits = uint64_t(1) << (2 * p);
-        b.n_sub = 700;
+        const BlastParams b = exact_words(p, 700);
         const QuerySet qs = make_queries(q);
         const SubqueryFilters f(qs.codes, b, true, false);
         // Brute force: the canonical p-mers of every sub-query, as strings.
@@ -331,12 +337,7 @@ TEST_CASE("a .2bit database's batches carry their bases packed and their invalid
       q.names = {"q"};
       q.seqs = {recs[9].seq.substr(100, 2000)};
       for (int p : {4, 9, 11}) {
-        BlastParams b;
-        b.w = p;
-        b.exact_filter = true;
-        b.k = 1;
-        b.m_bits = uint64_t(1) << (2 * p);
-        b.n_sub = 3000;
+        const BlastParams b = exact_words(p, 3000);
         const QuerySet qs = make_queries(q);
         const SubqueryFilters f(qs.codes, b, true, false);
         const ExactScanTables tables = make_exact_scan_tables(f.vectors(), p);

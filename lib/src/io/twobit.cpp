@@ -194,17 +194,20 @@ struct TwoBitReader::Impl {
     mapped = static_cast<const unsigned char*>(m);
   }
 
+  // Packed bytes [first, first + n) of a record: in the mapping, or read into `buffer` when the file is not mapped.
+  const unsigned char* packed_bytes(const Entry& e, uint64_t first, uint64_t n, std::string& buffer) {
+    if (mapped) return mapped + e.dna_offset + first;
+    buffer.resize(n);
+    seek(e.dna_offset + first);
+    read(buffer.data(), n, "packed bases");
+    return reinterpret_cast<const unsigned char*>(buffer.data());
+  }
+
   void codes(size_t i, uint8_t* out) {
     Entry& e = load(i);
     const uint64_t packed = (uint64_t(e.dna_size) + 3) / 4;
     std::string buffer;
-    const unsigned char* src = mapped ? mapped + e.dna_offset : nullptr;
-    if (!src) {
-      buffer.resize(packed);
-      seek(e.dna_offset);
-      read(buffer.data(), packed, "packed bases");
-      src = reinterpret_cast<const unsigned char*>(buffer.data());
-    }
+    const unsigned char* src = packed_bytes(e, 0, packed, buffer);
     const uint64_t whole = e.dna_size / 4;
     // A long record's decoded pages of the mapping are dropped as the decoding moves on: they are not read again
     // (a later read faults them back in from the page cache), and a chromosome's packed bytes would otherwise stay
@@ -233,13 +236,7 @@ struct TwoBitReader::Impl {
       throw std::logic_error("twobit: a range of codes outside the record, or not from a multiple of 4");
     const uint64_t first = from / 4, last = (from + n + 3) / 4;  // packed bytes holding [from, from + n)
     std::string buffer;
-    const unsigned char* src = mapped ? mapped + e.dna_offset + first : nullptr;
-    if (!src) {
-      buffer.resize(last - first);
-      seek(e.dna_offset + first);
-      read(buffer.data(), last - first, "packed bases");
-      src = reinterpret_cast<const unsigned char*>(buffer.data());
-    }
+    const unsigned char* src = packed_bytes(e, first, last - first, buffer);
     const uint64_t whole = n / 4;
     decode_packed(src, whole, out);
     if (whole * 4 < n) {
@@ -262,13 +259,7 @@ struct TwoBitReader::Impl {
     Entry& e = load(i);
     const uint64_t n = e.dna_size, bytes = (n + 3) / 4;
     std::string buffer;
-    const unsigned char* src = mapped ? mapped + e.dna_offset : nullptr;
-    if (!src) {
-      buffer.resize(bytes);
-      seek(e.dna_offset);
-      read(buffer.data(), bytes, "packed bases");
-      src = reinterpret_cast<const unsigned char*>(buffer.data());
-    }
+    const unsigned char* src = packed_bytes(e, 0, bytes, buffer);
     // The record's own bit stream first (base j at bits 2j), then written from bit 2 at on: whole words, shifted.
     thread_local std::vector<uint64_t> own;
     const uint64_t n_words = (2 * n + 63) / 64;
