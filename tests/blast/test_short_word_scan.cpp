@@ -310,6 +310,7 @@ TEST_CASE("a .2bit database's batches carry their bases packed and their invalid
   // Batches of a few records, so records start at every offset modulo 32.
   for (uint64_t max_bases : {uint64_t(40), uint64_t(3000), uint64_t(1) << 20}) {
     DatabaseReader db(path);
+    db.keep_packed(true);
     DbBatch batch;
     size_t batches = 0;
     while (db.next_batch(batch, max_bases)) {
@@ -362,4 +363,10 @@ TEST_CASE("a .2bit database's batches carry their bases packed and their invalid
     }
     CHECK(batches >= 1);
   }
+  // Off by default: no translation where no scan reads it.
+  DatabaseReader plain(path);
+  DbBatch batch;
+  REQUIRE(plain.next_batch(batch, uint64_t(1) << 20));
+  CHECK(batch.packed.empty());
+  CHECK(batch.invalid_runs.empty());
 }

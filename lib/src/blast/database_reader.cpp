@@ -17,6 +17,7 @@ namespace bloomseq {
 struct DatabaseReader::Impl {
   std::string path;
   bool twobit = false;
+  bool keep_packed = false;  // DbBatch::packed for .2bit batches
   std::unique_ptr<TwoBitReader> tb;
   size_t tb_next = 0;
   std::unique_ptr<SequenceReader> reader;
@@ -184,6 +185,8 @@ DatabaseReader::~DatabaseReader() = default;
 
 bool DatabaseReader::is_twobit() const { return impl_->twobit; }
 
+void DatabaseReader::keep_packed(bool on) { impl_->keep_packed = on; }
+
 bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
 
 const std::vector<uint64_t>& DatabaseReader::record_lengths() const { return impl_->lengths; }
@@ -291,7 +294,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
       bases += impl_->tb->length(i) + 1;
     }
     batch.codes.reserve(bases);
-    batch.packed.reserve(bases / 32 + 16);
+    if (impl_->keep_packed) batch.packed.reserve(bases / 32 + 16);
   }
   while (batch.codes.size() < max_bases && impl_->next_record + batch.size() < impl_->end_record) {
     const uint64_t next = impl_->next_record + batch.size();
@@ -310,6 +313,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                         ") is not as the plan says (changed since the plan was made? make the plan again)");
       batch.add_record_codes(impl_->tb->name(i), impl_->tb->length(i),
                              [&](uint8_t* out) { impl_->tb->codes(i, out); });
+      if (!impl_->keep_packed) continue;
       // The same bases packed, and where the codes are invalid (DbBatch::packed). The words after the record's are
       // zeroed: the vector path's loads reach 64 bytes past the batch's last base.
       const uint64_t at = batch.local_starts.back(), length = batch.lengths.back();

@@ -602,6 +602,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     progress.finish();  // the estimate goes on a line of its own
     print_estimate(log, db.totals(), db.parses_again(), counting_s, search, o.profile, query_bases);
   }
+  db.keep_packed(p.exact_filter && caps.probe_words);  // the CPU's short-word scan reads them
   if (searches) stream_database(db, search, p.batch_bases, progress_on, progress, &first_batch);
   const std::vector<Hsp> hsps = search.finish();
   if (o.sharded) {

@@ -118,8 +118,8 @@ namespace {
 
 // The AVX-512 path of one table's scan (VBMI for the byte permutation): 16 words per step, each word's 8 packed
 // bytes placed in a 64-bit lane by a permutation of a 64-byte load (one per 8 words), shifted to its first base and
-// masked; their 16 table words gathered at once. The scan is bound by the table reads (128 KB at p = 10, in L2): 0.65 ns per word
-// against 1.2 ns one word at a time on the benchmark machine (docs/benchmarks.md, "short query").
+// masked; their 16 table words gathered at once. The scan is bound by the table reads (128 KB at p = 10, in L2):
+// 0.65 ns per word against 1.2 ns one word at a time on the benchmark machine (docs/benchmarks.md, "short query").
 bool have_avx512_vbmi() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

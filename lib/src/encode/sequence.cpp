@@ -84,7 +84,8 @@ __attribute__((target("avx2"))) size_t pack_codes_avx2(const uint8_t* codes, siz
     if (_mm256_movemask_epi8(_mm256_cmpgt_epi8(v, three))) note_invalid(codes, i, 32, invalid);
     const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, three), pair), quad);
     const __m256i b = _mm256_shuffle_epi8(q, gather);
-    words[i >> 5] = uint64_t(uint32_t(_mm256_extract_epi32(b, 0))) | uint64_t(uint32_t(_mm256_extract_epi32(b, 4))) << 32;
+    words[i >> 5] =
+        uint64_t(uint32_t(_mm256_extract_epi32(b, 0))) | uint64_t(uint32_t(_mm256_extract_epi32(b, 4))) << 32;
   }
   return i;
 }

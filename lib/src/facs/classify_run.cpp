@@ -192,8 +192,8 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   FacsSample sample;
   int sample_cores = 1;
   if (tune.on) {
-    sample_cores = std::max(1, tune.profile.device.kind == model::DeviceKind::Gpu ? cp.threads
-                                                                                    : tune.profile.device.parallel_units());
+    const bool on_gpu = tune.profile.device.kind == model::DeviceKind::Gpu;
+    sample_cores = std::max(1, on_gpu ? cp.threads : tune.profile.device.parallel_units());
     if (paired) sample.why_not = "paired reads";
     else if (backend) sample.why_not = "a device backend";
     else if (o.sharded) sample.why_not = "a shard";

@@ -46,11 +46,12 @@ struct DbBatch {
   std::vector<uint8_t, UninitializedAllocator<uint8_t>> codes;  // records, each followed by kInvalidBase
   uint64_t first_pos = 0;               // stream coordinate of codes[0]
   uint32_t first_record = 0;            // global index of record 0 of this batch
-  // Filled only by the .2bit reader (empty otherwise; a window's batch too): the same bases packed 2 bits each
-  // (packed_base layout: codes[i] at bits 2 (i % 32) of packed[i / 32]; the bits of invalid positions are 0 or T),
-  // translated straight from the file's packed bytes, with 8 zero words past the last base; and every position whose code is kInvalidBase, as sorted runs
-  // (N blocks, the separator after each record). Stage 1a's exact scan reads these instead of packing the codes
-  // again (about a quarter of a 1-kb query's search at w = 28).
+  // Filled only by the .2bit reader when asked (DatabaseReader::keep_packed; empty otherwise, and in a window's
+  // batch): the same bases packed 2 bits each (packed_base layout: codes[i] at bits 2 (i % 32) of packed[i / 32];
+  // the bits of invalid positions are 0 or T), translated straight from the file's packed bytes, with 8 zero words
+  // past the last base; and every position whose code is kInvalidBase, as sorted runs (N blocks, the separator
+  // after each record). Stage 1a's exact scan reads these instead of packing the codes again (about a quarter of a
+  // 1-kb query's search at w = 28).
   std::vector<uint64_t, UninitializedAllocator<uint64_t>> packed;
   std::vector<CodeRun> invalid_runs;
 
@@ -141,6 +142,9 @@ class DatabaseReader {
   bool next_batch(DbBatch& batch, uint64_t max_bases,
                   const std::function<void(const char*, uint64_t)>& progress = nullptr);
   bool is_twobit() const;
+  // Whether the batches of a .2bit database also carry their bases packed (DbBatch::packed): only the short-word
+  // scan reads them, so the other searches skip the translation and the quarter byte per base. Off by default.
+  void keep_packed(bool on);
   // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
   bool parses_again() const;
   // Every record's length, in file order, and a hash of every record's name and length (read with the totals):

@@ -57,7 +57,8 @@ FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filter
 // filter (classic FACS), while the classifier looks up far fewer (a quick pass, then scans of the candidate filters
 // only: 67 lookups per 150-base read against 7 filters where the model counts 910), so its reads/s can be 10x off.
 // The sample is the first reads of a regular file (up to `max_bases` bases), read and classified on one thread, all
-// but the first quarter's classification timed. Not taken (taken = false, `why_not` says why) for stdin, pipes and empty input.
+// but the first quarter's classification timed. Not taken (taken = false, `why_not` says why) for stdin, pipes and
+// empty input.
 struct FacsSample {
   bool taken = false;
   std::string why_not;
