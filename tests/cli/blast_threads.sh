@@ -42,6 +42,26 @@ check "12 records vs 6 records, gapped, w 16, 1/-2" q.fa db.fa -w 16 --reward 1 
 check "slice with repeats vs itself, gapped" slice.fa slice.fa
 check "slice with repeats vs itself, --ungapped" slice.fa slice.fa --ungapped
 
+# Whole batches on each thread (BlastSearch::search_batches): a database of many records no longer than a batch.
+# The database above cut into 8-kbase records, read in batches of 12 kbases: 24 or more batches, enough for 5 threads.
+awk '/^>/{next} {printf "%s", $0} END {print ""}' db.fa |
+  awk '{for (i = 1; i <= length($0); i += 8000) { print ">piece" (i - 1) / 8000; print substr($0, i, 8000) } }' > many.fa
+check "12 records vs 8-kb records in 12-kb batches, gapped" q.fa many.fa --batch 12k
+check "12 records vs 8-kb records in 12-kb batches, --ungapped" q.fa many.fa --batch 12k --ungapped
+check "12 records vs 8-kb records in 12-kb batches, --ungapped, w 11, 1/-2" q.fa many.fa --batch 12k --ungapped -w 11 --reward 1 --penalty=-2
+split_of() { grep -o '"thread_split": *"[a-z]*"' "$1" | grep -o '"[a-z]*"$'; }
+counts_of() { grep -oE '"(seeds|extensions|stage1a_hits|true_positives|gap_triggers|hsps)": *[0-9]+' "$1" | tr -d ' '; }
+for t in 1 2 5; do
+  "$bb" --no-header --no-progress -t "$t" --batch 12k --stats "st$t.json" q.fa many.fa > /dev/null
+done
+[[ $(split_of st1.json) == '"chunks"' && $(split_of st2.json) == '"batches"' && $(split_of st5.json) == '"batches"' ]] ||
+  fail "thread_split: -t 1 $(split_of st1.json), -t 2 $(split_of st2.json), -t 5 $(split_of st5.json) (expected chunks, batches, batches)"
+for t in 2 5; do
+  [[ "$(counts_of st1.json)" == "$(counts_of "st$t.json")" && -n "$(counts_of st1.json)" ]] ||
+    fail "batches on -t $t threads: counts differ from -t 1: $(counts_of "st$t.json" | tr '\n' ' ')"
+done
+[[ $status -eq 0 ]] && echo "ok   whole batches per thread at -t 2 and 5: --stats says so, and its counts equal -t 1's"
+
 # Database shards: each part the same at any thread count.
 for t in 1 2 5; do
   for i in 1 2 3; do "$bb" --no-header -t "$t" --db-shard "$i/3" q.fa db.fa -o "s${t}_$i.part"; done

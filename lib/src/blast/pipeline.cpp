@@ -44,6 +44,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
       stage1a_(stage1a ? std::move(stage1a) : make_cpu_stage1a()),
       caps_(stage1a_->capabilities()) {
   params_.validate();
+  lane_.threads = params_.threads;
   karlin_ = ungapped_karlin(params_.reward, params_.penalty);
   xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
   if (params_.gapped) {
@@ -105,11 +106,11 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
       cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
     }
   }
-  stats_.seconds_build = seconds_since(t0);
-  stats_.tp.assign(filters_.count(), 0);
-  stats_.fp.assign(filters_.count(), 0);
-  stats_.db_bases = totals_.bases;
-  stats_.db_records = totals_.records;
+  lane_.stats.seconds_build = seconds_since(t0);
+  lane_.stats.tp.assign(filters_.count(), 0);
+  lane_.stats.fp.assign(filters_.count(), 0);
+  lane_.stats.db_bases = totals_.bases;
+  lane_.stats.db_records = totals_.records;
 }
 
 void BlastSearch::mask_low_complexity() {
@@ -133,7 +134,7 @@ void BlastSearch::mask_low_complexity() {
     if (!seed_allowed_[r].empty()) {
       uint64_t n = 0;
       for (uint64_t x : seed_allowed_[r]) n += uint64_t(__builtin_popcountll(~x));
-      stats_.dust_masked_wmers += n - (seed_allowed_[r].size() * 64 - queries_.codes[r].size());
+      lane_.stats.dust_masked_wmers += n - (seed_allowed_[r].size() * 64 - queries_.codes[r].size());
     }
 }
 
@@ -152,8 +153,8 @@ double BlastSearch::modeled_fpr(uint32_t v) const {
 }
 
 double BlastSearch::empirical_fpr(uint32_t v) const {
-  const double negatives = double(stats_.db_wmers) - double(stats_.tp[v]);
-  return negatives > 0 ? double(stats_.fp[v]) / negatives : 0.0;
+  const double negatives = double(lane_.stats.db_wmers) - double(lane_.stats.tp[v]);
+  return negatives > 0 ? double(lane_.stats.fp[v]) / negatives : 0.0;
 }
 
 uint64_t BlastSearch::window_margin() const { return concatenated_.codes.size() + 2 * uint64_t(params_.w) + 64; }
@@ -168,12 +169,87 @@ void BlastSearch::search(const DbBatch& batch) {
         (data_end < win.record_length && data_end - win.own_end < window_margin()))
       throw std::logic_error("database window without the context the search needs");
   }
-  if (!win.on || win.first()) {
-    if (subject_names_.empty()) subject_base_ = batch.first_record;
-    for (const auto& n : batch.names) subject_names_.push_back(n);
-    if (win.on) subject_lengths_.push_back(win.record_length);
-    else subject_lengths_.insert(subject_lengths_.end(), batch.lengths.begin(), batch.lengths.end());
+  note_subjects(batch);
+  search_in(batch, lane_);
+}
+
+bool BlastSearch::batches_in_parallel(uint64_t batch_bases) const {
+  return params_.threads > 1 && caps_.host_threads && run_stage2 && !on_stage1a && !on_seeds &&
+         filters_.count() > 0 && totals_.largest <= batch_bases &&
+         totals_.bases / std::max<uint64_t>(batch_bases, 1) >= 4 * uint64_t(params_.threads);
+}
+
+void BlastSearch::search_batches(const std::function<bool(DbBatch&)>& next) {
+  prepare_stage1a();  // once, before the threads share the backend
+  const int T = params_.threads;
+  std::vector<Lane> lanes(static_cast<size_t>(T));
+  for (Lane& l : lanes) {
+    l.stats.tp.assign(filters_.count(), 0);
+    l.stats.fp.assign(filters_.count(), 0);
   }
+  std::mutex reading;
+  bool stop = false;
+  std::exception_ptr error;
+  auto work = [&](size_t t) {
+    DbBatch batch;
+    try {
+      for (;;) {
+        {
+          std::lock_guard<std::mutex> lock(reading);
+          if (stop || !next(batch)) {
+            stop = true;
+            return;
+          }
+          note_subjects(batch);
+        }
+        search_in(batch, lanes[t]);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(reading);
+      if (!error) error = std::current_exception();
+      stop = true;
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < lanes.size(); ++t) helpers.emplace_back(work, t);
+  work(0);
+  for (std::thread& h : helpers) h.join();
+  if (error) std::rethrow_exception(error);
+  // The lanes' counters into the search's; their stage seconds ran side by side, so they count once per thread.
+  BlastStats& all = lane_.stats;
+  for (const Lane& l : lanes) {
+    const BlastStats& s = l.stats;
+    all.db_wmers += s.db_wmers;
+    all.stage1a_hits += s.stage1a_hits;
+    all.true_positives += s.true_positives;
+    all.false_positives += s.false_positives;
+    all.seeds += s.seeds;
+    all.extensions += s.extensions;
+    all.gap_triggers += s.gap_triggers;
+    all.gapped_extensions += s.gapped_extensions;
+    all.gapped_extensions_wasted += s.gapped_extensions_wasted;
+    for (size_t v = 0; v < all.tp.size(); ++v) all.tp[v] += s.tp[v], all.fp[v] += s.fp[v];
+    all.seconds_stage1a += s.seconds_stage1a / T;
+    all.seconds_stage1b += s.seconds_stage1b / T;
+    all.seconds_stage2 += s.seconds_stage2 / T;
+    all.seconds_stage3 += s.seconds_stage3 / T;
+    lane_.hsps.insert(lane_.hsps.end(), l.hsps.begin(), l.hsps.end());
+  }
+  all.membership_tests = all.db_wmers * filters_.count();
+  all.batches_in_parallel = true;
+}
+
+void BlastSearch::note_subjects(const DbBatch& batch) {
+  const DbBatch::Window& win = batch.window;
+  if (win.on && !win.first()) return;
+  if (subject_names_.empty()) subject_base_ = batch.first_record;
+  for (const auto& n : batch.names) subject_names_.push_back(n);
+  if (win.on) subject_lengths_.push_back(win.record_length);
+  else subject_lengths_.insert(subject_lengths_.end(), batch.lengths.begin(), batch.lengths.end());
+}
+
+void BlastSearch::search_in(const DbBatch& batch, Lane& lane) {
+  const DbBatch::Window& win = batch.window;
   // Stage 1a tests the w-mers at every position, or the probe words at every stride-th one.
   const int probe = params_.probe_word;
   if (probe > 0 && !caps_.probe_words)
@@ -186,13 +262,13 @@ void BlastSearch::search(const DbBatch& batch) {
   // the whole batch at once.
   const size_t group = (on_stage1a || on_seeds || !caps_.host_threads || !run_stage2)
                            ? chunks.size()
-                           : std::max<size_t>(4, 4 * size_t(params_.threads));
+                           : std::max<size_t>(4, 4 * size_t(lane.threads));
   for (size_t c0 = 0; c0 < chunks.size(); c0 += group) {
     const size_t c1 = std::min(chunks.size(), c0 + group);
-    search_chunks(batch, std::vector<DbChunk>(chunks.begin() + long(c0), chunks.begin() + long(c1)));
+    search_chunks(batch, std::vector<DbChunk>(chunks.begin() + long(c0), chunks.begin() + long(c1)), lane);
   }
   if (!run_stage2 || !params_.gapped) return;
-  if (!win.on) return extend_gapped_batch(batch);
+  if (!win.on) return extend_gapped_batch(batch, lane);
   if (win.first()) spill_.reset(new RecordSpill);
   spill_->append(batch.codes.data() + (win.own_begin - win.offset), size_t(win.own_end - win.own_begin));
   if (!win.last()) return;
@@ -200,12 +276,12 @@ void BlastSearch::search(const DbBatch& batch) {
   // Where the extensions start: each gap trigger's ungapped HSP and a little around it.
   std::vector<std::pair<uint64_t, uint64_t>> around;
   constexpr uint64_t kAround = 256;
-  for (const auto& v : triggers_)
+  for (const auto& v : lane.triggers)
     for (const Trigger& t : v)
       around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0,
                           t.hit.s_start + t.hit.length + kAround);
   spill_->prefetch(std::move(around));
-  extend_gapped_triggers(batch.first_record, {record}, {win.record_length});
+  extend_gapped_triggers(batch.first_record, {record}, {win.record_length}, lane);
   spill_.reset();
 }
 
@@ -221,20 +297,20 @@ void BlastSearch::restart() {
   subject_names_.clear();
   subject_lengths_.clear();
   subject_base_ = 0;
-  hsps_.clear();
-  diagonals_.clear();
-  triggers_.clear();
+  lane_.hsps.clear();
+  lane_.diagonals.clear();
+  lane_.triggers.clear();
   spill_.reset();
-  const double build = stats_.seconds_build;
-  stats_ = BlastStats{};
-  stats_.seconds_build = build;
-  stats_.tp.assign(filters_.count(), 0);
-  stats_.fp.assign(filters_.count(), 0);
-  stats_.db_bases = totals_.bases;
-  stats_.db_records = totals_.records;
+  const double build = lane_.stats.seconds_build;
+  lane_.stats = BlastStats{};
+  lane_.stats.seconds_build = build;
+  lane_.stats.tp.assign(filters_.count(), 0);
+  lane_.stats.fp.assign(filters_.count(), 0);
+  lane_.stats.db_bases = totals_.bases;
+  lane_.stats.db_records = totals_.records;
 }
 
-void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks) {
+void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks, Lane& lane) {
   const int w = params_.w;
   const int probe = params_.probe_word;
   const uint32_t V = filters_.count();
@@ -273,15 +349,15 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     // The whole batch at once, so a streamed backend overlaps the copies and kernels of consecutive chunks.
     stage1a_->run_chunks(chunks, hits, wmers);
     for (size_t i = 0; i < n_chunks; ++i) nhits[i] = hits[i].size();
-    stats_.seconds_stage1a += seconds_since(t0);
+    lane.stats.seconds_stage1a += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    parallel_for(n_chunks, params_.threads, [&](size_t i) {
+    parallel_for(n_chunks, lane.threads, [&](size_t i) {
       verify(i, hits[i]);
       if (on_chunk_done) on_chunk_done(chunks[i].n_starts);
     });
-    stats_.seconds_stage1b += seconds_since(t0);
+    lane.stats.seconds_stage1b += seconds_since(t0);
   } else if (V > 0) {
-    parallel_for(n_chunks, params_.threads, [&](size_t i) {
+    parallel_for(n_chunks, lane.threads, [&](size_t i) {
       std::vector<Stage1aHit> scratch;
       std::vector<Stage1aHit>& h = keep_hits ? hits[i] : scratch;
       const auto t = std::chrono::steady_clock::now();
@@ -296,17 +372,17 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     double a = 0, b = 0;
     for (size_t i = 0; i < n_chunks; ++i) a += busy_1a[i], b += busy_1b[i];
     const double share = a + b > 0 ? a / (a + b) : 1.0;
-    stats_.seconds_stage1a += wall * share;
-    stats_.seconds_stage1b += wall * (1.0 - share);
+    lane.stats.seconds_stage1a += wall * share;
+    lane.stats.seconds_stage1b += wall * (1.0 - share);
   }
   uint64_t total_hits = 0, total_seeds = 0;
   for (size_t i = 0; i < n_chunks; ++i) {
-    stats_.db_wmers += wmers[i];
+    lane.stats.db_wmers += wmers[i];
     total_hits += nhits[i];
     total_seeds += seeds[i].size();
   }
-  stats_.membership_tests = stats_.db_wmers * V;
-  stats_.stage1a_hits += total_hits;
+  lane.stats.membership_tests = lane.stats.db_wmers * V;
+  lane.stats.stage1a_hits += total_hits;
   if (on_stage1a) {
     std::vector<Stage1aHit> all;
     all.reserve(total_hits);
@@ -316,26 +392,26 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   std::vector<std::vector<Stage1aHit>>().swap(hits);
   for (size_t i = 0; i < n_chunks && V > 0; ++i) {
     for (uint32_t v = 0; v < V; ++v) {
-      stats_.tp[v] += tp[i][v];
-      stats_.fp[v] += fp[i][v];
-      stats_.true_positives += tp[i][v];
-      stats_.false_positives += fp[i][v];
+      lane.stats.tp[v] += tp[i][v];
+      lane.stats.fp[v] += fp[i][v];
+      lane.stats.true_positives += tp[i][v];
+      lane.stats.false_positives += fp[i][v];
     }
   }
-  stats_.seeds += total_seeds;
+  lane.stats.seeds += total_seeds;
   if (on_seeds) {
     std::vector<Seed> all;
     all.reserve(total_seeds);
     for (const auto& s : seeds) all.insert(all.end(), s.begin(), s.end());
     on_seeds(batch, all);
   }
-  if (run_stage2) extend_seeds(batch, seeds, total_seeds);
+  if (run_stage2) extend_seeds(batch, seeds, total_seeds, lane);
 }
 
 // One function: the bucketing of the seeds and their extension share the strand table, the bucket bounds and the
 // item array, and the extension of one seed is the `process` lambda.
 void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds,
-                               uint64_t total_seeds) {
+                               uint64_t total_seeds, Lane& lane) {
   // Stage 2: each query strand g is an independent work unit; thread t takes the strands with g % T == t. The
   // diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but seeds in
   // different slots of the table never interact: only each slot must see its seeds in subject order. So the seeds
@@ -348,10 +424,10 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   const int w = params_.w;
   const size_t n_chunks = seeds.size();
   const size_t G = queries_.size() * 2;
-  if (diagonals_.size() != G) diagonals_.resize(G);
+  if (lane.diagonals.size() != G) lane.diagonals.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
                                 ambiguous_score(params_.reward, params_.penalty)};
-  const int T = int(std::min<size_t>(size_t(params_.threads), std::max<size_t>(G, 1)));
+  const int T = int(std::min<size_t>(size_t(lane.threads), std::max<size_t>(G, 1)));
   const bool bucketed = batch.end_pos() - batch.first_pos <= UINT32_MAX;
   constexpr int kRegionShift = 16;  // 64Ki slots of 4 bytes per region
   constexpr size_t kAhead = 16;
@@ -379,7 +455,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   }
   const size_t n_buckets = first_bucket[G];
   // Thread t sorts the seed lists [share[t], share[t + 1]): contiguous, about equal in seeds.
-  const int S = int(std::min<size_t>(size_t(params_.threads), std::max<size_t>(n_chunks, 1)));
+  const int S = int(std::min<size_t>(size_t(lane.threads), std::max<size_t>(n_chunks, 1)));
   std::vector<size_t> share(size_t(S) + 1, n_chunks);
   share[0] = 0;
   for (size_t i = 0, t = 1, done = 0; i < n_chunks && t < size_t(S); ++i) {
@@ -425,13 +501,13 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     for (size_t g = 0; g < G; ++g) {
       size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
       if (at == bucket_end[first_bucket[g + 1] - 1]) continue;  // no seeds on this strand
-      if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(strand_of(g).size()));
+      if (!lane.diagonals[g]) lane.diagonals[g].reset(new DiagonalTable(strand_of(g).size()));
       for (size_t b = first_bucket[g]; b < first_bucket[g + 1]; at = bucket_end[b++])
-        if (bucket_end[b] > at) diagonals_[g]->touch(uint64_t(b - first_bucket[g]) << kRegionShift, uint64_t(1) << kRegionShift);
+        if (bucket_end[b] > at) lane.diagonals[g]->touch(uint64_t(b - first_bucket[g]) << kRegionShift, uint64_t(1) << kRegionShift);
     }
 
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
-  if (triggers_.size() < size_t(T)) triggers_.resize(size_t(T));
+  if (lane.triggers.size() < size_t(T)) lane.triggers.resize(size_t(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
     auto process = [&](size_t g, DiagonalTable& diag, const Item& x) {
@@ -463,7 +539,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         tr.subject = x.record;
         tr.strand_index = uint32_t(g);
         tr.hit = GapTrigger{q_pos, x.s_pos + s_offset, e.q_start, e.s_start + s_offset, e.length, e.score};
-        triggers_[t].push_back(tr);
+        lane.triggers[t].push_back(tr);
         return;
       }
       if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) return;
@@ -489,8 +565,8 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       const size_t end = bucket_end[first_bucket[g + 1] - 1];
       if (begin == end) continue;
       const std::vector<uint8_t>& qc = strand_of(g);
-      if (!diagonals_[g]) diagonals_[g].reset(new DiagonalTable(qc.size()));
-      DiagonalTable& diag = *diagonals_[g];
+      if (!lane.diagonals[g]) lane.diagonals[g].reset(new DiagonalTable(qc.size()));
+      DiagonalTable& diag = *lane.diagonals[g];
       // A window's seeds lie in its owned range (the window before may have rebased the table past its start).
       if (bucketed && !diag.reserve_range(batch.first_pos + (batch.window.own_begin - s_offset), batch.end_pos()))
         throw std::logic_error("diagonal table: batch out of range");  // cannot happen: batches come in order
@@ -506,27 +582,27 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     }
   });
   for (size_t t = 0; t < size_t(T); ++t) {
-    stats_.extensions += extensions[t];
-    hsps_.insert(hsps_.end(), found[t].begin(), found[t].end());
+    lane.stats.extensions += extensions[t];
+    lane.hsps.insert(lane.hsps.end(), found[t].begin(), found[t].end());
   }
-  stats_.seconds_stage2 += seconds_since(t0);
+  lane.stats.seconds_stage2 += seconds_since(t0);
 }
 
-void BlastSearch::extend_gapped_batch(const DbBatch& batch) {
+void BlastSearch::extend_gapped_batch(const DbBatch& batch, Lane& lane) {
   std::vector<const uint8_t*> subjects;
   for (uint64_t start : batch.local_starts) subjects.push_back(batch.codes.data() + start);
-  extend_gapped_triggers(batch.first_record, subjects, batch.lengths);
+  extend_gapped_triggers(batch.first_record, subjects, batch.lengths, lane);
 }
 
 void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
-                                         const std::vector<uint64_t>& lengths) {
+                                         const std::vector<uint64_t>& lengths, Lane& lane) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Trigger> all;
-  for (auto& v : triggers_) {
+  for (auto& v : lane.triggers) {
     all.insert(all.end(), v.begin(), v.end());
     std::vector<Trigger>().swap(v);
   }
-  stats_.gap_triggers += all.size();
+  lane.stats.gap_triggers += all.size();
   // One work unit per (subject record, query strand); their order in `all` does not matter (extend_gapped sorts).
   std::sort(all.begin(), all.end(), [](const Trigger& a, const Trigger& b) {
     return std::tie(a.subject, a.strand_index, a.hit.s_seed, a.hit.q_seed) <
@@ -579,23 +655,23 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
   // Each group's result is fixed whatever the threads (extend_gapped), so any schedule gives the same output. A
   // group with a large share of the triggers (one strand of a genome against another) gets every thread inside
   // it, one such group after the other; the rest run one group per thread.
-  const int T = params_.threads;
+  const int T = lane.threads;
   std::vector<size_t> large, small;
   for (size_t k = 0; k < groups; ++k)
     (T > 1 && (starts[k + 1] - starts[k]) * size_t(4 * T) > all.size() ? large : small).push_back(k);
   for (size_t k : large) extend_group(k, T);
   parallel_for(small.size(), T, [&](size_t i) { extend_group(small[i], 1); });
   for (const GappedExtensionStats& e : extension_stats) {
-    stats_.gapped_extensions += e.preliminary + e.final;
-    stats_.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
+    lane.stats.gapped_extensions += e.preliminary + e.final;
+    lane.stats.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
   }
-  for (auto& f : found) hsps_.insert(hsps_.end(), f.begin(), f.end());
-  stats_.seconds_stage3 += seconds_since(t0);
+  for (auto& f : found) lane.hsps.insert(lane.hsps.end(), f.begin(), f.end());
+  lane.stats.seconds_stage3 += seconds_since(t0);
 }
 
 std::vector<Hsp> BlastSearch::finish() {
   // Subjects of each query ranked by their best E-value (then best score), as BLAST reports them.
-  std::vector<Hsp> out = hsps_;
+  std::vector<Hsp> out = lane_.hsps;
   std::sort(out.begin(), out.end(), [](const Hsp& a, const Hsp& b) {
     return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
   });
@@ -628,7 +704,7 @@ std::vector<Hsp> BlastSearch::finish() {
     return std::tie(a.s_start, a.q_start, a.strand, a.s_end, a.q_end) <
            std::tie(b.s_start, b.q_start, b.strand, b.s_end, b.q_end);
   });
-  stats_.hsps = out.size();
+  lane_.stats.hsps = out.size();
   return out;
 }
 

@@ -88,6 +88,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .end_object();
   j.value("backend", backend).value("simd", s.layout() == Stage1aLayout::bitsliced ? bitsliced_isa() : "none");
   j.value("threads", p.threads);
+  j.value("thread_split", s.stats().batches_in_parallel ? "batches" : "chunks");
   j.begin_object("seconds")
       .value("build", st.seconds_build)
       .value("stage1a", st.seconds_stage1a)
@@ -465,6 +466,24 @@ void stream_database(DatabaseReader& db, BlastSearch& search, uint64_t batch_bas
   });
   bool have_first = first && !first->names.empty();
   if (have_first) batch = std::move(*first);
+  if (search.batches_in_parallel(batch_bases)) {
+    // Each thread reads its next batch (in turn) and searches it alone; progress counts the bases handed out.
+    progress.restart(std::string(kProgram) + ": database bases searched");
+    search.on_chunk_done = nullptr;
+    search.search_batches([&](DbBatch& next) {
+      if (have_first) {
+        next = std::move(batch);
+        have_first = false;
+      } else if (!db.next_batch(next, batch_bases)) {
+        return false;
+      }
+      for (uint64_t l : next.lengths) done += l;
+      progress.update(done, db_bases);
+      return true;
+    });
+    progress.finish();
+    return;
+  }
   for (;;) {
     phase.clear();
     if (!have_first && !db.next_batch(batch, batch_bases, progress_on ? reading : nullptr)) break;

@@ -60,6 +60,7 @@ struct BlastStats {
   // results an earlier alignment turned out to contain (computed in vain: see in_order_speculation.hpp).
   uint64_t gapped_extensions = 0, gapped_extensions_wasted = 0;
   uint64_t dust_masked_wmers = 0;  // query w-mers (plus strand) that touch a DUST interval: no seeds there
+  bool batches_in_parallel = false;  // threads took whole batches (search_batches), not chunks of each batch
   double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0, seconds_stage3 = 0;
   std::vector<uint64_t> tp, fp;  // per sub-query
 };
@@ -92,6 +93,17 @@ class BlastSearch {
   // so every extension reads the same bases as in the whole record. Stage 3 runs once the last window is through
   // stage 2, on all of the record's gap triggers, over the whole record read back from a file (record_spill.hpp).
   void search(const DbBatch& batch);
+  // Whole batches on each of the search's threads, every thread with its stage-2 state of its own, instead of all
+  // threads inside each batch: no thread waits for the others between the loops of a batch (a dozen per 2-Mbase
+  // batch of a short query's scan), so a thread slowed by another process holds up only its own batches. The
+  // output is search()'s: batches hold whole records, an extension never ends past its record, and a diagonal
+  // table's entries from earlier records never stop a later seed, so any record may go to any thread as long as
+  // each thread sees its batches in stream order. `next(batch)` reads the next batch (false at the end); it is
+  // called under a lock, in stream order. Only when batches_in_parallel(batch_bases).
+  void search_batches(const std::function<bool(DbBatch&)>& next);
+  // True when search_batches may read batches of `batch_bases`: several threads on the CPU backend, HSPs wanted
+  // and no observer, no record searched in windows, and at least four batches per thread.
+  bool batches_in_parallel(uint64_t batch_bases) const;
   // The context a window needs on either side of its owned w-mer starts (DbBatch::window): stage 2 reads a
   // subject only within a query's reach of the seed (extend_ungapped: the seed's query offset to the left, the rest
   // of the query strand to the right; blastn's pre-screen likewise in the concatenated query, all records and both
@@ -108,7 +120,7 @@ class BlastSearch {
   std::vector<Hsp> finish();
 
   TabularHit tabular(const Hsp& h) const;
-  const BlastStats& stats() const { return stats_; }
+  const BlastStats& stats() const { return lane_.stats; }
   const SubqueryFilters& filters() const { return filters_; }
   const QuerySet& queries() const { return queries_; }
   Stage1aLayout layout() const { return layout_; }
@@ -121,23 +133,38 @@ class BlastSearch {
   double empirical_fpr(uint32_t v) const;
 
  private:
+  struct Lane;
+  // The batch's subjects (names, lengths) added to the output's, in stream order.
+  void note_subjects(const DbBatch& batch);
+  // search() into `lane`, on its threads.
+  void search_in(const DbBatch& batch, Lane& lane);
   // Stages 1a, 1b and 2 on some consecutive chunks of `batch` (all of them, or a group: see search()).
-  void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks);
+  void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks, Lane& lane);
   // Stage 2 on the seeds of those chunks (seeds[i]: chunk i's, in stream order; total_seeds in all).
-  void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds);
+  void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds,
+                    Lane& lane);
   // --dust: which query w-mers may seed (seed_allowed_), and the seeds of the others dropped after stage 1b.
   void mask_low_complexity();
   void drop_masked_seeds(std::vector<Seed>& seeds) const;
   // Stage 3 on the gap triggers found in `batch` (its subject records are still in memory).
-  void extend_gapped_batch(const DbBatch& batch);
+  void extend_gapped_batch(const DbBatch& batch, Lane& lane);
   // Stage 3 on the gap triggers found since the last call; trigger subject i (within the batch) is record
   // first_record + i, whose codes are subjects[i][0, lengths[i]).
   void extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
-                              const std::vector<uint64_t>& lengths);
+                              const std::vector<uint64_t>& lengths, Lane& lane);
   struct Trigger {
     uint32_t subject = 0;  // within the batch
     uint32_t strand_index = 0;  // 2 * query + strand
     GapTrigger hit;
+  };
+  // What searching batches accumulates. The search has one (lane_), whose loops run on the search's threads;
+  // search_batches gives each of its threads one of its own.
+  struct Lane {
+    int threads = 1;  // for the loops inside one batch
+    BlastStats stats;
+    std::vector<Hsp> hsps;
+    std::vector<std::unique_ptr<DiagonalTable>> diagonals;  // per query strand, kept across batches
+    std::vector<std::vector<Trigger>> triggers;  // per stage-2 thread, for the current batch (or windowed record)
   };
 
   QuerySet queries_;
@@ -149,7 +176,6 @@ class BlastSearch {
   KarlinParams karlin_;     // ungapped: the ungapped X-drop and gap trigger, and E-values without --gapped
   GappedKarlin gapped_;     // with --gapped: E-values, bit scores and cut-offs
   GappedExtensionParams gapped_params_;
-  std::vector<std::vector<Trigger>> triggers_;  // per stage-2 thread, for the current batch (or windowed record)
   std::unique_ptr<RecordSpill> spill_;          // the windowed record's codes so far, for stage 3
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query
@@ -161,12 +187,10 @@ class BlastSearch {
   std::vector<std::string> subject_names_;  // of the batches searched; subject_base_ is the first one's index
   uint32_t subject_base_ = 0;
   std::vector<uint64_t> subject_lengths_;   // of the same records
-  std::vector<Hsp> hsps_;
-  std::vector<std::unique_ptr<DiagonalTable>> diagonals_;  // per query strand, kept across batches
   // --dust: per query record, bit i set when the plus-strand w-mer at i may seed; empty for a record without masked
   // bases (and for all of them without --dust).
   std::vector<std::vector<uint64_t>> seed_allowed_;
-  BlastStats stats_;
+  Lane lane_;
 };
 
 // Runs f(i) for i in [0, n) on `threads` threads (work units handed out in order; f must be thread-safe).
