@@ -62,7 +62,26 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
         int(std::max(params_.xdrop_final_bits * ln2 / gapped_.params.lambda, double(gapped_params_.xdrop_gap)));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (params_.dust) mask_low_complexity();
+  // DUST runs record by record on the search's threads; with fewer records than threads (a genome as query) it
+  // runs beside the filters' build instead, which it does not touch.
+  std::thread dust;
+  std::exception_ptr dust_error;
+  if (params_.dust && queries_.size() < size_t(params_.threads))
+    dust = std::thread([&] {
+      try {
+        mask_low_complexity();
+      } catch (...) {
+        dust_error = std::current_exception();
+      }
+    });
+  else if (params_.dust)
+    mask_low_complexity();
+  struct Join {  // the DUST thread is joined on every way out, exceptions included
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join_dust{dust};
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
   if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
@@ -87,6 +106,8 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
                              layout_ == Stage1aLayout::bitsliced, by_position);
   if (params_.probe_word > 0 && params_.exact_filter)
     presence_ = WordPresence(partial ? scoped : queries_.codes, params_.w);
+  if (dust.joinable()) dust.join();
+  if (dust_error) std::rethrow_exception(dust_error);
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
   for (const auto& q : queries_.codes) {
@@ -427,7 +448,6 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   if (lane.diagonals.size() != G) lane.diagonals.resize(G);
   const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
                                 ambiguous_score(params_.reward, params_.penalty)};
-  const int T = int(std::min<size_t>(size_t(lane.threads), std::max<size_t>(G, 1)));
   const bool bucketed = batch.end_pos() - batch.first_pos <= UINT32_MAX;
   constexpr int kRegionShift = 16;  // 64Ki slots of 4 bytes per region
   constexpr size_t kAhead = 16;
@@ -497,7 +517,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   // A table's pages are faulted in where seeds land. Threads faulting pages at the same time are about 4x slower
   // than one thread doing them all (the first batch's tables, 32 MB per strand of E. coli), so with several
   // threads the calling thread makes the tables and touches the regions that get seeds first.
-  if (T > 1 && bucketed)
+  if (lane.threads > 1 && bucketed)
     for (size_t g = 0; g < G; ++g) {
       size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
       if (at == bucket_end[first_bucket[g + 1] - 1]) continue;  // no seeds on this strand
@@ -506,6 +526,32 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         if (bucket_end[b] > at) lane.diagonals[g]->touch(uint64_t(b - first_bucket[g]) << kRegionShift, uint64_t(1) << kRegionShift);
     }
 
+  // The work units: each non-empty bucket (a region of one strand's table; seeds in different regions never
+  // interact), or each strand when not bucketed, handed out in turn, so that the threads stay busy however the
+  // seeds fall between the strands (one strand per thread left one thread idle for up to a third of stage 2 of
+  // E. coli against S. suis). Each strand's table is made and its range reserved first, on this thread.
+  struct Unit {
+    size_t g, begin, end;
+  };
+  std::vector<Unit> units;
+  for (size_t g = 0; g < G; ++g) {
+    size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
+    const size_t end = bucket_end[first_bucket[g + 1] - 1];
+    if (at == end) continue;
+    if (!lane.diagonals[g]) lane.diagonals[g].reset(new DiagonalTable(strand_of(g).size()));
+    // A window's seeds lie in its owned range (the window before may have rebased the table past its start).
+    if (bucketed &&
+        !lane.diagonals[g]->reserve_range(batch.first_pos + (batch.window.own_begin - s_offset), batch.end_pos()))
+      throw std::logic_error("diagonal table: batch out of range");  // cannot happen: batches come in order
+    if (!bucketed) {
+      units.push_back(Unit{g, at, end});
+      continue;
+    }
+    for (size_t b = first_bucket[g]; b < first_bucket[g + 1]; at = bucket_end[b++])
+      if (bucket_end[b] > at) units.push_back(Unit{g, at, bucket_end[b]});
+  }
+  const int T = int(std::min<size_t>(size_t(lane.threads), std::max<size_t>(units.size(), 1)));
+  std::atomic<size_t> next_unit{0};
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   if (lane.triggers.size() < size_t(T)) lane.triggers.resize(size_t(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
@@ -560,17 +606,11 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       h.bits = bitscore_of(karlin_, e.score);
       found[t].push_back(h);
     };
-    for (size_t g = t; g < G; g += size_t(T)) {
-      const size_t begin = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
-      const size_t end = bucket_end[first_bucket[g + 1] - 1];
-      if (begin == end) continue;
+    for (size_t u; (u = next_unit.fetch_add(1)) < units.size();) {
+      const size_t g = units[u].g, end = units[u].end;
       const std::vector<uint8_t>& qc = strand_of(g);
-      if (!lane.diagonals[g]) lane.diagonals[g].reset(new DiagonalTable(qc.size()));
       DiagonalTable& diag = *lane.diagonals[g];
-      // A window's seeds lie in its owned range (the window before may have rebased the table past its start).
-      if (bucketed && !diag.reserve_range(batch.first_pos + (batch.window.own_begin - s_offset), batch.end_pos()))
-        throw std::logic_error("diagonal table: batch out of range");  // cannot happen: batches come in order
-      for (size_t i = begin; i < end; ++i) {
+      for (size_t i = units[u].begin; i < end; ++i) {
         if (i + kAhead < end) {
           const Item& y = items[i + kAhead];
           diag.prefetch(batch.first_pos + batch.local_starts[y.record] + y.s_pos, y.q_pos);

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <exception>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -46,20 +48,47 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
   // half the slot size, measured faster (E. coli as query, w = 11).
   // 4^w keys; only compared when 2 * w <= 22 (and a shift by 2 * w is undefined for w = 32).
   const uint64_t keys = 2 * w <= 22 ? uint64_t(1) << (2 * w) : 0;
-  if (by_position && w < 32) {
-    build_position_words(queries, w);  // inserted_ is counted when first asked for
-  } else if (keys && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
-    build_direct_index(queries, w);
-  else
-    build_grouped_index(queries, w, starts);
-  if (!by_position_) {
-    inserted_.assign(V, 0);
-    count_distinct();
-  }
-
+  auto build_index = [&] {
+    if (by_position && w < 32) {
+      build_position_words(queries, w);  // inserted_ is counted when first asked for
+    } else if (keys && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
+      build_direct_index(queries, w);
+    else
+      build_grouped_index(queries, w, starts);
+    if (!by_position_) {
+      inserted_.assign(V, 0);
+      count_distinct();
+    }
+  };
   words_per_vector_ = bloom_words(m_bits_);
-  if (with_vectors) build_vectors(queries, params);
-  if (with_bitsliced) build_bitsliced(queries, params);
+  auto build_filters = [&] {
+    if (with_vectors) build_vectors(queries, params);
+    if (with_bitsliced) build_bitsliced(queries, params);
+  };
+  if (params.threads <= 1 || !(with_vectors || with_bitsliced)) {
+    build_index();
+    build_filters();
+    return;
+  }
+  // The index is one thread's work (a counting sort) and reads the query as the filters do, writing apart from
+  // them: it is built on a thread of its own beside the filters (E. coli as query, two threads: the build took
+  // 0.39 s of a 1.5-s search one after the other).
+  std::exception_ptr index_error;
+  std::thread index([&] {
+    try {
+      build_index();
+    } catch (...) {
+      index_error = std::current_exception();
+    }
+  });
+  try {
+    build_filters();
+  } catch (...) {
+    index.join();
+    throw;
+  }
+  index.join();
+  if (index_error) std::rethrow_exception(index_error);
 }
 
 uint64_t SubqueryFilters::starts_of(uint32_t v) const {
