@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # --auto-tune against the defaults on real pairs, side by side in one run: the defaults, --auto-tune --tune-check
 # (the on-line check: defaults and plan timed on a database sample, the faster kept) and --auto-tune (the model's
-# plan as it is). Wall times are medians of alternated repeats; the check's whole-run prediction
-# (build + stages 1a/1b) is set against what the run measured for the same stages. Prints a table and writes CSV.
+# plan as it is). Wall times are medians of alternated repeats; the check's prediction of build + stages 1a/1b is
+# set against what the run measured for the same stages, and its prediction of the whole run (what the run cost up to
+# the check, stages 1a/1b, the extensions, reading the database) against the run's total. Prints a table and writes
+# CSV.
 #
 # Usage: bench/auto_tune_check.sh BUILD_BIN_DIR [OUT_DIR]
 #   The first four rows are the pairs auto-tune was found to mispredict on; the rest are held out (never used
@@ -33,9 +35,22 @@ cases=(
   "ecoli_vs_klebs_w28|$ecoli|$klebs|28|held-out"
   "ssuis_self|$ssuis|$ssuis|11|held-out"
   "contigs_vs_klebs_w16|$contigs|$klebs|16|held-out"
+  "klebs_vs_ssuis|$klebs|$ssuis|11|held-out"
+  "lambda_vs_ecoli_w28|$lambda|$ecoli|28|held-out"
+  "contigs_vs_ssuis_w28|$contigs|$ssuis|28|held-out"
 )
+# The short-query shape, when bench/blast_small_query.sh has made its databases (never committed).
+sq="${BLAST_SQ_DIR:-/tmp/bloomseq-small-query}"
+if [ -f "$sq/random_200M.2bit" ] && [ -f "$sq/repeats_200M.2bit" ]; then
+  ssuis_10k="$tmp/ssuis_10k.fa"
+  { echo ">ssuis_10k"; (set +o pipefail; grep -v '^>' "$ssuis" | tr -d '\n' | tail -c +1000001 | head -c 10000 | fold -w 70); echo; } \
+    > "$ssuis_10k"
+  cases+=("lambda_vs_random200M|$lambda|$sq/random_200M.2bit|11|held-out"
+          "ssuis10k_vs_repeats200M|$ssuis_10k|$sq/repeats_200M.2bit|11|held-out"
+          "ssuis10k_vs_random200M_w28|$ssuis_10k|$sq/random_200M.2bit|28|held-out")
+fi
 csv="$out/auto_tune_check.csv"
-echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s,plan_built,check_s" > "$csv"
+echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s,plan_built,check_s,run_predicted_s,run_measured_s" > "$csv"
 run() {  # case set w variant round query db
   local name=$1 set=$2 w=$3 variant=$4 round=$5 q=$6 db=$7 extra=()
   case $variant in
@@ -56,7 +71,9 @@ pred = c[kept]["predicted_seconds"] if c else ""
 s = d["seconds"]; meas = s["build"] + s["stage1a"] + s["stage1b"]
 built = (1 if c["plan_built"] else 0) if c else ""
 chk = f'{c["seconds"]:.4f}' if c else ""
-print(f"{name},{set_},{w},{variant},{rnd},{float(t1) - float(t0):.4f},{kept},{pred},{meas:.4f},{built},{chk}")
+run_pred = f'{c["predicted_run"]["total_seconds"]:.4f}' if c and "predicted_run" in c else ""
+print(f"{name},{set_},{w},{variant},{rnd},{float(t1) - float(t0):.4f},{kept},{pred},{meas:.4f},{built},{chk},"
+      f"{run_pred},{s['total']:.4f}")
 PY
 }
 for c in "${cases[@]}"; do
@@ -81,7 +98,7 @@ cases = []
 for r in rows:
     if r["case"] not in cases: cases.append(r["case"])
 print(f"\n--auto-tune vs defaults, medians (load {sys.argv[2]})")
-print(f"{'case':26} {'set':9} {'defaults':>9} {'auto':>8} {'no-check':>9} {'auto/def':>9} {'nochk/def':>10} {'kept':>9} {'built':>6} {'check s':>8} {'pred/meas':>10}")
+print(f"{'case':26} {'set':9} {'defaults':>9} {'auto':>8} {'no-check':>9} {'auto/def':>9} {'nochk/def':>10} {'kept':>9} {'built':>6} {'check s':>8} {'pred/meas':>10} {'run pred/meas':>14}")
 for c in cases:
     rr = [r for r in rows if r["case"] == c]
     med = lambda v: statistics.median(float(r["wall_s"]) for r in rr if r["variant"] == v)
@@ -92,6 +109,8 @@ for c in cases:
     pms = f"{statistics.median(pm):.2f}" if pm else "-"
     built = sum(int(r["plan_built"] or 0) for r in auto)
     chk = statistics.median(float(r["check_s"]) for r in auto) if all(r["check_s"] for r in auto) else 0.0
-    print(f"{c:26} {rr[0]['set']:9} {d:9.2f} {a:8.2f} {n:9.2f} {a / d:9.2f} {n / d:10.2f} {kept:>9} {built:>3}/{len(auto)} {chk:8.2f} {pms:>10}")
+    rp = [float(r["run_predicted_s"]) / float(r["run_measured_s"]) for r in auto if r.get("run_predicted_s")]
+    rps = f"{statistics.median(rp):.2f}" if rp else "-"
+    print(f"{c:26} {rr[0]['set']:9} {d:9.2f} {a:8.2f} {n:9.2f} {a / d:9.2f} {n / d:10.2f} {kept:>9} {built:>3}/{len(auto)} {chk:8.2f} {pms:>10} {rps:>14}")
 print(f"\nCSV: {sys.argv[1]}")
 PY

@@ -1,5 +1,6 @@
 // run_search, the whole blast-bloom search as the tool runs it (files in, files out), against brute force and
 // against the pipeline driven directly with the same parameters.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -188,7 +189,12 @@ TEST_CASE("run_tune_trial keeps the defaults against a plan hundreds of times sl
   slow.layout = Stage1aLayout::paper_vector;
   auto cpu = [] { return std::unique_ptr<Stage1aBackend>(); };
   const DbBatch sample = tune_trial_sample(batch, 100000);
-  REQUIRE(sample.codes.size() == 100000 + 1);
+  // 100,000 bases in 16 pieces spread over the batch, each a record (with its separator).
+  REQUIRE(sample.size() == 16);
+  REQUIRE(sample.codes.size() == 100000 + 16);
+  CHECK(std::equal(sample.codes.begin() + long(sample.local_starts[1]),
+                   sample.codes.begin() + long(sample.local_starts[1] + sample.lengths[1]),
+                   batch.codes.begin() + long(batch.codes.size() / 16)));
   // The trial compares wall times: on a machine shared with other jobs one measurement can be stalled for longer
   // than the gap between the two, so each comparison gets up to three tries (a wrong choice fails all three).
   auto trial = [&](const BlastParams& plan, const BlastParams& defaults, bool want_plan) {

@@ -64,6 +64,14 @@ if grep -q 'auto-tune check on' "$tmp/stderr"; then
   le 1 "$(jget "$tmp/checked.json" auto_tune.check.sample_bases)" || bad "check: no sample"
 fi
 cmp -s "$tmp/checked.tsv" "$tmp/default.tsv" || bad "checked auto-tune HSPs differ from the default run"
+# The check predicts the whole run (so far + stages 1a/1b + extensions + reading), says it, and its parts add up.
+grep -q '^blast-bloom: predicted run [0-9.]* s: [0-9.]* s so far, stages 1a/1b ' "$tmp/stderr" || bad "check: no run prediction"
+pr=auto_tune.check.predicted_run
+awk -v t="$(jget "$tmp/checked.json" $pr.total_seconds)" -v a="$(jget "$tmp/checked.json" $pr.before_seconds)" \
+    -v b="$(jget "$tmp/checked.json" $pr.stages_1a_1b_seconds)" -v c="$(jget "$tmp/checked.json" $pr.extensions_seconds)" \
+    -v d="$(jget "$tmp/checked.json" $pr.reading_seconds)" \
+    'BEGIN { s = a + b + c + d; exit !(t > 0 && a > 0 && b > 0 && c >= 0 && d >= 0 && (t - s) ^ 2 < 1e-12 + 1e-6 * t * t) }' ||
+  bad "check: the run's prediction is not the sum of positive parts"
 check "--tune-check needs --auto-tune" 64 "$bb" --tune-check "$q" "$db" -o /dev/null
 
 # 1b. A short query against a database 1,000 times its size: the Bloom plan is priced against the short-word scan of
@@ -83,6 +91,25 @@ cmp -s "$tmp/short_auto.tsv" "$tmp/short_default.tsv" || bad "short query: auto-
 check "auto-tune with -k on a short query" 0 "$bb" --auto-tune -k 3 -t 1 "$q" "$big" -o /dev/null --stats "$tmp/short_k.json"
 grep -q 'short-word scan' "$tmp/stderr" && bad "short query with -k: the scan was considered"
 [[ "$(jget "$tmp/short_k.json" parameters.exact_filter)" == false ]] || bad "short query with -k: exact filters"
+
+# 1c. At w = 28 the defaults test probe words at a stride, which the model does not price: under a target FPR that
+# their filters meet, auto-tune keeps them (said on stderr); under one they miss, the plan tests every w-mer. The
+# query is too long for a short word (15 copies of the 200-kb genome piece, 3 Mbases); the database its first 20 kb.
+genome_q="$tmp/genome_q.fa"; piece_db="$tmp/piece_db.fa"
+awk 'NR > 1' "$db" | tr -d '\n' > "$tmp/genome.txt"
+{ echo ">copies"; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do cat "$tmp/genome.txt"; done | fold -w 80; echo; } > "$genome_q"
+{ echo ">piece"; head -c 20000 "$tmp/genome.txt" | fold -w 80; echo; } > "$piece_db"
+check "auto-tune at w = 28" 0 "$bb" --auto-tune -w 28 -t 1 "$genome_q" "$piece_db" -o "$tmp/w28_auto.tsv" --stats "$tmp/w28.json"
+grep -q 'auto-tune: probe words of 16 bases at a stride of 13 (the defaults; modelled FPR .*) kept over the plan' "$tmp/stderr" ||
+  bad "w = 28: the defaults' probe words were not kept or not said"
+[[ "$(jget "$tmp/w28.json" parameters.probe_word)" == 16 ]] || bad "w = 28: the run does not test probe words"
+"$bb" -w 28 -t 1 "$genome_q" "$piece_db" -o "$tmp/w28_default.tsv" 2>/dev/null || bad "w = 28 default run"
+[[ $(wc -l < "$tmp/w28_default.tsv") -ge 20 ]] || bad "w = 28: too few HSPs to compare (test data changed?)"
+cmp -s "$tmp/w28_auto.tsv" "$tmp/w28_default.tsv" || bad "w = 28: auto-tuned HSPs differ from the default run"
+check "auto-tune at w = 28, target FPR 1e-12" 0 "$bb" --auto-tune --target-fpr 1e-12 -w 28 -t 1 "$genome_q" "$piece_db" -o /dev/null \
+  --stats "$tmp/w28_tight.json"
+grep -q 'probe words of 16' "$tmp/stderr" && bad "w = 28: probe words kept under a target their filters miss"
+[[ "$(jget "$tmp/w28_tight.json" parameters.probe_word)" == 0 ]] || bad "w = 28, 1e-12: not every w-mer tested"
 
 # 2. Minimum FPR under a throughput target.
 check "auto-tune --target-throughput" 0 "$bb" --auto-tune --target-throughput 1e6 "$q" "$db" -o "$tmp/tp.tsv" --stats "$tmp/tp.json"

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +25,7 @@
 #include "bloomseq/blast/short_word_plan.hpp"
 #include "bloomseq/blast/stage1a_backend.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/bloom/bloom_vector.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/io/output_file.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
@@ -188,8 +190,18 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       candidate("plan", trial.plan);
       candidate("defaults", trial.defaults);
       j.value("plan_built", !trial.plan_skipped).value("plan_build_estimate_seconds", trial.plan_build_estimate_s);
-      j.value("kept", trial.kept_plan ? "plan" : "defaults");
+      j.value("kept", trial.kept_plan ? "plan" : "defaults").value("plan_timed", trial.plan_timed);
       j.value("measured_seconds", st.seconds_build + s1 + s1b);
+      j.value("extensions_once_seconds", trial.later_once_s)
+          .value("extensions_per_mbase_seconds", trial.later_per_base_s * 1e6);
+      // The whole run's prediction; seconds.total above is what it measured.
+      j.begin_object("predicted_run")
+          .value("total_seconds", trial.run.total())
+          .value("before_seconds", trial.run.before_s)
+          .value("stages_1a_1b_seconds", trial.run.search_s)
+          .value("extensions_seconds", trial.run.later_s)
+          .value("reading_seconds", trial.run.reading_s)
+          .end_object();
       j.end_object();
     }
     j.end_object();
@@ -349,7 +361,31 @@ std::string choose_scan_under_auto_tune(const SearchRequest& o, const Stage1aCap
   for (const auto& q : queries.codes) lengths.push_back(q.size());
   const ShortWordPlan scan =
       o.scan_word > 0 ? forced_short_word_plan(p.w, o.scan_word, lengths) : plan_short_word_scan(p.w, lengths);
-  if (!scan.use) return "";
+  if (!scan.use) {
+    // No short word: at w >= 20 the defaults test probe words at a stride (a thirteenth of the positions at
+    // w = 28), which the model does not price; its plan tests every w-mer and took 1.3-2x the defaults' time
+    // (docs/performance-model.md). Their filters (n_sub 2,000) are far below any sensible target FPR, so under a
+    // target FPR the defaults' scan is kept when it meets it.
+    const int probe = o.scan_word > kMaxExactWord ? (o.scan_word < p.w ? o.scan_word : 0)
+                                                  : o.scan_word > 0 ? 0 : default_probe_word(p.w);
+    if (probe == 0 || o.request.objective != model::Objective::MinTime) return "";
+    const uint64_t n_sub = default_cpu_sub_query(probe);
+    const double fpr = expected_fpr(n_sub, o.params.m_bits, o.params.k);
+    if (fpr > o.request.target_fpr) return "";
+    p.probe_word = probe;
+    p.n_sub = n_sub;
+    p.k = o.params.k;
+    p.m_bits = o.params.m_bits;
+    p.layout = o.params.layout;
+    plan.note += std::string(plan.note.empty() ? "" : "; ") + "the defaults' probe-word scan kept";
+    p.validate();
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "auto-tune: probe words of %d bases at a stride of %d (the defaults; modelled FPR %.2g, within the "
+                  "target %.2g) kept over the plan, which tests every w-mer",
+                  probe, p.w - probe + 1, fpr, o.request.target_fpr);
+    return line;
+  }
   const double scan_s = scan.ns_per_base * 1e-9 * double(db_bases) / double(std::max(1, p.threads));
   const double bloom_s = plan.prediction.stage1a_s + plan.prediction.stage1b_s;
   char line[256];
@@ -555,17 +591,43 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     plain.auto_tune = false;
     BlastParams defaults = o.params;
     apply_scan_plan(plain, caps, queries, defaults);
-    if (!same_search_shape(p, defaults) && db.next_batch(first_batch, p.batch_bases) && !first_batch.codes.empty()) {
+    // The first batch's read is timed to price the reading of the rest, which reuses its memory: its pages are
+    // faulted in first (a 2-Mbase batch of a .2bit took 1.3 ms to read into fresh pages, a tenth of that after).
+    const DbTotals& dt = db.totals();
+    const uint64_t room = std::min(dt.bases + dt.records, p.batch_bases + dt.largest + 1);
+    first_batch.codes.resize(room);
+    std::memset(first_batch.codes.data(), 0, room);
+    first_batch.codes.clear();
+    const auto t_read = std::chrono::steady_clock::now();
+    if (db.next_batch(first_batch, p.batch_bases) && !first_batch.codes.empty()) {
+      const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_read).count();
+      const bool same = same_search_shape(p, defaults);
       const DbBatch sample =
           tune_trial_sample(first_batch, tune_trial_sample_bases(db.totals().bases, first_batch.codes.size()));
       trial = run_tune_trial(queries, p, plan.prediction.total_s, defaults, db.totals(), sample,
-                             [&o] { return choose_backend(o, nullptr); });
-      if (log)
+                             [&o] { return choose_backend(o, nullptr); }, o.stage == "hsp", same);
+      // The whole run: what it cost so far, and the rest scaled from the sample and the first batch.
+      const TuneTrialCandidate& kept = trial.kept_plan ? trial.plan : trial.defaults;
+      trial.run.before_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      trial.run.search_s = kept.predicted_s - kept.build_s;  // the kept search is built already
+      trial.run.later_s = trial.later_once_s + trial.later_per_base_s * double(db.totals().bases);
+      // With whole batches on each thread (BlastSearch::search_batches) one thread reads while the others search.
+      trial.kept->run_stage2 = o.stage == "hsp";
+      const bool overlapped = trial.kept->batches_in_parallel(p.batch_bases);
+      trial.run.reading_s = read_s * double(db.totals().bases) / double(first_batch.codes.size()) /
+                            (overlapped ? double(p.threads) : 1.0);
+      if (log && !same)
         std::fprintf(log,
                      "%s: auto-tune check on %.2f Mbases: defaults %.2f s, plan %.2f s %s; keeping the %s\n",
                      kProgram, double(trial.sample_bases) / 1e6, trial.defaults.predicted_s, trial.plan.predicted_s,
                      trial.plan_skipped ? "by the model and a partial build (not built)" : "predicted for the run",
                      trial.kept_plan ? "plan" : "defaults");
+      if (log)
+        std::fprintf(log,
+                     "%s: predicted run %.2f s: %.2f s so far, stages 1a/1b %.2f s, extensions %.2f s, reading the "
+                     "database %.2f s (from %.2f Mbases of it)\n",
+                     kProgram, trial.run.total(), trial.run.before_s, trial.run.search_s, trial.run.later_s,
+                     trial.run.reading_s, double(trial.sample_bases) / 1e6);
       if (!trial.kept_plan) p = defaults;
       queries = QuerySet{};  // the kept search has its own copy
     }

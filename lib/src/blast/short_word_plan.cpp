@@ -24,8 +24,6 @@ constexpr double kPresenceNs = 18.0, kHitNoPresenceNs = 60.0;
 // A seed: its index walk, its extension to w, its place in stage 2's order. The same for every p, so it decides
 // nothing between words; it makes ns_per_base comparable with the Bloom plan's stage 1a + 1b.
 constexpr double kSeedNs = 50.0;
-// The largest exact filter: 4^12 bits = 2 MB per sub-query; past it a Bloom vector holds the query in less.
-constexpr int kMaxExactWord = 12;
 constexpr int kMinExactWord = 3;  // 4^3 = 64 bits, the smallest vector
 // A filter that lets more probes through than this is no filter: the Bloom path with every w-mer does better.
 constexpr double kMaxHitsPerProbe = 0.25;

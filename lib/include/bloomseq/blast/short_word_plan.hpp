@@ -21,6 +21,9 @@
 
 namespace bloomseq {
 
+// The largest exact filter: 4^12 bits = 2 MB per sub-query; past it a Bloom vector holds the query in less.
+constexpr int kMaxExactWord = 12;
+
 struct ShortWordPlan {
   bool use = false;       // false: the filters cannot hold a short word selectively; keep the Bloom filters
   int word = 0;           // p

@@ -20,7 +20,20 @@ namespace bloomseq {
 struct TuneTrialCandidate {
   double build_s = 0;      // sub-query filters built and stage 1a prepared
   double sample_s = 0;     // stages 1a + 1b on the sample
-  double predicted_s = 0;  // build + sample scaled to the whole database
+  // build + stages 1a + 1b for the whole database: the sample is searched in two halves, the second's cost per base
+  // scaled to the database, and what the first cost beyond that added once
+  double predicted_s = 0;
+};
+
+// The whole run predicted from the check: what it has cost so far, and the rest from the sample (the kept
+// candidate's stages 1a + 1b, the later stages of the defaults' search on the same seeds, the database's reading
+// from the first batch's), each scaled to the whole database.
+struct RunPrediction {
+  double before_s = 0;   // from the start of the run to the end of the check
+  double search_s = 0;   // stages 1a and 1b, scaled
+  double later_s = 0;    // stages 2 and 3, scaled
+  double reading_s = 0;  // reading the database's batches, scaled
+  double total() const { return before_s + search_s + later_s + reading_s; }
 };
 
 struct TuneTrial {
@@ -30,6 +43,11 @@ struct TuneTrial {
   double plan_build_estimate_s = 0;  // the plan's build timed on a sixteenth of the query, scaled
   bool plan_skipped = false;  // the model's figure for the plan plus that estimate was above the defaults' cost
   bool kept_plan = true;
+  bool plan_timed = true;  // false when the plan is the defaults: only they are timed
+  // Stages 2 and 3 on the sample (the defaults' search; both find the same seeds): what they cost once (first
+  // touches of the diagonal tables) and per database base.
+  double later_once_s = 0, later_per_base_s = 0;
+  RunPrediction run;           // filled in by the caller, who knows what the run cost before the check
   double seconds = 0;  // the whole check
   // The kept candidate's search, restarted (BlastSearch::restart): its filters are not built twice.
   std::unique_ptr<BlastSearch> kept;
@@ -39,15 +57,18 @@ struct TuneTrial {
 // 1/32 of the database, at least 64 kbases, at most 8 Mbases and the first batch.
 uint64_t tune_trial_sample_bases(uint64_t db_bases, uint64_t batch_bases);
 
-// The first `bases` codes of `batch` as one record (stage 1b's seeds are found in it the same way).
+// `bases` codes of `batch` in 16 pieces spread evenly over it, each a record (one piece under 16 kbases).
 DbBatch tune_trial_sample(const DbBatch& batch, uint64_t bases);
 
 // Times both parameter sets on `sample` and says which to keep. `make_backend` gives a fresh stage-1a backend
 // for each search (as the real run would get).
 // Both searches have run_stage2 = false on return.
 // `plan_model_s`: the model's prediction for the plan's stages 1a and 1b (0: always time the plan).
+// `later`: the run extends its seeds (stages 2 and 3): they are timed too, on the defaults' search of the sample.
+// When the plan is the defaults (`same`), only they are timed, and kept.
 TuneTrial run_tune_trial(const QuerySet& queries, const BlastParams& plan, double plan_model_s,
                          const BlastParams& defaults, const DbTotals& totals, const DbBatch& sample,
-                         const std::function<std::unique_ptr<Stage1aBackend>()>& make_backend);
+                         const std::function<std::unique_ptr<Stage1aBackend>()>& make_backend, bool later = false,
+                         bool same = false);
 
 }  // namespace bloomseq
