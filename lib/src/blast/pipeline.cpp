@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -66,16 +67,21 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   // runs beside the filters' build instead, which it does not touch.
   std::thread dust;
   std::exception_ptr dust_error;
-  if (params_.dust && queries_.size() < size_t(params_.threads))
-    dust = std::thread([&] {
-      try {
-        mask_low_complexity();
-      } catch (...) {
-        dust_error = std::current_exception();
-      }
-    });
-  else if (params_.dust)
+  if (params_.dust && queries_.size() < size_t(params_.threads)) {
+    try {
+      dust = std::thread([&] {
+        try {
+          mask_low_complexity();
+        } catch (...) {
+          dust_error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {
+      mask_low_complexity();  // no thread to be had: here, first
+    }
+  } else if (params_.dust) {
     mask_low_complexity();
+  }
   struct Join {  // the DUST thread is joined on every way out, exceptions included
     std::thread& t;
     ~Join() {
@@ -232,7 +238,11 @@ void BlastSearch::search_batches(const std::function<bool(DbBatch&)>& next) {
     }
   };
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < lanes.size(); ++t) helpers.emplace_back(work, t);
+  try {
+    for (size_t t = 1; t < lanes.size(); ++t) helpers.emplace_back(work, t);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the batches go to those started.
+  }
   work(0);
   for (std::thread& h : helpers) h.join();
   if (error) std::rethrow_exception(error);
