@@ -11,6 +11,8 @@
 #   while building the check). AUTO_REPEATS (default 3), AUTO_THREADS (default 1), AUTO_GAPPED=1 for gapped runs
 #   (the default is --ungapped: stage 3 costs the same whatever the plan and would hide the difference).
 #   AUTO_CASES=REGEX runs only the matching cases. Uses the calibration profile as it is (blast-bloom calibrate); without one, the built-in figures.
+#   AUTO_PROFILE=FILE: the --auto-tune runs use that profile. AUTO_PROFILE_B=FILE (a calibration taken at another
+#   time): a fourth variant, --auto-tune with it (no check), whose plan and time are set against AUTO_PROFILE's.
 set -euo pipefail
 bin="${1:?usage: bench/auto_tune_check.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
@@ -50,12 +52,13 @@ if [ -f "$sq/random_200M.2bit" ] && [ -f "$sq/repeats_200M.2bit" ]; then
           "ssuis10k_vs_random200M_w28|$ssuis_10k|$sq/random_200M.2bit|28|held-out")
 fi
 csv="$out/auto_tune_check.csv"
-echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s,plan_built,check_s,run_predicted_s,run_measured_s" > "$csv"
+echo "case,set,w,variant,round,wall_s,kept,predicted_s,measured_s,plan_built,check_s,run_predicted_s,run_measured_s,plan" > "$csv"
 run() {  # case set w variant round query db
   local name=$1 set=$2 w=$3 variant=$4 round=$5 q=$6 db=$7 extra=()
   case $variant in
-    auto) extra=(--auto-tune --tune-check) ;;
-    auto_nocheck) extra=(--auto-tune) ;;
+    auto) extra=(--auto-tune --tune-check ${AUTO_PROFILE:+--profile "$AUTO_PROFILE"}) ;;
+    auto_nocheck) extra=(--auto-tune ${AUTO_PROFILE:+--profile "$AUTO_PROFILE"}) ;;
+    auto_b) extra=(--auto-tune --profile "$AUTO_PROFILE_B") ;;
   esac
   local t0 t1
   t0=$(date +%s.%N)
@@ -72,8 +75,10 @@ s = d["seconds"]; meas = s["build"] + s["stage1a"] + s["stage1b"]
 built = (1 if c["plan_built"] else 0) if c else ""
 chk = f'{c["seconds"]:.4f}' if c else ""
 run_pred = f'{c["predicted_run"]["total_seconds"]:.4f}' if c and "predicted_run" in c else ""
+p = d["parameters"]  # the parameters the run used: n_sub, k, m, layout, probe word, exact filter
+plan = f'{p["sub_query"]}/{p["hashes"]}/{p["bloom_bits"]}/{p["layout"]}/{p["probe_word"]}/{int(p["exact_filter"])}'
 print(f"{name},{set_},{w},{variant},{rnd},{float(t1) - float(t0):.4f},{kept},{pred},{meas:.4f},{built},{chk},"
-      f"{run_pred},{s['total']:.4f}")
+      f"{run_pred},{s['total']:.4f},{plan}")
 PY
 }
 for c in "${cases[@]}"; do
@@ -82,12 +87,13 @@ for c in "${cases[@]}"; do
   echo "$name ..." >&2
   for r in $(seq 1 "$repeats"); do
     # Alternated, the order rotating each round so no variant always runs first.
-    variants=(defaults auto auto_nocheck)
-    for i in 0 1 2; do
-      v=${variants[$(( (i + r) % 3 ))]}
+    variants=(defaults auto auto_nocheck); [ -n "${AUTO_PROFILE_B:-}" ] && variants+=(auto_b)
+    for i in "${!variants[@]}"; do
+      v=${variants[$(( (i + r) % ${#variants[@]} ))]}
       run "$name" "$set" "$w" "$v" "$r" "$q" "$db"
     done
-    cmp -s "$tmp/defaults.tsv" "$tmp/auto.tsv" && cmp -s "$tmp/defaults.tsv" "$tmp/auto_nocheck.tsv" \
+    { [ -z "${AUTO_PROFILE_B:-}" ] || cmp -s "$tmp/defaults.tsv" "$tmp/auto_b.tsv"; } &&
+      cmp -s "$tmp/defaults.tsv" "$tmp/auto.tsv" && cmp -s "$tmp/defaults.tsv" "$tmp/auto_nocheck.tsv" \
       || { echo "$name: HSPs differ between variants" >&2; exit 1; }
   done
 done
@@ -112,5 +118,13 @@ for c in cases:
     rp = [float(r["run_predicted_s"]) / float(r["run_measured_s"]) for r in auto if r.get("run_predicted_s")]
     rps = f"{statistics.median(rp):.2f}" if rp else "-"
     print(f"{c:26} {rr[0]['set']:9} {d:9.2f} {a:8.2f} {n:9.2f} {a / d:9.2f} {n / d:10.2f} {kept:>9} {built:>3}/{len(auto)} {chk:8.2f} {pms:>10} {rps:>14}")
+if any(r["variant"] == "auto_b" for r in rows):
+    print("\nTwo calibrations (AUTO_PROFILE, AUTO_PROFILE_B): the plans --auto-tune made and their times")
+    print(f"{'case':26} {'plan A (n_sub/k/m/layout/probe/exact)':44} {'plan B':44} {'B/A time':>9}")
+    for c in cases:
+        rr = [r for r in rows if r["case"] == c]
+        a = [r for r in rr if r["variant"] == "auto_nocheck"]; b = [r for r in rr if r["variant"] == "auto_b"]
+        ta = statistics.median(float(r["wall_s"]) for r in a); tb = statistics.median(float(r["wall_s"]) for r in b)
+        print(f"{c:26} {a[0]['plan']:44} {b[0]['plan']:44} {tb / ta:9.2f}")
 print(f"\nCSV: {sys.argv[1]}")
 PY
