@@ -3,12 +3,15 @@
 // reads for those records, and the plan file gives the layout back exactly or refuses a damaged one.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "bloomseq/blast/database.hpp"
 #include "bloomseq/blast/search_plan.hpp"
+#include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
+#include "bloomseq/io/twobit.hpp"
 #include "io/io_test_util.hpp"
 
 using namespace bloomseq;
@@ -112,4 +115,50 @@ TEST_CASE("plan file: the database layout read back exactly, a damaged index ref
     write_bytes(path, text.substr(0, from) + damaged + text.substr(to));
     CHECK_THROWS_AS(read_search_plan(path), DataError);
   }
+}
+
+TEST_CASE("a .2bit database's spread sample: pieces from across the records, each the codes found there",
+          "[blast][twobit]") {
+  TempDir dir;
+  // Records of unequal lengths with N runs; the whole database's codes, concatenated, give each piece's truth.
+  const std::vector<std::string> seqs = {"ACGTNNACGTTTGCA", std::string(5001, 'G') + "ACGTACGT", "TTTTAAAACCCCGGGG",
+                                         "A", std::string(333, 'C') + "NNNN" + std::string(2000, 'T')};
+  std::vector<SequenceRecord> recs;
+  std::vector<uint8_t> all;            // codes of every record, one after the other (no separators)
+  std::vector<uint64_t> record_start;  // of each record in `all`
+  for (size_t r = 0; r < seqs.size(); ++r) {
+    recs.push_back({"r" + std::to_string(r), "", seqs[r], ""});
+    record_start.push_back(all.size());
+    for (char c : seqs[r]) all.push_back(base_code(c));
+  }
+  const std::string path = dir.file("db.2bit");
+  write_twobit(path, recs);
+  DatabaseReader db(path);
+  DbBatch sample;
+  REQUIRE(db.sample_spread(1600, 16, sample));
+  CHECK(sample.size() >= 12);  // a piece may end at its record's end, never span two
+  uint64_t total = 0;
+  for (size_t i = 0; i < sample.size(); ++i) {
+    INFO("piece " << i);
+    const uint8_t* piece = sample.codes.data() + sample.local_starts[i];
+    const uint64_t n = sample.lengths[i];
+    total += n;
+    REQUIRE(n >= 1);
+    REQUIRE(n <= 100);
+    // Where it lies: the position i / 16 of the way through the database, rounded down to a whole .2bit byte.
+    const uint64_t at = uint64_t(i) * (all.size() / 16);
+    size_t r = 0;
+    while (r + 1 < seqs.size() && record_start[r + 1] <= at) ++r;
+    const uint64_t from = record_start[r] + ((at - record_start[r]) & ~uint64_t(3));
+    CHECK(std::equal(piece, piece + n, all.begin() + long(from)));
+    CHECK(from + n <= record_start[r] + seqs[r].size());
+  }
+  CHECK(total >= 1200);
+  // A FASTA database cannot be read at any place: no sample, nothing read.
+  const std::string fasta = dir.file("db.fa");
+  write_bytes(fasta, ">a\nACGTACGTACGT\n>b\nGGGGCCCC\n");
+  DatabaseReader plain(fasta);
+  DbBatch none;
+  CHECK_FALSE(plain.sample_spread(8, 4, none));
+  CHECK(none.size() == 0);
 }

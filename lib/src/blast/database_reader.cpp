@@ -222,6 +222,25 @@ void DatabaseReader::restrict_records(uint64_t begin, uint64_t end) {
   }
 }
 
+bool DatabaseReader::sample_spread(uint64_t bases, uint64_t pieces, DbBatch& out) const {
+  if (!impl_->twobit || pieces == 0 || totals_.bases == 0) return false;
+  out.clear();
+  const std::vector<uint64_t>& lengths = impl_->lengths;
+  const uint64_t piece = std::max<uint64_t>(1, std::min(bases, totals_.bases) / pieces);
+  size_t r = 0;
+  uint64_t record_start = 0;  // of record r, counting bases only
+  for (uint64_t i = 0; i < pieces; ++i) {
+    const uint64_t at = i * (totals_.bases / pieces);  // a base of the whole database
+    while (r < lengths.size() && record_start + lengths[r] <= at) record_start += lengths[r++];
+    if (r == lengths.size()) break;
+    const uint64_t from = (at - record_start) & ~uint64_t(3);  // the .2bit is read from whole bytes
+    const uint64_t n = std::min(piece, lengths[r] - from);
+    out.add_record_codes("sample" + std::to_string(i + 1), n,
+                         [&](uint8_t* codes) { impl_->tb->codes(r, from, n, codes); });
+  }
+  return out.size() > 0;
+}
+
 void DatabaseReader::window_long_records(uint64_t margin, std::function<void(const DbBatch&)> on_window) {
   impl_->window_margin = margin;
   impl_->on_window = std::move(on_window);

@@ -602,8 +602,10 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     if (db.next_batch(first_batch, p.batch_bases) && !first_batch.codes.empty()) {
       const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_read).count();
       const bool same = same_search_shape(p, defaults);
-      const DbBatch sample =
-          tune_trial_sample(first_batch, tune_trial_sample_bases(db.totals().bases, first_batch.codes.size()));
+      // Pieces spread over the whole database where it can be read at any place (.2bit), else over the first batch.
+      const uint64_t sample_bases = tune_trial_sample_bases(db.totals().bases, first_batch.codes.size());
+      DbBatch sample;
+      if (!db.sample_spread(sample_bases, 16, sample)) sample = tune_trial_sample(first_batch, sample_bases);
       trial = run_tune_trial(queries, p, plan.prediction.total_s, defaults, db.totals(), sample,
                              [&o] { return choose_backend(o, nullptr); }, o.stage == "hsp", same);
       // The whole run: what it cost so far, and the rest scaled from the sample and the first batch.

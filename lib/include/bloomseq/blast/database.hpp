@@ -142,6 +142,10 @@ class DatabaseReader {
   bool next_batch(DbBatch& batch, uint64_t max_bases,
                   const std::function<void(const char*, uint64_t)>& progress = nullptr);
   bool is_twobit() const;
+  // About `bases` bases in `pieces` pieces spread evenly over the whole database, each a record of `out` (cut at
+  // record ends), read apart from the batches; false (nothing read) unless the database is a .2bit file, the one
+  // kind read at any place. For --auto-tune's check: the first batch alone holds what the database starts with.
+  bool sample_spread(uint64_t bases, uint64_t pieces, DbBatch& out) const;
   // Whether the batches of a .2bit database also carry their bases packed (DbBatch::packed): only the short-word
   // scan reads them, so the other searches skip the translation and the quarter byte per base. Off by default.
   void keep_packed(bool on);
