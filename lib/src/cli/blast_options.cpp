@@ -45,8 +45,9 @@ throughput >= --target-throughput (db w-mers/s). -k, -m, --sub-query, --layout a
 The plan is printed on stderr before the run; --stats puts its predictions next to the measured values.
 --tune-check (min time only): the defaults (the run without --auto-tune) and, if the model and a partial build
 promise a 20% gain, the plan are first timed on a sample of the database (1/32, at most 8 Mbases) and the run goes
-on with the one predicted faster; the output is the same either way (stage 1b is exact). It costs 0.1-2 s and
-pays only where the model's plan is far off (docs/performance-model.md).
+on with the one predicted faster; the output is the same either way (stage 1b is exact). It also predicts the
+whole run (stages 2 and 3 timed on the sample too), on stderr and in --stats. It costs 0.1-2 s and pays only where
+the model's plan is far off (docs/performance-model.md).
 
 The HSPs are meant to equal those of
   blastn -task blastn -subject DB -outfmt 6                  (the default: gapped, w 11, 2/-3, gaps 5/2, DUST)
@@ -130,8 +131,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("auto-tune", "choose n_sub, k, m, layout and threads with the performance model")
       ("target-fpr", "with --auto-tune: minimum time with FPR per test <= X (default 1e-4)", cxxopts::value<double>())
       ("target-throughput", "with --auto-tune: minimum FPR with >= Y database w-mers/s", cxxopts::value<double>())
-      ("tune-check", "with --auto-tune: time the plan against the defaults on a database sample first and keep the "
-       "faster")
+      ("tune-check", "with --auto-tune: time the plan against the defaults on a database sample first, keep the "
+       "faster, and predict the whole run")
       ("profile", "calibration profile (default " + model::default_profile_path() + ")",
        cxxopts::value<std::string>()->default_value(""));
   opts.add_options("Execution")
