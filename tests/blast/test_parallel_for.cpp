@@ -62,3 +62,20 @@ TEST_CASE("parallel_for on threads: nested and concurrent calls finish", "[blast
   REQUIRE(sum_a.load() == 50L * 999 * 1000 / 2);
   REQUIRE(sum_b.load() == 50L * 999 * 1000 / 2);
 }
+
+TEST_CASE("RunBeside runs its work on a thread beside the caller's and hands its exception to join",
+          "[blast][threads]") {
+  std::atomic<int> done{0};
+  {
+    RunBeside beside([&] { done = 1; });
+    beside.join();
+    CHECK(done == 1);
+  }
+  {
+    RunBeside beside([&] { done = 2; });
+  }  // the destructor waits for it
+  CHECK(done == 2);
+  RunBeside failing([] { throw std::runtime_error("beside failed"); });
+  CHECK_THROWS_WITH(failing.join(), "beside failed");
+  failing.join();  // reported once
+}

@@ -18,7 +18,9 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bloomseq/blast/pipeline.hpp"
@@ -159,6 +161,30 @@ void parallel_for(size_t n, int threads, const std::function<void(size_t)>& f) {
     for (std::thread& t : extra) t.join();
   }
   if (loop.error) std::rethrow_exception(loop.error);
+}
+
+RunBeside::RunBeside(std::function<void()> f) : f_(std::move(f)) {
+  auto run = [this] {
+    try {
+      f_();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  };
+  try {
+    thread_ = std::thread(run);
+  } catch (const std::system_error&) {
+    run();  // no thread to be had: here, before the caller's work
+  }
+}
+
+RunBeside::~RunBeside() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void RunBeside::join() {
+  if (thread_.joinable()) thread_.join();
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 }  // namespace bloomseq

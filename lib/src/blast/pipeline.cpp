@@ -65,29 +65,11 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   const auto t0 = std::chrono::steady_clock::now();
   // DUST runs record by record on the search's threads; with fewer records than threads (a genome as query) it
   // runs beside the filters' build instead, which it does not touch.
-  std::thread dust;
-  std::exception_ptr dust_error;
-  if (params_.dust && queries_.size() < size_t(params_.threads)) {
-    try {
-      dust = std::thread([&] {
-        try {
-          mask_low_complexity();
-        } catch (...) {
-          dust_error = std::current_exception();
-        }
-      });
-    } catch (const std::system_error&) {
-      mask_low_complexity();  // no thread to be had: here, first
-    }
-  } else if (params_.dust) {
+  std::unique_ptr<RunBeside> dust;
+  if (params_.dust && queries_.size() < size_t(params_.threads))
+    dust = std::make_unique<RunBeside>([this] { mask_low_complexity(); });
+  else if (params_.dust)
     mask_low_complexity();
-  }
-  struct Join {  // the DUST thread is joined on every way out, exceptions included
-    std::thread& t;
-    ~Join() {
-      if (t.joinable()) t.join();
-    }
-  } join_dust{dust};
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
   if (params_.probe_word > 0) filter_params.w = params_.probe_word, filter_params.probe_word = 0;
@@ -112,8 +94,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
                              layout_ == Stage1aLayout::bitsliced, by_position);
   if (params_.probe_word > 0 && params_.exact_filter)
     presence_ = WordPresence(partial ? scoped : queries_.codes, params_.w);
-  if (dust.joinable()) dust.join();
-  if (dust_error) std::rethrow_exception(dust_error);
+  if (dust) dust->join();
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
   for (const auto& q : queries_.codes) {

@@ -4,9 +4,11 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bloomseq/blast/database.hpp"
@@ -195,5 +197,21 @@ class BlastSearch {
 
 // Runs f(i) for i in [0, n) on `threads` threads (work units handed out in order; f must be thread-safe).
 void parallel_for(size_t n, int threads, const std::function<void(size_t)>& f);
+
+// Runs f on a thread of its own beside the caller's work (or at once, on the caller's, when no thread can be
+// started) until join(), which rethrows what f threw; the destructor joins too (on the way out of an exception).
+class RunBeside {
+ public:
+  explicit RunBeside(std::function<void()> f);
+  ~RunBeside();
+  RunBeside(const RunBeside&) = delete;
+  RunBeside& operator=(const RunBeside&) = delete;
+  void join();
+
+ private:
+  std::function<void()> f_;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
 
 }  // namespace bloomseq
