@@ -90,6 +90,84 @@ std::vector<uint8_t> random_seq(std::mt19937& rng, int64_t len, const std::vecto
   return s;
 }
 
+
+// BLAST's semi-gapped X-drop (Blast_SemiGappedAlign's window, ALIGN_EX's traceback flags) transcribed directly,
+// one branch per rule, whole rows kept: the window's bookkeeping (columns that drop out keep stale gap scores, the
+// window's first column moves past a run of dropped cells, the row grows while its gap score stays within x) decides
+// borderline cells and ties, which the optimum alone does not pin down. The production aligner computes the same
+// rules without branches.
+XdropAlignment reference_xdrop(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
+                               bool traceback) {
+  XdropAlignment out;
+  const int ext = sc.gap_extend, oe = sc.gap_open + sc.gap_extend, x = std::max(x_dropoff, oe);
+  const int64_t M = A.length, N = B.length;
+  if (M <= 0 || N <= 0) return out;
+  const int NEG = INT_MIN / 2;
+  std::vector<int> best(size_t(N + 2), NEG), gap(size_t(N + 2), NEG);
+  std::vector<std::vector<uint8_t>> ops(1, std::vector<uint8_t>(size_t(N + 2), 1));  // row 0: gaps in A
+  int score = -oe;
+  best[0] = 0, gap[0] = -oe;
+  int64_t i = 1;
+  for (; i <= N && score >= -x; ++i) best[size_t(i)] = score, gap[size_t(i)] = score - oe, score -= ext;
+  ops[0][0] = 0;
+  int64_t b_size = i, first_b = 0, best_a = 0, best_b = 0;
+  int best_score = 0;
+  for (int64_t a = 1; a <= M; ++a) {
+    ops.emplace_back(size_t(N + 2), 0);
+    std::vector<uint8_t>& row = ops.back();
+    score = NEG;
+    int gap_row = NEG;
+    int64_t last_b = first_b;
+    for (int64_t b = first_b; b < b_size; ++b) {
+      int gap_col = gap[size_t(b)];
+      const int next = best[size_t(b)] + (b < N ? sc.pair(A.at(a), B.at(b + 1)) : 0);
+      uint8_t op = 0;
+      if (score < gap_col) op = 2, score = gap_col;
+      if (score < gap_row) op = 1, score = gap_row;
+      if (best_score - score > x) {
+        if (b == first_b) ++first_b;
+        else best[size_t(b)] = NEG;
+      } else {
+        last_b = b;
+        if (score > best_score) best_score = score, best_a = a, best_b = b;
+        gap_row -= ext, gap_col -= ext;
+        if (gap_col < score - oe) gap[size_t(b)] = score - oe;
+        else gap[size_t(b)] = gap_col, op |= 8;
+        if (gap_row < score - oe) gap_row = score - oe;
+        else op |= 4;
+        best[size_t(b)] = score;
+      }
+      score = next;
+      row[size_t(b)] = op;
+    }
+    if (first_b == b_size) break;
+    if (last_b < b_size - 1) {
+      b_size = last_b + 1;
+    } else {
+      while (gap_row >= best_score - x && b_size <= N) {
+        best[size_t(b_size)] = gap_row, gap[size_t(b_size)] = gap_row - oe, row[size_t(b_size)] = 1;
+        gap_row -= ext, ++b_size;
+      }
+    }
+    if (b_size <= N) best[size_t(b_size)] = NEG, gap[size_t(b_size)] = NEG, ++b_size;
+  }
+  out.score = best_score, out.a_end = best_a, out.b_end = best_b;
+  if (!traceback) return out;
+  std::vector<GapOp> back;
+  int64_t a = best_a, b = best_b;
+  uint8_t state = 0;
+  while (a > 0 || b > 0) {
+    const uint8_t cell = ops[size_t(a)][size_t(b)];
+    if (state == 1) state = (cell & 4) ? 1 : uint8_t(cell & 3);
+    else if (state == 2) state = (cell & 8) ? 2 : uint8_t(cell & 3);
+    else state = cell & 3;
+    if (state == 1) --b, back.push_back(GapOp::gap_in_a);
+    else if (state == 2) --a, back.push_back(GapOp::gap_in_b);
+    else --a, --b, back.push_back(GapOp::substitution);
+  }
+  out.ops.assign(back.rbegin(), back.rend());
+  return out;
+}
 }  // namespace
 
 TEST_CASE("gapped X-drop alignment without a drop-off equals the brute-force optimum", "[gapped]") {
@@ -115,6 +193,35 @@ TEST_CASE("gapped X-drop alignment without a drop-off equals the brute-force opt
           REQUIRE(rescore(got, A, B, sc, ua, ub) == got.score);
           REQUIRE(ua == got.a_end);
           REQUIRE(ub == got.b_end);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gapped X-drop alignment follows BLAST's window rules cell for cell", "[gapped]") {
+  // Related sequences long enough for the window to open, close and drop columns; small and large drop-offs; both
+  // reading directions; score-only and traceback. Score, ends and every operation must equal the transcription's.
+  std::mt19937 rng(2026);
+  for (const Combo& c : kCombos) {
+    const GappedScoring sc{c.reward, c.penalty, -1, c.open, c.extend};
+    for (int trial = 0; trial < 30; ++trial) {
+      const std::vector<uint8_t> A = random_seq(rng, 1 + int64_t(rng() % 200), nullptr);
+      std::vector<uint8_t> B = random_seq(rng, 1 + int64_t(rng() % 200), &A);
+      if (trial % 3 == 0 && B.size() > 10) B.erase(B.begin() + 5, B.begin() + 5 + int64_t(rng() % 5));  // an indel
+      const int x = trial % 5 == 0 ? 1000 : 1 + int(rng() % 40);
+      for (int dir : {1, -1}) {
+        const LetterRun ra{dir == 1 ? A.data() : A.data() + A.size() - 1, dir, int64_t(A.size())};
+        const LetterRun rb{dir == 1 ? B.data() : B.data() + B.size() - 1, dir, int64_t(B.size())};
+        for (bool tb : {false, true}) {
+          const XdropAlignment want = reference_xdrop(ra, rb, sc, x, tb);
+          const XdropAlignment got = xdrop_gapped_align(ra, rb, sc, x, tb);
+          INFO("reward " << c.reward << " penalty " << c.penalty << " gaps " << c.open << "/" << c.extend << " x "
+                         << x << " dir " << dir << " traceback " << tb);
+          REQUIRE(got.score == want.score);
+          REQUIRE(got.a_end == want.a_end);
+          REQUIRE(got.b_end == want.b_end);
+          REQUIRE(got.ops == want.ops);
         }
       }
     }

@@ -109,48 +109,51 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     int score_gap_row = kMinScore;
     int64_t last_b = first_b;
     int64_t b = first_b;
+    int64_t row_best_b = -1;  // the row's new best cell, if any (best_a, best_b after the row)
+    // The rules as selects rather than nested branches (tests/blast/test_gapped.cpp holds them transcribed one
+    // branch per rule, and checks this loop against it cell for cell); the row's new best cell is recorded once
+    // per row; the cells are reached through a local pointer, not the thread_local vector, since the traceback's
+    // byte stores may alias anything and would make the compiler reload the vector's data pointer after each.
+    // Stage 3 of the E. coli slice against its genome: 4.33 -> 3.48 s. (Selects by mask arithmetic, tried, ran
+    // slower: a longer dependency chain from one cell to the next.)
+    Cell* const cells = col.data();
+    const int64_t lettered_end = std::min(b_size, N);  // the window's last column may be N, past B's letters
     for (; b < b_size; ++b) {
-      int score_gap_col = col[size_t(b)].best_gap;
-      int next_score = col[size_t(b)].best;
-      if (b < N) {
+      const int score_gap_col = cells[b].best_gap;
+      int next_score = cells[b].best;
+      if (b < lettered_end) {
         const uint8_t lb = b_letters[b * kStepB];
         next_score += row_scores[lb < 4 ? lb : 4];
       }
-      uint8_t op = kSub;
-      if (score < score_gap_col) {
-        op = kGapInB;
-        score = score_gap_col;
+      const bool from_col = score < score_gap_col;
+      const int s1 = from_col ? score_gap_col : score;
+      const bool from_row = s1 < score_gap_row;
+      const int cell = from_row ? score_gap_row : s1;
+      // A cell more than x below the best seen drops out of the window: its column is skipped from now on and
+      // keeps its stale gap score, as in BLAST; the window's first column moves past a run of such cells.
+      const bool dropped = best_score - cell > x;
+      first_b += (dropped & (b == first_b)) ? 1 : 0;
+      if (cell > best_score) {  // cannot be a dropped cell
+        best_score = cell;
+        row_best_b = b;
       }
-      if (score < score_gap_row) {
-        op = kGapInA;
-        score = score_gap_row;
-      }
-      if (best_score - score > x) {
-        // Out of the window: this column is skipped from now on (its stale gap score stays, as in BLAST).
-        if (b == first_b) ++first_b;
-        else col[size_t(b)].best = kMinScore;
-      } else {
-        last_b = b;
-        if (score > best_score) {
-          best_score = score;
-          best_a = a;
-          best_b = b;
-        }
-        score_gap_row -= gap_extend;
-        score_gap_col -= gap_extend;
-        if (score_gap_col < score - gap_open_extend) {
-          col[size_t(b)].best_gap = score - gap_open_extend;
-        } else {
-          col[size_t(b)].best_gap = score_gap_col;
-          op |= kExtendGapB;
-        }
-        if (score_gap_row < score - gap_open_extend) score_gap_row = score - gap_open_extend;
-        else op |= kExtendGapA;
-        col[size_t(b)].best = score;
-      }
+      last_b = dropped ? last_b : b;
+      const int opened = cell - gap_open_extend;
+      const int col_extended = score_gap_col - gap_extend;
+      const int row_extended = score_gap_row - gap_extend;
+      const bool col_extends = col_extended >= opened;
+      const bool row_extends = row_extended >= opened;
+      cells[b].best_gap = dropped ? score_gap_col : (col_extends ? col_extended : opened);
+      cells[b].best = dropped ? kMinScore : cell;
+      score_gap_row = dropped ? score_gap_row : (row_extends ? row_extended : opened);
       score = next_score;
-      if (traceback) row[b - row_start_b] = op;
+      if (traceback) {
+        uint8_t op = from_row ? kGapInA : (from_col ? kGapInB : kSub);
+        if (!dropped) op |= uint8_t((col_extends ? kExtendGapB : 0) | (row_extends ? kExtendGapA : 0));
+        row[b - row_start_b] = op;
+      }
     }
+    if (row_best_b >= 0) best_a = a, best_b = row_best_b;
     if (first_b == b_size) break;
     if (last_b < b_size - 1) {
       b_size = last_b + 1;
