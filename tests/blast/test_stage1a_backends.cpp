@@ -2,7 +2,9 @@
 // plugged in through the same interface, and capabilities that the search respects.
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <stdexcept>
+#include <vector>
 #include <string>
 
 #include "blast/helpers.hpp"
@@ -93,4 +95,34 @@ TEST_CASE("the pipeline's layouts and the model's have one name each", "[blast][
   CHECK(parse_layout("paper") == Stage1aLayout::paper_vector);
   CHECK(parse_layout("bit-sliced") == Stage1aLayout::bitsliced);
   CHECK_THROWS_AS(parse_layout("naive"), UsageError);
+}
+
+TEST_CASE("count_chunk_wmers counts the complete valid w-mers at the chunk's stride", "[blast][stage1a]") {
+  // Brute force: every start below n_starts on the stride (in stream coordinates), whose w bases lie in the chunk
+  // and are all valid. Chunks without an invalid base take the closed form, the others the walk; both are here.
+  std::mt19937_64 rng(31);
+  for (int trial = 0; trial < 400; ++trial) {
+    const uint64_t n = 1 + rng() % 300;
+    std::vector<uint8_t> codes(n);
+    const bool with_n = trial % 2 == 0;
+    for (auto& c : codes) c = uint8_t(with_n && rng() % 40 == 0 ? 4 + rng() % 12 : rng() % 4);
+    DbChunk c;
+    c.codes = codes.data();
+    c.n = n;
+    c.w = int(1 + rng() % 32);
+    c.n_starts = rng() % (n + 5);
+    c.first_pos = rng() % 1000;
+    c.stride = rng() % 4 == 0 ? 0 : 1 + rng() % 20;
+    const uint64_t stride = c.stride ? c.stride : 1;
+    uint64_t want = 0;
+    for (uint64_t s = 0; s < c.n_starts; ++s) {
+      if ((c.first_pos + s) % stride != 0 || s + uint64_t(c.w) > n) continue;
+      bool valid = true;
+      for (uint64_t j = s; j < s + uint64_t(c.w); ++j) valid = valid && codes[j] < 4;
+      want += valid;
+    }
+    INFO("n " << n << " w " << c.w << " n_starts " << c.n_starts << " first_pos " << c.first_pos << " stride "
+              << c.stride << " invalid bases " << with_n);
+    REQUIRE(count_chunk_wmers(c) == want);
+  }
 }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <vector>
 
 #include "bloomseq/cuda/host_side.hpp"
 #include "bloomseq/cuda/packed_seq.hpp"
@@ -25,6 +26,33 @@ TEST_CASE("packed windows equal the w-mers of the codes, N and the end invalidat
         REQUIRE(rc == revcomp_wmer(fwd, w));
       }
     }
+  }
+}
+
+TEST_CASE("pack_into equals base-by-base packing at any offset, beside what a buffer already holds",
+          "[cuda][layout]") {
+  // The reference: code i at 2-bit slot at + i and its invalid bit cleared when the code is a base (0..3); codes
+  // 4..15 leave both alone. Buffers start with other sequences' bits so that OR and AND, not stores, are checked.
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    const uint64_t n = rng() % 400, at = rng() % 200;
+    std::vector<uint8_t> codes(n);
+    for (auto& c : codes) c = uint8_t(rng() % 9 == 0 ? 4 + rng() % 12 : rng() % 4);
+    const size_t pw = packed_words(at + n) + 1, iw = invalid_words(at + n) + 1;
+    std::vector<uint64_t> packed(pw), invalid(iw);
+    for (auto& x : packed) x = trial % 3 == 0 ? rng() : 0;
+    for (auto& x : invalid) x = trial % 3 == 0 ? rng() : ~uint64_t(0);
+    std::vector<uint64_t> want_packed = packed, want_invalid = invalid;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t p = at + i;
+      if (codes[i] > 3) continue;
+      want_packed[p / 32] |= uint64_t(codes[i]) << (2 * (p % 32));
+      want_invalid[p / 64] &= ~(uint64_t(1) << (p % 64));
+    }
+    pack_into(codes.data(), n, at, packed.data(), invalid.data());
+    INFO("n " << n << " at " << at);
+    REQUIRE(packed == want_packed);
+    REQUIRE(invalid == want_invalid);
   }
 }
 

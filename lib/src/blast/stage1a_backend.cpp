@@ -1,6 +1,7 @@
 #include "bloomseq/blast/stage1a_backend.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <ostream>
 
 #include "bloomseq/backend/backend.hpp"
@@ -83,6 +84,21 @@ uint64_t count_chunk_wmers(const DbChunk& chunk) {
   const uint64_t w = uint64_t(chunk.w), stride = chunk_stride(chunk);
   uint64_t count = 0, run = 0;
   const uint64_t end = std::min(chunk.n, chunk.n_starts + w - 1);
+  // Usually no base is invalid: then every tested start whose w-mer ends by `end` counts, and one OR over the bytes
+  // (8 at a time) replaces the walk below, which cost the device's host thread a few ns per database base.
+  uint64_t any = 0;
+  uint64_t i8 = 0;
+  for (; i8 + 8 <= end; i8 += 8) {
+    uint64_t x;
+    std::memcpy(&x, chunk.codes + i8, 8);
+    any |= x;
+  }
+  for (; i8 < end; ++i8) any |= chunk.codes[i8];
+  if ((any & 0xFCFCFCFCFCFCFCFCULL) == 0) {
+    const uint64_t limit = end >= w ? std::min(chunk.n_starts, end - w + 1) : 0;  // starts below it fit
+    const uint64_t at = first_tested(chunk);
+    return limit > at ? (limit - at + stride - 1) / stride : 0;
+  }
   if (stride == 1) {
     for (uint64_t i = 0; i < end; ++i) {
       run = chunk.codes[i] < 4 ? run + 1 : 0;
