@@ -201,14 +201,22 @@ TEST_CASE("gapped X-drop alignment without a drop-off equals the brute-force opt
 
 TEST_CASE("gapped X-drop alignment follows BLAST's window rules cell for cell", "[gapped]") {
   // Related sequences long enough for the window to open, close and drop columns; small and large drop-offs; both
-  // reading directions; score-only and traceback. Score, ends and every operation must equal the transcription's.
+  // reading directions; score-only and traceback; the vector rows (where the CPU has them) and the scalar ones.
+  // Score, ends and every operation must equal the transcription's.
+  const bool vectors = GENERATE(true, false);
+  const bool running_vectors = xdrop_vector_rows(vectors);
+  INFO("vector rows " << running_vectors);
   std::mt19937 rng(2026);
   for (const Combo& c : kCombos) {
     const GappedScoring sc{c.reward, c.penalty, -1, c.open, c.extend};
-    for (int trial = 0; trial < 30; ++trial) {
-      const std::vector<uint8_t> A = random_seq(rng, 1 + int64_t(rng() % 200), nullptr);
-      std::vector<uint8_t> B = random_seq(rng, 1 + int64_t(rng() % 200), &A);
+    for (int trial = 0; trial < 40; ++trial) {
+      const std::vector<uint8_t> A = random_seq(rng, 1 + int64_t(rng() % 300), nullptr);
+      std::vector<uint8_t> B = random_seq(rng, 1 + int64_t(rng() % 300), &A);
       if (trial % 3 == 0 && B.size() > 10) B.erase(B.begin() + 5, B.begin() + 5 + int64_t(rng() % 5));  // an indel
+      if (trial % 4 == 1)
+        for (auto& ch : B)
+          if (rng() % 3 == 0) ch = uint8_t(rng() % 4);  // distant
+      if (trial % 7 == 2 && B.size() > 30) B.insert(B.begin() + 20, B.begin(), B.begin() + int64_t(rng() % 10));
       const int x = trial % 5 == 0 ? 1000 : 1 + int(rng() % 40);
       for (int dir : {1, -1}) {
         const LetterRun ra{dir == 1 ? A.data() : A.data() + A.size() - 1, dir, int64_t(A.size())};
@@ -226,6 +234,7 @@ TEST_CASE("gapped X-drop alignment follows BLAST's window rules cell for cell", 
       }
     }
   }
+  xdrop_vector_rows(true);
 }
 
 TEST_CASE("gapped X-drop tracebacks re-score to their score at any drop-off", "[gapped]") {

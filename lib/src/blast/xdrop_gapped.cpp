@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <atomic>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -15,14 +17,159 @@ constexpr uint8_t kOpMask = 3;
 constexpr uint8_t kSub = 0, kGapInA = 1, kGapInB = 2;
 constexpr uint8_t kExtendGapA = 4, kExtendGapB = 8;
 
-struct Cell {
-  int best;
-  int best_gap;
+constexpr int64_t kLanes = 8;  // cells per vector in the vector row
+
+// The vector row (AVX2, eight 32-bit lanes; GCC vector extensions). BLAST computes a row cell after cell: a cell's
+// horizontal gap score comes from the cells to its left, and it is tested against the best score so far, this
+// row's earlier cells included. Both are prefix maxima, so a row is computed in vectors with a log-step scan:
+//  * diagonal and vertical gap first, for all cells (they only read the last row): h0 = max(diag, E);
+//  * the horizontal gap into cell j of the window: F_j = max over c < j of (h0_c - open - extend * (j - 1 - c)),
+//    an exclusive prefix maximum of h0_c - open + extend * c (a gap opened from a cell whose score came from that
+//    gap is never better than extending it, so h0 suffices);
+//  * cell = max(h0, F); the best before cell j, an exclusive prefix maximum of the cells, decides the drop.
+// BLAST leaves a dropped cell's gap scores as they were; those are below best - x and can only ever reach cells
+// that are dropped themselves (the best never falls, a gap score only falls along the gap), so the output is the
+// same when the horizontal gap runs through dropped cells like through any other and a dropped column gets minus
+// infinity. tests/blast/test_gapped.cpp checks this row and the scalar one against BLAST's rules transcribed one
+// branch per rule, cell for cell.
+struct VectorRow {
+  int best;        // the best score after the row (the one before, if no cell beat it)
+  int64_t best_b;  // the first cell that reached it in this row, or -1
+  int gap_row;     // the horizontal gap's score leaving the window's last cell
 };
 
-// One X-drop dynamic program over A x B (blastn's semi-gapped alignment), with the traceback when asked.
-// Kept as one function: the row loop's state (band ends, best cell, the gap states, the traceback row being
-// written) stays in registers from row to row; split up, that state would cross calls in stage 3's inner loop.
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define BLOOMSEQ_XDROP_VECTOR 1
+typedef int v8si __attribute__((vector_size(32)));
+typedef unsigned char v8qu __attribute__((vector_size(8)));
+
+__attribute__((target("avx2"))) inline v8si vmax(v8si a, v8si b) { return a > b ? a : b; }
+// Lane j takes lane j - k (the first k lanes take fill's).
+template <int k>
+__attribute__((target("avx2"))) inline v8si shift_in(v8si v, v8si fill) {
+  if constexpr (k == 1) return __builtin_shuffle(fill, v, v8si{7, 8, 9, 10, 11, 12, 13, 14});
+  else if constexpr (k == 2) return __builtin_shuffle(fill, v, v8si{6, 7, 8, 9, 10, 11, 12, 13});
+  else return __builtin_shuffle(fill, v, v8si{4, 5, 6, 7, 8, 9, 10, 11});
+}
+// Inclusive prefix maximum within the vector.
+__attribute__((target("avx2"))) inline v8si prefix_max(v8si v, v8si minus_inf) {
+  v = vmax(v, shift_in<1>(v, minus_inf));
+  v = vmax(v, shift_in<2>(v, minus_inf));
+  return vmax(v, shift_in<4>(v, minus_inf));
+}
+
+template <int kStepB, bool traceback>
+__attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo, int64_t hi, int64_t N,
+                                                     const uint8_t* letters, uint8_t la, const GappedScoring& sc,
+                                                     int open_extend, int extend, int x, int best_before,
+                                                     uint8_t* ops, int* scratch) {
+  const v8si lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  const v8si minus_inf = v8si{} + kMinScore;
+  int* h0s = scratch;                                      // h0 of the window's cells, then kLanes of padding
+  int* diags = scratch + (hi - lo + kLanes);               // the diagonal's score (traceback only)
+  const int64_t n = hi - lo;
+  // Pass 1: diagonal and vertical gap. The diagonal into cell b reads letter b - 1 of B (0-based) and H[b - 1];
+  // none enters the window's first cell.
+  const int la_valid = la < 4;
+  for (int64_t j = 0; j < n; j += kLanes) {
+    const int64_t b0 = lo + j;
+    v8si score;
+    if (b0 >= 1 && b0 + kLanes - 1 <= N) {  // letters b0 - 1 .. b0 + 6 all exist
+      v8qu bytes;
+      if (kStepB == 1) {
+        std::memcpy(&bytes, letters + (b0 - 1), 8);
+      } else {
+        std::memcpy(&bytes, letters - (b0 + 6), 8);
+        bytes = __builtin_shuffle(bytes, v8qu{7, 6, 5, 4, 3, 2, 1, 0});
+      }
+      const v8si lb = __builtin_convertvector(bytes, v8si);
+      const v8si match = (lb == int(la)) ? v8si{} + sc.reward : v8si{} + sc.penalty;
+      score = la_valid ? ((lb < 4) ? match : v8si{} + sc.ambiguous) : v8si{} + sc.ambiguous;
+    } else {
+      int tmp[kLanes];
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const int64_t k = b0 + l - 1;  // the letter
+        tmp[l] = (k >= 0 && k < N) ? sc.pair(la, letters[k * kStepB]) : 0;
+      }
+      std::memcpy(&score, tmp, sizeof score);
+    }
+    v8si up_left, gap_col;
+    std::memcpy(&up_left, H + b0 - 1, sizeof up_left);
+    std::memcpy(&gap_col, E + b0, sizeof gap_col);
+    v8si diag = up_left + score;
+    if (j == 0) diag = lane == 0 ? minus_inf : diag;
+    v8si h0 = vmax(diag, gap_col);
+    const v8si in_window = (lane + int(j)) < v8si{} + int(n);
+    h0 = in_window ? h0 : minus_inf;
+    std::memcpy(h0s + j, &h0, sizeof h0);
+    if (traceback) std::memcpy(diags + j, &diag, sizeof diag);
+  }
+  // Pass 2: horizontal gap, cell, drop, the row's new values.
+  const v8si ext = v8si{} + extend, oe = v8si{} + open_extend, xv = v8si{} + x;
+  v8si gap_carry = minus_inf;                  // max of h0_c - oe + extend * c over the cells before the vector
+  v8si best_carry = v8si{} + best_before;      // the best before the vector
+  int64_t best_vector = -1;
+  for (int64_t j = 0; j < n; j += kLanes) {
+    const int64_t b0 = lo + j;
+    v8si h0, gap_col;
+    std::memcpy(&h0, h0s + j, sizeof h0);
+    std::memcpy(&gap_col, E + b0, sizeof gap_col);
+    const v8si col = lane + int(j);  // the cells' places in the window
+    const v8si opened_from = h0 - oe + ext * col;
+    const v8si gap_incl = vmax(prefix_max(opened_from, minus_inf), gap_carry);
+    const v8si gap_row = shift_in<1>(gap_incl, gap_carry) - ext * (col - 1);
+    gap_carry = v8si{} + gap_incl[7];
+    const v8si in_window = col < v8si{} + int(n);
+    const v8si cell = in_window ? vmax(h0, gap_row) : minus_inf;
+    const v8si best_incl = vmax(prefix_max(cell, minus_inf), best_carry);
+    const v8si best_before_cell = shift_in<1>(best_incl, best_carry);
+    if (best_incl[7] > best_carry[0]) best_vector = j;
+    best_carry = v8si{} + best_incl[7];
+    const v8si keep = (best_before_cell - cell) <= xv;
+    const v8si opened = cell - oe;
+    const v8si col_extended = gap_col - ext;
+    const v8si new_h = keep ? cell : minus_inf;
+    const v8si new_e = keep ? vmax(col_extended, opened) : minus_inf;
+    std::memcpy(H + b0, &new_h, sizeof new_h);
+    std::memcpy(E + b0, &new_e, sizeof new_e);
+    if (traceback) {
+      v8si diag;
+      std::memcpy(&diag, diags + j, sizeof diag);
+      const v8si from_row = h0 < gap_row;
+      const v8si from_col = (diag < gap_col) & ~from_row;
+      const v8si extends = ((col_extended >= opened) & kExtendGapB) | (((gap_row - ext) >= opened) & kExtendGapA);
+      const v8si op = (from_row & kGapInA) | (from_col & kGapInB) | (extends & keep);
+      const v8qu op_bytes = __builtin_convertvector(op, v8qu);
+      std::memcpy(ops + j, &op_bytes, 8);
+    }
+  }
+  VectorRow r{best_carry[0], -1, gap_carry[0] - extend * int(n - 1)};
+  if (r.best > best_before)
+    for (int64_t b = lo + best_vector; b < hi; ++b)
+      if (H[b] == r.best) {
+        r.best_b = b;
+        break;
+      }
+  return r;
+}
+
+bool vector_rows_available() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+#else
+bool vector_rows_available() { return false; }
+template <int kStepB, bool traceback>
+VectorRow vector_row(int*, int*, int64_t, int64_t, int64_t, const uint8_t*, uint8_t, const GappedScoring&, int, int,
+                     int, int best_before, uint8_t*, int*) {
+  return {best_before, -1, kMinScore};
+}
+#endif
+
+std::atomic<int> g_vector_rows{-1};  // -1: as the CPU allows; 0: scalar rows (tests)
+
+// One X-drop dynamic program over A x B (blastn's semi-gapped alignment), with the traceback when asked. Each
+// row is computed by vector_row where the CPU has AVX2 (one call per row), by the scalar loop below otherwise.
 template <int kStepB, bool traceback>
 XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff) {
   XdropAlignment out;
@@ -31,11 +178,24 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   const int x = std::max(x_dropoff, gap_open_extend);
   const int64_t M = A.length, N = B.length;
   if (M <= 0 || N <= 0) return out;
+  static const bool cpu_has_vectors = vector_rows_available();
+  const bool vector_rows = cpu_has_vectors && g_vector_rows.load(std::memory_order_relaxed) != 0;
 
-  // Columns are touched only inside the X-drop window: grow on demand (reused between calls on a thread).
-  thread_local std::vector<Cell> col;
+  // Columns are touched only inside the X-drop window: grow on demand (reused between calls on a thread). Column b's
+  // best score and vertical gap score at index b + 1 of two arrays: index 0 (column -1) stays minus infinity, and
+  // kLanes columns of slack past the end let the vector row read and write whole vectors.
+  thread_local std::vector<int> best_store, gap_store;
+  int* H = nullptr;  // H[b]: column b's best score in the last row (kMinScore: out of the window)
+  int* E = nullptr;  // E[b]: column b's vertical gap score
   auto ensure = [&](int64_t b) {
-    if (size_t(b) >= col.size()) col.resize(std::max<size_t>(size_t(b) + 1, col.size() * 2 + 64));
+    const size_t need = size_t(b) + 2 + kLanes;
+    if (need > best_store.size()) {
+      const size_t n = std::max(need, best_store.size() * 2 + 64);
+      best_store.resize(n, kMinScore);
+      gap_store.resize(n, kMinScore);
+    }
+    H = best_store.data() + 1;
+    E = gap_store.data() + 1;
   };
   ensure(std::min<int64_t>(N + 1, x / std::max(gap_extend, 1) + 4));
   // Traceback rows: row a holds cells [row_first[a], row_first[a] + row_len[a]) of B.
@@ -69,12 +229,13 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   int64_t row_room = 0;  // cells of the current row
 
   int score = -gap_open_extend;
-  col[0] = {0, -gap_open_extend};
+  H[-1] = E[-1] = kMinScore;
+  H[0] = 0, E[0] = -gap_open_extend;
   int64_t i = 1;
   for (; i <= N; ++i) {
     if (score < -x) break;
     ensure(i);
-    col[size_t(i)] = {score, score - gap_open_extend};
+    H[i] = score, E[i] = score - gap_open_extend;
     score -= gap_extend;
   }
   if (traceback) {
@@ -99,68 +260,73 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     uint8_t* row = nullptr;  // cell b at row[b - row_start_b]
     const int64_t row_start_b = first_b;
     if (traceback) {
-      // Room for the current window and the growth below (at most x / extend + 3 cells past b_size).
-      row_room = b_size - first_b + (gap_extend > 0 ? x / gap_extend + 3 : N + 3) + 2;
+      // Room for the current window, the growth below (at most x / extend + 3 cells past b_size) and one vector.
+      row_room = b_size - first_b + (gap_extend > 0 ? x / gap_extend + 3 : N + 3) + 2 + kLanes;
       row = new_row(size_t(row_room));
       row_ptr.push_back(row);
       row_first.push_back(first_b);
     }
-    score = kMinScore;
-    int score_gap_row = kMinScore;
-    int64_t last_b = first_b;
-    int64_t b = first_b;
-    int64_t row_best_b = -1;  // the row's new best cell, if any (best_a, best_b after the row)
-    // The rules as selects rather than nested branches (tests/blast/test_gapped.cpp holds them transcribed one
-    // branch per rule, and checks this loop against it cell for cell); the row's new best cell is recorded once
-    // per row; the cells are reached through a local pointer, not the thread_local vector, since the traceback's
-    // byte stores may alias anything and would make the compiler reload the vector's data pointer after each.
-    // Stage 3 of the E. coli slice against its genome: 4.33 -> 3.48 s. (Selects by mask arithmetic, tried, ran
-    // slower: a longer dependency chain from one cell to the next.)
-    Cell* const cells = col.data();
-    const int64_t lettered_end = std::min(b_size, N);  // the window's last column may be N, past B's letters
-    for (; b < b_size; ++b) {
-      const int score_gap_col = cells[b].best_gap;
-      int next_score = cells[b].best;
-      if (b < lettered_end) {
-        const uint8_t lb = b_letters[b * kStepB];
-        next_score += row_scores[lb < 4 ? lb : 4];
-      }
-      const bool from_col = score < score_gap_col;
-      const int s1 = from_col ? score_gap_col : score;
-      const bool from_row = s1 < score_gap_row;
-      const int cell = from_row ? score_gap_row : s1;
-      // A cell more than x below the best seen drops out of the window: its column is skipped from now on and
-      // keeps its stale gap score, as in BLAST; the window's first column moves past a run of such cells.
-      const bool dropped = best_score - cell > x;
-      first_b += (dropped & (b == first_b)) ? 1 : 0;
-      if (cell > best_score) {  // cannot be a dropped cell
-        best_score = cell;
-        row_best_b = b;
-      }
-      last_b = dropped ? last_b : b;
-      const int opened = cell - gap_open_extend;
-      const int col_extended = score_gap_col - gap_extend;
-      const int row_extended = score_gap_row - gap_extend;
-      const bool col_extends = col_extended >= opened;
-      const bool row_extends = row_extended >= opened;
-      cells[b].best_gap = dropped ? score_gap_col : (col_extends ? col_extended : opened);
-      cells[b].best = dropped ? kMinScore : cell;
-      score_gap_row = dropped ? score_gap_row : (row_extends ? row_extended : opened);
-      score = next_score;
-      if (traceback) {
-        uint8_t op = from_row ? kGapInA : (from_col ? kGapInB : kSub);
-        if (!dropped) op |= uint8_t((col_extends ? kExtendGapB : 0) | (row_extends ? kExtendGapA : 0));
-        row[b - row_start_b] = op;
+    int score_gap_row = kMinScore;  // the horizontal gap's score leaving the row's last cell
+    int64_t row_best_b = -1;         // the row's new best cell, if any (best_a, best_b after the row)
+    if (vector_rows) {
+      thread_local std::vector<int> scratch;
+      if (scratch.size() < size_t(2 * (b_size - first_b) + 4 * kLanes)) scratch.resize(size_t(2 * (b_size - first_b) + 4 * kLanes));
+      const VectorRow r = vector_row<kStepB, traceback>(
+          H, E, first_b, b_size, N, b_letters, la, sc, gap_open_extend, gap_extend, x, best_score, row, scratch.data());
+      if (r.best > best_score) best_score = r.best, row_best_b = r.best_b;
+      score_gap_row = r.gap_row;
+    } else {
+      // The scalar row: BLAST's rules as selects (tests/blast/test_gapped.cpp holds them transcribed one branch
+      // per rule, and checks both rows against it cell for cell).
+      int diag = kMinScore;  // the diagonal's score into cell b (none into the window's first cell)
+      for (int64_t b = first_b; b < b_size; ++b) {
+        const int score_gap_col = E[b];
+        int next_diag = H[b];
+        if (b < N) {
+          const uint8_t lb = b_letters[b * kStepB];
+          next_diag += row_scores[lb < 4 ? lb : 4];
+        }
+        const bool from_col = diag < score_gap_col;
+        const int s1 = from_col ? score_gap_col : diag;
+        const bool from_row = s1 < score_gap_row;
+        const int cell = from_row ? score_gap_row : s1;
+        // A cell more than x below the best seen drops out of the window (its column is skipped from now on).
+        // BLAST leaves a dropped cell's gap scores as they were; they are below best - x and can only reach cells
+        // dropped themselves, so minus infinity (the vertical one) or running on (the horizontal one) is the same.
+        const bool dropped = best_score - cell > x;
+        if (cell > best_score) {  // cannot be a dropped cell
+          best_score = cell;
+          row_best_b = b;
+        }
+        const int opened = cell - gap_open_extend;
+        const int col_extended = score_gap_col - gap_extend;
+        const int row_extended = score_gap_row - gap_extend;
+        const bool col_extends = col_extended >= opened;
+        const bool row_extends = row_extended >= opened;
+        E[b] = dropped ? kMinScore : (col_extends ? col_extended : opened);
+        H[b] = dropped ? kMinScore : cell;
+        score_gap_row = dropped ? score_gap_row : (row_extends ? row_extended : opened);
+        diag = next_diag;
+        if (traceback) {
+          uint8_t op = from_row ? kGapInA : (from_col ? kGapInB : kSub);
+          if (!dropped) op |= uint8_t((col_extends ? kExtendGapB : 0) | (row_extends ? kExtendGapA : 0));
+          row[b - row_start_b] = op;
+        }
       }
     }
     if (row_best_b >= 0) best_a = a, best_b = row_best_b;
+    // The window's first column moves past the run of dropped cells at its start; its last kept cell bounds the
+    // next row (a dropped cell's score is kMinScore, a kept one's at least best - x).
+    while (first_b < b_size && H[first_b] == kMinScore) ++first_b;
+    int64_t last_b = b_size - 1;
+    while (last_b > first_b && H[last_b] == kMinScore) --last_b;
     if (first_b == b_size) break;
     if (last_b < b_size - 1) {
       b_size = last_b + 1;
     } else {
       while (score_gap_row >= best_score - x && b_size <= N) {
         ensure(b_size);
-        col[size_t(b_size)] = {score_gap_row, score_gap_row - gap_open_extend};
+        H[b_size] = score_gap_row, E[b_size] = score_gap_row - gap_open_extend;
         if (traceback) {
           if (b_size - row_first.back() >= row_room) throw std::logic_error("gapped traceback row overflow");
           row[b_size - row_start_b] = kGapInA;
@@ -171,7 +337,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     }
     if (b_size <= N) {
       ensure(b_size);
-      col[size_t(b_size)] = {kMinScore, kMinScore};
+      H[b_size] = E[b_size] = kMinScore;
       ++b_size;
     }
   }
@@ -208,6 +374,12 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
 }
 
 }  // namespace
+
+bool xdrop_vector_rows(bool enabled) {
+  g_vector_rows.store(enabled ? -1 : 0, std::memory_order_relaxed);
+  static const bool cpu_has_vectors = vector_rows_available();
+  return enabled && cpu_has_vectors;
+}
 
 XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
                                   bool traceback) {

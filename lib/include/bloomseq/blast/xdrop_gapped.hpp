@@ -47,4 +47,9 @@ struct XdropAlignment {
 XdropAlignment xdrop_gapped_align(const LetterRun& a, const LetterRun& b, const GappedScoring& scoring, int x_dropoff,
                                   bool traceback);
 
+// Rows are computed in vectors where the CPU has AVX2, one cell at a time otherwise; both give the same
+// alignments. For tests and benchmarks: false makes every row scalar; true restores the CPU's choice. Returns
+// whether vector rows run now.
+bool xdrop_vector_rows(bool enabled);
+
 }  // namespace bloomseq
