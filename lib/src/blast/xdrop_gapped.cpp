@@ -19,7 +19,7 @@ constexpr uint8_t kExtendGapA = 4, kExtendGapB = 8;
 
 constexpr int64_t kLanes = 8;  // cells per vector in the vector row
 
-// The vector row (AVX2, eight 32-bit lanes; GCC vector extensions). BLAST computes a row cell after cell: a cell's
+// The vector row (AVX2, eight 32-bit lanes; vector extensions of GCC and clang). BLAST computes a row cell after cell: a cell's
 // horizontal gap score comes from the cells to its left, and it is tested against the best score so far, this
 // row's earlier cells included. Both are prefix maxima, so a row is computed in vectors with a log-step scan:
 //  * diagonal and vertical gap first, for all cells (they only read the last row): h0 = max(diag, E);
@@ -38,7 +38,7 @@ struct VectorRow {
   int gap_row;     // the horizontal gap's score leaving the window's last cell
 };
 
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))  // GCC and clang
 #define BLOOMSEQ_XDROP_VECTOR 1
 typedef int v8si __attribute__((vector_size(32)));
 typedef unsigned char v8qu __attribute__((vector_size(8)));
@@ -47,9 +47,10 @@ __attribute__((target("avx2"))) inline v8si vmax(v8si a, v8si b) { return a > b 
 // Lane j takes lane j - k (the first k lanes take fill's).
 template <int k>
 __attribute__((target("avx2"))) inline v8si shift_in(v8si v, v8si fill) {
-  if constexpr (k == 1) return __builtin_shuffle(fill, v, v8si{7, 8, 9, 10, 11, 12, 13, 14});
-  else if constexpr (k == 2) return __builtin_shuffle(fill, v, v8si{6, 7, 8, 9, 10, 11, 12, 13});
-  else return __builtin_shuffle(fill, v, v8si{4, 5, 6, 7, 8, 9, 10, 11});
+  // (__builtin_shufflevector: clang's spelling, and GCC's since 12.)
+  if constexpr (k == 1) return __builtin_shufflevector(fill, v, 7, 8, 9, 10, 11, 12, 13, 14);
+  else if constexpr (k == 2) return __builtin_shufflevector(fill, v, 6, 7, 8, 9, 10, 11, 12, 13);
+  else return __builtin_shufflevector(fill, v, 4, 5, 6, 7, 8, 9, 10, 11);
 }
 // Inclusive prefix maximum within the vector.
 __attribute__((target("avx2"))) inline v8si prefix_max(v8si v, v8si minus_inf) {
@@ -80,7 +81,7 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
         std::memcpy(&bytes, letters + (b0 - 1), 8);
       } else {
         std::memcpy(&bytes, letters - (b0 + 6), 8);
-        bytes = __builtin_shuffle(bytes, v8qu{7, 6, 5, 4, 3, 2, 1, 0});
+        bytes = __builtin_shufflevector(bytes, bytes, 7, 6, 5, 4, 3, 2, 1, 0);
       }
       const v8si lb = __builtin_convertvector(bytes, v8si);
       const v8si match = (lb == int(la)) ? v8si{} + sc.reward : v8si{} + sc.penalty;
