@@ -16,10 +16,7 @@ inline uint32_t pack8(const uint8_t* codes, uint32_t& bad) {
   const uint64_t high = x & kBytes(0xFC);                                  // nonzero byte: an invalid code
   const uint64_t flag = (((high & kBytes(0x7F)) + kBytes(0x7F)) | high) & kBytes(0x80);  // 0x80 per such byte
   bad = uint32_t((flag >> 7) * 0x0102040810204080ULL >> 56);             // one bit per byte
-  x &= kBytes(0x03) & ~((flag >> 7) * 0xFF);
-  x = (x | (x >> 6)) & 0x000F000F000F000FULL;
-  x = (x | (x >> 12)) & 0x000000FF000000FFULL;
-  return uint32_t((x | (x >> 24)) & 0xFFFF);
+  return uint32_t(pack_code_bytes(x & kBytes(0x03) & ~((flag >> 7) * 0xFF)));
 }
 }  // namespace
 

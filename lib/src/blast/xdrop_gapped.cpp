@@ -19,9 +19,10 @@ constexpr uint8_t kExtendGapA = 4, kExtendGapB = 8;
 
 constexpr int64_t kLanes = 8;  // cells per vector in the vector row
 
-// The vector row (AVX2, eight 32-bit lanes; vector extensions of GCC and clang). BLAST computes a row cell after cell: a cell's
-// horizontal gap score comes from the cells to its left, and it is tested against the best score so far, this
-// row's earlier cells included. Both are prefix maxima, so a row is computed in vectors with a log-step scan:
+// The vector row (AVX2, eight 32-bit lanes; vector extensions of GCC and clang). BLAST computes a row cell after
+// cell: a cell's horizontal gap score comes from the cells to its left, and it is tested against the best score so
+// far, this row's earlier cells included. Both are prefix maxima, so a row is computed in vectors with a log-step
+// scan:
 //  * diagonal and vertical gap first, for all cells (they only read the last row): h0 = max(diag, E);
 //  * the horizontal gap into cell j of the window: F_j = max over c < j of (h0_c - open - extend * (j - 1 - c)),
 //    an exclusive prefix maximum of h0_c - open + extend * c (a gap opened from a cell whose score came from that
@@ -271,7 +272,8 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     int64_t row_best_b = -1;         // the row's new best cell, if any (best_a, best_b after the row)
     if (vector_rows) {
       thread_local std::vector<int> scratch;
-      if (scratch.size() < size_t(2 * (b_size - first_b) + 4 * kLanes)) scratch.resize(size_t(2 * (b_size - first_b) + 4 * kLanes));
+      const size_t scratch_cells = size_t(2 * (b_size - first_b) + 4 * kLanes);  // h0 and diagonal, padded
+      if (scratch.size() < scratch_cells) scratch.resize(scratch_cells);
       const VectorRow r = vector_row<kStepB, traceback>(
           H, E, first_b, b_size, N, b_letters, la, sc, gap_open_extend, gap_extend, x, best_score, row, scratch.data());
       if (r.best > best_score) best_score = r.best, row_best_b = r.best_b;
