@@ -64,6 +64,9 @@ TEST_CASE("interleaved bins equal separate Bloom vectors bit for bit, and querie
           any_expected |= want;
           mismatches += got != want;
           mismatches += query_view.contains(b, h, k) != want;
+          // In stages, as the classifier's scans test it: rows [0, cut) then [cut, k).
+          const int cut = int(key % uint64_t(k + 1));
+          mismatches += (query_view.contains_rows(b, h, 0, cut) && query_view.contains_rows(b, h, cut, k)) != want;
           false_negatives += exact[b].count(key) && !got;
           ++answered;
         }

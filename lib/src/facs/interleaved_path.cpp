@@ -28,8 +28,9 @@ constexpr uint32_t kIbfInvalid = UINT32_MAX - 1;  // the frame holds an N: a mis
 constexpr uint32_t kIbfHashed = UINT32_MAX - 2;   // hashed, not looked up for every bin (a scan frame)
 constexpr uint32_t kIbfPending = UINT32_MAX - 3;  // to be looked up for every bin in this round
 constexpr size_t kQuickAhead = 4;                 // quick frames whose rows are in flight while one is queried
-constexpr size_t kLookupsAhead = 8;               // scan lookups whose first rows are in flight while one is tested
-constexpr int kPrefetchRows = 2;                  // rows a scan lookup usually reads (a false positive's bit clears)
+constexpr size_t kLookupsInFlight = 12;           // scan lookups whose next rows are in flight while one is tested
+constexpr int kPrefetchRows = 3;                  // rows a scan lookup tests per stage (a false positive's bit
+                                                  // usually clears within them)
 // From this many candidates on, a read's scan frames are looked up for every bin at once (whole rows, as in the
 // quick pass) and the answer shared: many candidates (BioBloom scores every filter) would each read their own words.
 constexpr uint32_t kSharedFrom = 8;
@@ -238,22 +239,42 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       bin = jb.column - g->first_word * 64;
       h = hashes_of(ws.frame_offset[jb.read] + ws.ibf_pending_frame[p]);
     };
-    auto prefetch = [&](size_t p) {
-      const IbfGroup* g;
-      uint32_t bin;
-      const uint32_t* h;
-      lookup_of(p, g, bin, h);
-      g->view.prefetch_bin(bin, h, std::min(g->k, kPrefetchRows));
+    // The lookups go through a ring of kLookupsInFlight, each holding the next kPrefetchRows of its rows in
+    // flight: a lookup whose prefetched bits are all set (a true hit, or a false positive that clears later)
+    // prefetches its next rows and goes to the back of the ring instead of waiting on them, so that no lookup
+    // stalls the others on a row that was not prefetched.
+    struct Stage {
+      uint32_t p;
+      int row;
     };
-    for (size_t p = 0; p < std::min(npending, kLookupsAhead); ++p) prefetch(p);
-    for (size_t p = 0; p < npending; ++p) {
-      if (p + kLookupsAhead < npending) prefetch(p + kLookupsAhead);
+    Stage ring[kLookupsInFlight];
+    size_t head = 0, count = 0, next = 0;
+    auto issue = [&](uint32_t p, int row) {
       const IbfGroup* g;
       uint32_t bin;
       const uint32_t* h;
       lookup_of(p, g, bin, h);
-      Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[p]];
-      jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[p]), g->view.contains(bin, h, g->k));
+      g->view.prefetch_bin(bin, h, row, std::min(g->k, row + kPrefetchRows));
+      ring[(head + count++) % kLookupsInFlight] = Stage{p, row};
+    };
+    while (count < kLookupsInFlight && next < npending) issue(uint32_t(next++), 0);
+    while (count) {
+      const Stage s = ring[head];
+      head = (head + 1) % kLookupsInFlight;
+      --count;
+      const IbfGroup* g;
+      uint32_t bin;
+      const uint32_t* h;
+      lookup_of(s.p, g, bin, h);
+      const int to = std::min(g->k, s.row + kPrefetchRows);
+      const bool set = g->view.contains_rows(bin, h, s.row, to);
+      if (set && to < g->k) {
+        issue(s.p, to);
+        continue;
+      }
+      Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[s.p]];
+      jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[s.p]), set);
+      if (next < npending) issue(uint32_t(next++), 0);
     }
     lookups += npending;
     // Whole-row lookups, for reads with many candidates.

@@ -109,14 +109,24 @@ struct ConstInterleavedBloomView {
       if (!(row_of(hashes[i])[word] & bit)) return false;
     return true;
   }
-  // The cache lines contains() reads first: b's word of the first `nrows` rows.
-  BLOOMSEQ_HD void prefetch_bin(uint32_t bin, const uint32_t* hashes, int nrows) const {
+  // contains() in stages: whether bin b's bit is set in rows from .. to - 1 (of the k), so that a caller can test
+  // the rows it prefetched and prefetch the next ones before it comes back; contains() is the AND over stages.
+  BLOOMSEQ_HD bool contains_rows(uint32_t bin, const uint32_t* hashes, int from, int to) const {
+    const uint32_t word = bin >> 6;
+    const uint64_t bit = uint64_t(1) << (bin & 63);
+    for (int i = from; i < to; ++i)
+      if (!(row_of(hashes[i])[word] & bit)) return false;
+    return true;
+  }
+  // The cache lines contains_rows() reads: b's word of rows from .. to - 1.
+  BLOOMSEQ_HD void prefetch_bin(uint32_t bin, const uint32_t* hashes, int from, int to) const {
 #if !defined(__CUDA_ARCH__)
-    for (int i = 0; i < nrows; ++i) __builtin_prefetch(row_of(hashes[i]) + (bin >> 6));
+    for (int i = from; i < to; ++i) __builtin_prefetch(row_of(hashes[i]) + (bin >> 6));
 #else
     (void)bin;
     (void)hashes;
-    (void)nrows;
+    (void)from;
+    (void)to;
 #endif
   }
 };
