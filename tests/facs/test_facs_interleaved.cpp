@@ -371,3 +371,47 @@ TEST_CASE("build-filter --layout interleaved: per-record bins, --add refused", "
   b.params.interleaved = false;
   REQUIRE_THROWS_WITH(run_build_filter(b, FacsSinks{nullptr}), Catch::Contains("--add cannot extend an interleaved set"));
 }
+
+TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 references get 0.05 / references",
+          "[facs][interleaved]") {
+  // Each false bin a random k-mer hits costs a read a scan of that bin: sets of many references are sized so that
+  // references x FPR stays at 0.05; an explicit --fpr is kept, and small sets keep FACS's 5e-4.
+  TempDir dir;
+  std::mt19937_64 rng(12);
+  auto build = [&](int records, bool given, double fpr) {
+    std::string fa;
+    for (int i = 0; i < records; ++i) fa += ">r" + std::to_string(i) + "\n" + random_dna(400, rng) + "\n";
+    bloomseq_test::write_bytes(dir.file("refs.fa"), fa);
+    BuildFilterRequest b;
+    b.output = dir.file("refs.bf");
+    b.refs = {dir.file("refs.fa")};
+    b.no_progress = true;
+    b.params.per_record = true;
+    b.params.interleaved = true;
+    b.params.fpr = fpr;
+    b.params.fpr_given = given;
+    run_build_filter(b, FacsSinks{nullptr});
+    return read_filter_file(b.output);
+  };
+  auto planned_for = [](const FilterSet& s, double fpr) {
+    std::vector<uint64_t> elements;
+    for (const FilterEntry& f : s.filters) elements.push_back(f.elements);
+    BuildParams bp;
+    bp.fpr = fpr;
+    return plan_interleaved_groups(elements, bp);
+  };
+  auto same_groups = [](const FilterSet& s, const std::vector<InterleavedGroup>& want) {
+    REQUIRE(s.groups.size() == want.size());
+    for (size_t g = 0; g < want.size(); ++g) {
+      CHECK(s.groups[g].m_bits == want[g].m_bits);
+      CHECK(s.groups[g].k == want[g].k);
+    }
+  };
+  const FilterSet many = build(250, false, 5e-4);
+  same_groups(many, planned_for(many, 0.05 / 250));
+  REQUIRE(planned_for(many, 0.05 / 250)[0].m_bits > planned_for(many, 5e-4)[0].m_bits);  // the rule changed something
+  const FilterSet kept = build(250, true, 5e-4);
+  same_groups(kept, planned_for(kept, 5e-4));
+  const FilterSet few = build(100, false, 5e-4);
+  same_groups(few, planned_for(few, 5e-4));
+}

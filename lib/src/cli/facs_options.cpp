@@ -109,7 +109,9 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("o,output", "the .bf container to write (required)", cxxopts::value<std::string>())
       ("add", "append to the existing container given by -o (same -w)")
       ("w,kmer", "k-mer size 1..32", cxxopts::value<int>()->default_value(std::to_string(p.w)))
-      ("fpr", "target false-positive rate per k-mer lookup", cxxopts::value<double>()->default_value("0.0005"))
+      ("fpr", "target false-positive rate per k-mer lookup (default for an interleaved set of more than 100 "
+              "references: 0.05 / references, so that a read's work stays flat in their number)",
+       cxxopts::value<double>()->default_value("0.0005"))
       ("k,hashes", "hash functions (default: optimal for the size)", cxxopts::value<int>()->default_value("0"))
       ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
        cxxopts::value<uint64_t>()->default_value("0"))
@@ -155,6 +157,7 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   b.refs = r["refs"].as<std::vector<std::string>>();
   p.w = r["kmer"].as<int>();
   p.fpr = r["fpr"].as<double>();
+  p.fpr_given = r.count("fpr") > 0;
   p.hashes = r["hashes"].as<int>();
   p.m_bits = r["bits"].as<uint64_t>();
   p.per_record = r.count("per-record") > 0;

@@ -150,6 +150,7 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       }
     }
   };
+  double set_fpr = p.fpr;  // what the filters were sized for (an interleaved set's default depends on its size)
   if (p.interleaved) {
     std::vector<InterleavedReference> counted;
     each_reference("counting", [&](size_t, const std::string& name, const std::string& source,
@@ -163,7 +164,10 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
         throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
       counted.push_back(std::move(r));
     });
-    InterleavedSetBuilder builder(set, counted, p);
+    BuildParams ip = p;
+    if (!p.fpr_given) ip.fpr = interleaved_default_fpr(counted.size());
+    set_fpr = ip.fpr;
+    InterleavedSetBuilder builder(set, counted, ip);
     each_reference("building", [&](size_t i, const std::string&, const std::string&,
                                    const std::vector<std::string_view>& seqs) { builder.add(i, seqs); });
     builder.finish();
@@ -210,7 +214,7 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     j.begin_object();
     j.value("program", "facs build-filter").value("version", BLOOMSEQ_VERSION).value("command_line", command_line);
     j.begin_object("parameters");
-    j.value("output", out).value("kmer_size", set.w).value("fpr", p.fpr).value("seed", set.seed);
+    j.value("output", out).value("kmer_size", set.w).value("fpr", set_fpr).value("seed", set.seed);
     j.value("per_record", p.per_record).value("hashes", p.hashes).value("bits", p.m_bits);
     j.end_object();
     j.begin_array("filters");

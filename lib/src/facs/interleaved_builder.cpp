@@ -18,6 +18,11 @@ constexpr uint64_t kGroupCostShare = 32;  // a group is priced at 1/32 of the se
 constexpr double kExtraBitsForFewerHashes = 0.08;
 }  // namespace
 
+double interleaved_default_fpr(size_t references) {
+  constexpr double kFalseBinsPerKmer = 0.05;  // references x FPR
+  return std::min(kFacsDefaultFpr, kFalseBinsPerKmer / double(std::max<size_t>(references, 1)));
+}
+
 std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t>& elements, const BuildParams& p) {
   BuildParams classic = p;
   classic.layout = BloomLayout::classic;  // bins use the classic slot function

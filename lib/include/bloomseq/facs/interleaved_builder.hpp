@@ -27,6 +27,13 @@ struct InterleavedReference {
   uint64_t elements = 0;  // distinct k-mers (pass 1)
 };
 
+// The FPR per bin an interleaved set of `references` bins is sized for when --fpr is not given: FACS's 5e-4 up to
+// 100 references, then 0.05 / references. Every bin a read's quick k-mers hit falsely costs the read a scan of that
+// bin, and a random k-mer hits references x FPR bins falsely: holding that at 0.05 keeps a read's work nearly flat
+// in the number of references, where the bits grow only with its logarithm (1,024 references: 4.9e-5, 1.31x the
+// bits of 5e-4 and 0.42-0.47x the time; docs/benchmarks.md, "The FPR of large interleaved sets").
+double interleaved_default_fpr(size_t references);
+
 // The groups for references with these distinct k-mer counts: members (bin order), m and k; rows not allocated.
 std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t>& elements, const BuildParams& p);
 

@@ -24,6 +24,8 @@ enum class KmerCount : uint8_t {
 struct BuildParams {
   int w = kFacsDefaultWordSize;
   double fpr = kFacsDefaultFpr;  // target false-positive rate per k-mer lookup
+  // --fpr was given: an interleaved set keeps it instead of interleaved_default_fpr (interleaved_builder.hpp).
+  bool fpr_given = false;
   int hashes = 0;                // 0 = optimal for the size
   uint64_t m_bits = 0;           // 0 = sized from the distinct k-mer count and fpr
   bool per_record = false;       // one filter per FASTA record instead of per file
