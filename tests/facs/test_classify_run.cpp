@@ -185,3 +185,19 @@ TEST_CASE("run_classify: mates out of step fail naming the record, and no output
   CHECK_FALSE(std::filesystem::exists(dir.file("calls.tsv")));
   CHECK_FALSE(std::filesystem::exists(dir.file("sorted")));
 }
+
+TEST_CASE("classify_batch_bases: fewer bases per batch for many filters, unless --batch-bases was given") {
+  ClassifyParams p;
+  p.batch_bases = 2000000;
+  CHECK(classify_batch_bases(p, 1) == 2000000);
+  CHECK(classify_batch_bases(p, 64) == 2000000);
+  CHECK(classify_batch_bases(p, 100) == 2000000);   // 100 / 64 rounds down to 1
+  CHECK(classify_batch_bases(p, 256) == 500000);    // a quarter
+  CHECK(classify_batch_bases(p, 1024) == 125000);   // a sixteenth
+  CHECK(classify_batch_bases(p, 65536) == 65536);   // not below 65,536
+  p.batch_bases = 30000;
+  CHECK(classify_batch_bases(p, 1024) == 30000);    // never more than asked for
+  p.batch_bases = 2000000;
+  p.batch_bases_given = true;
+  CHECK(classify_batch_bases(p, 1024) == 2000000);
+}

@@ -250,7 +250,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
        cxxopts::value<std::string>()->default_value("auto"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
-      ("batch-bases", "bases per batch handed to a thread", cxxopts::value<uint64_t>()->default_value("2000000"))
+      ("batch-bases", "bases per batch handed to a thread (unless given, fewer for sets of more than 64 filters: "
+                      "64 / filters of it, at least 65,536)", cxxopts::value<uint64_t>()->default_value("2000000"))
       ("group", "reads scored together to overlap memory latency (tuning)",
        cxxopts::value<int>()->default_value(std::to_string(ClassifyParams{}.group_reads)))
       ("h,help", "this help")
@@ -307,6 +308,7 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
   cp.threads = r["threads"].as<int>();
   if (cp.threads < 1 || cp.threads > 1024) throw UsageError("classify: -t must be 1..1024");
   cp.batch_bases = r["batch-bases"].as<uint64_t>();
+  cp.batch_bases_given = r.count("batch-bases") > 0;
   cp.group_reads = r["group"].as<int>();
   if (cp.group_reads < 1 || cp.group_reads > 4096) throw UsageError("classify: --group must be 1..4096");
   if (cp.batch_bases < 1) throw UsageError("classify: --batch-bases must be positive");

@@ -141,6 +141,14 @@ struct Slot {
 
 }  // namespace
 
+uint64_t classify_batch_bases(const ClassifyParams& params, size_t filters) {
+  constexpr size_t kFiltersPerFullBatch = 64;
+  constexpr uint64_t kMinBatchBases = 65536;
+  if (params.batch_bases_given || filters <= kFiltersPerFullBatch) return params.batch_bases;
+  const uint64_t scaled = params.batch_bases / (filters / kFiltersPerFullBatch);
+  return std::min(params.batch_bases, std::max(kMinBatchBases, scaled));
+}
+
 // One function: the readers, the three pipeline stages (read, classify, emit) and the outputs share the open files,
 // the split destinations and the order in which errors surface; the stages are the lambdas below.
 ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
@@ -220,6 +228,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   const size_t nf = names.size();
   const auto t_loaded = std::chrono::steady_clock::now();
 
+  cp.batch_bases = classify_batch_bases(cp, nf);
   ClassifyRunInfo info;
   info.version = BLOOMSEQ_VERSION;
   info.reads = reads_path;
