@@ -450,3 +450,20 @@ TEST_CASE("classify --load auto maps sets up to 32 MB or above a quarter of the 
   CHECK(estimated_read_bytes({dir.file("r.fq"), dir.file("none.fq")}, 1) == 0);
   CHECK(filter_file_bytes({dir.file("a.bf"), dir.file("a.bf")}) == 6000);
 }
+
+TEST_CASE("BatchScores::for_each_passed visits exactly the passed filters, in order") {
+  std::mt19937_64 rng(41);
+  for (size_t filters : {size_t(1), size_t(7), size_t(8), size_t(9), size_t(64), size_t(70), size_t(1029)}) {
+    BatchScores s;
+    s.resize(5, filters);
+    for (size_t i = 0; i < s.passed.size(); ++i) s.passed[i] = (rng() % 5 == 0) ? 1 : 0;
+    s.passed[4 * filters + filters - 1] = 1;  // the last flag of the last read
+    for (size_t r = 0; r < s.reads; ++r) {
+      std::vector<size_t> want, got;
+      for (size_t j = 0; j < filters; ++j)
+        if (s.passed[r * filters + j]) want.push_back(j);
+      s.for_each_passed(r, [&](size_t j) { got.push_back(j); });
+      CHECK(got == want);
+    }
+  }
+}

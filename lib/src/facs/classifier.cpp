@@ -292,8 +292,7 @@ void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames
   const size_t nf = out.filters;
   for (size_t r = 0; r < out.reads; ++r) {
     int32_t best = -1, best_points = -1, ties = 0, matched = 0;
-    for (size_t j = 0; j < nf; ++j) {
-      if (!out.passed[r * nf + j]) continue;
+    out.for_each_passed(r, [&](size_t j) {
       ++matched;
       const int32_t p = out.points[r * nf + j];
       if (p > best_points) {
@@ -303,7 +302,7 @@ void Classifier::call(BatchScores& out, const std::vector<int32_t>& valid_frames
       } else if (p == best_points) {
         ++ties;
       }
-    }
+    });
     out.matched[r] = matched;
     if (valid_frames[r] == 0) out.call[r] = kCallUnscored;
     else if (matched == 0) out.call[r] = kCallNovel;

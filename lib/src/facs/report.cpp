@@ -51,7 +51,6 @@ void append_ratio(std::string& out, int64_t p, int64_t d) {
 }  // namespace
 
 void ClassifySummary::add(const BatchScores& s) {
-  const size_t nf = s.filters;
   for (size_t r = 0; r < s.reads; ++r) {
     ++total;
     const int32_t m = s.matched[r];
@@ -60,11 +59,11 @@ void ClassifySummary::add(const BatchScores& s) {
     if (s.call[r] == kCallTie) ++ties;
     if (s.call[r] == kCallUnscored) ++unscored;
     if (s.call[r] >= 0) ++best[size_t(s.call[r])];
-    for (size_t j = 0; j < nf; ++j) {
-      if (!s.passed[r * nf + j]) continue;
+    if (m == 0) continue;
+    s.for_each_passed(r, [&](size_t j) {
       ++hits[j];
       if (m > 1) ++shared[j];
-    }
+    });
   }
   lookups += s.lookups;
 }
@@ -117,17 +116,14 @@ void append_read_tsv(std::string& out, std::string_view id, const BatchScores& s
   // Matched filters, best score first (ties in filter order), "-" when none.
   const size_t nf = s.filters;
   const int32_t* pts = &s.points[r * nf];
-  const uint8_t* pass = &s.passed[r * nf];
   if (s.matched[r] == 0) {
     out += '-';
   } else if (s.matched[r] == 1) {
-    for (size_t j = 0; j < nf; ++j)
-      if (pass[j]) out += names[j];
+    s.for_each_passed(r, [&](size_t j) { out += names[j]; });
   } else {
     thread_local std::vector<std::pair<int32_t, size_t>> m;  // reused: no allocation per read
     m.clear();
-    for (size_t j = 0; j < nf; ++j)
-      if (pass[j]) m.emplace_back(-pts[j], j);
+    s.for_each_passed(r, [&](size_t j) { m.emplace_back(-pts[j], j); });
     std::sort(m.begin(), m.end());
     for (size_t i = 0; i < m.size(); ++i) {
       if (i) out += ',';

@@ -12,6 +12,7 @@
 // hardly grows with the number of filters; its scores equal those of separate classic filters with the same bits.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,22 @@ struct BatchScores {
   uint64_t lookups = 0;              // frame lookups (for statistics)
 
   void resize(size_t n, size_t f);
+  // f(j) for every filter j that read r passed, in filter order. Eight flags at a time: against 1,024 filters a
+  // read passes one or none, and calls, summaries and outputs visit every read.
+  template <class F>
+  void for_each_passed(size_t r, F&& f) const {
+    const uint8_t* p = passed.data() + r * filters;
+    size_t j = 0;
+    for (; j + 8 <= filters; j += 8) {
+      uint64_t word;
+      std::memcpy(&word, p + j, 8);
+      if (!word) continue;
+      for (size_t i = 0; i < 8; ++i)
+        if (p[j + i]) f(j + i);
+    }
+    for (; j < filters; ++j)
+      if (p[j]) f(j);
+  }
   double score(size_t r, size_t j) const {
     return denominator[r] ? double(points[r * filters + j]) / double(denominator[r]) : 0.0;
   }
