@@ -415,3 +415,39 @@ TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 refer
   const FilterSet few = build(100, false, 5e-4);
   same_groups(few, planned_for(few, 5e-4));
 }
+
+TEST_CASE("build-filter --layout interleaved from files of mixed sizes: each bin holds its own file's k-mers",
+          "[facs][interleaved]") {
+  // Files alternate small and large, so their groups interleave in file order and the files are built in bin
+  // order instead: every file's k-mers must still land in its own bin, under its own name.
+  TempDir dir;
+  std::mt19937_64 rng(13);
+  BuildFilterRequest b;
+  std::vector<std::string> genomes;
+  for (int i = 0; i < 140; ++i) {
+    genomes.push_back(random_dna(i % 2 ? 9000 : 300 + size_t(i), rng));
+    const std::string path = dir.file("g" + std::to_string(i) + ".fa");
+    bloomseq_test::write_bytes(path, ">g\n" + genomes.back() + "\n");
+    b.refs.push_back(path);
+  }
+  b.output = dir.file("set.bf");
+  b.no_progress = true;
+  b.params.interleaved = true;
+  run_build_filter(b, FacsSinks{nullptr});
+  const FilterSet s = read_filter_file(b.output);
+  REQUIRE(s.groups.size() >= 2);
+  REQUIRE(s.filters.size() == genomes.size());
+  const FilterSet twin = separate_twin(s);
+  uint32_t h[kMaxHashes];
+  for (size_t j = 0; j < genomes.size(); ++j) {
+    REQUIRE(s.filters[j].name == "g" + std::to_string(j));
+    const H3Family fam(twin.filters[j].k, kW, s.seed);
+    const std::vector<std::string_view> seqs{genomes[j]};
+    size_t missing = 0;
+    for (uint64_t key : distinct_canonical_wmers(seqs, kW)) {
+      fam.byte_view().hash_all(key, h);
+      missing += !twin.filters[j].bits.contains(h, twin.filters[j].k);
+    }
+    CHECK(missing == 0);
+  }
+}

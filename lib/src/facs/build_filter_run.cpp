@@ -127,11 +127,14 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
   };
   // Interleaved: every reference (a file, or a record with --per-record) read twice, see interleaved_builder.hpp.
+  // `order` (files only): the files in that order, each with its index in `refs`.
   auto each_reference = [&](const char* what,
                             const std::function<void(size_t, const std::string&, const std::string&,
-                                                     const std::vector<std::string_view>&)>& fn) {
+                                                     const std::vector<std::string_view>&)>& fn,
+                            const std::vector<size_t>& order = {}) {
     size_t index = 0;
-    for (size_t i = 0; i < refs.size(); ++i) {
+    for (size_t n = 0; n < refs.size(); ++n) {
+      const size_t i = order.empty() ? n : order[n];
       if (refs[i] == "-")
         throw UsageError("build-filter: --layout interleaved reads the references twice; give files, not - (stdin)");
       std::vector<SequenceRecord> recs;
@@ -146,7 +149,7 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       } else {
         std::vector<std::string_view> seqs;
         for (const SequenceRecord& rec : recs) seqs.push_back(rec.seq);
-        fn(index++, names.empty() ? file_stem(refs[i]) : names[i], refs[i], seqs);
+        fn(order.empty() ? index++ : i, names.empty() ? file_stem(refs[i]) : names[i], refs[i], seqs);
       }
     }
   };
@@ -168,8 +171,16 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     if (!p.fpr_given) ip.fpr = interleaved_default_fpr(counted.size());
     set_fpr = ip.fpr;
     InterleavedSetBuilder builder(set, counted, ip);
+    // A bin is built apart and moved into the rows once the other 63 of its column are built: files are read in
+    // bin order, so that only one column's bins are held at a time. In file order, references of different sizes
+    // (so different groups) left nearly every column open until the end, a second copy of the set: 1,024
+    // references of 0.05-5.7 Mbases peaked at 17.6 GB for a 9.2-GB set.
+    std::vector<size_t> bin_order;
+    if (!p.per_record)
+      for (const InterleavedGroup& g : set.groups) bin_order.insert(bin_order.end(), g.members.begin(), g.members.end());
     each_reference("building", [&](size_t i, const std::string&, const std::string&,
-                                   const std::vector<std::string_view>& seqs) { builder.add(i, seqs); });
+                                   const std::vector<std::string_view>& seqs) { builder.add(i, seqs); },
+                   bin_order);
     builder.finish();
   }
   for (size_t i = 0; i < refs.size() && !p.interleaved; ++i) {
