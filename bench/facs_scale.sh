@@ -20,6 +20,8 @@
 #   --sizes uniform|mix    mix: the real Debian genomes of ~/.cache/bloomseq/data (scripts/fetch-data.sh) first,
 #                          then synthetic ones of 0.5-5 Mbases (the mean is 2.75 Mbases: builds take ~5x longer)
 #   --per-record           facs: one multi-FASTA per R, one filter per record (--per-record)
+#   --layouts "L ..."      facs layouts to measure: blocked (the default layout), interleaved, or both (default:
+#                          "blocked interleaved"; blocked filters of 1,024 references cost ~100 CPU s a run)
 #   --facs-build-opts "."  extra `facs build-filter` options (also from the FACS_BUILD_OPTS environment variable)
 #   --threads N            threads of kraken2-build and both classifiers (default: 2)
 #   --rounds N             timed rounds per R (default: 3)
@@ -43,6 +45,7 @@ nreads=200000
 size_kb=500
 sizes=uniform
 per_record=0
+layouts="blocked interleaved"
 facs_opts=${FACS_BUILD_OPTS:-}
 threads=2
 rounds=3
@@ -59,6 +62,7 @@ while (($#)); do
     --size-kb) size_kb=$2; shift ;;
     --sizes) sizes=$2; shift ;;
     --per-record) per_record=1 ;;
+    --layouts) layouts=$2; shift ;;
     --facs-build-opts) facs_opts=$2; shift ;;
     --threads) threads=$2; shift ;;
     --rounds) rounds=$2; shift ;;
@@ -84,9 +88,14 @@ max_r=$(printf '%s\n' $refs_list | sort -n | tail -1)
 refdir=refs_${sizes}_${size_kb}kb_seed$seed
 
 # The facs variants: the default layout with the extra options, and the interleaved layout where facs has one.
-variants=(facs)
-declare -A variant_opts=([facs]="$facs_opts")
-if "$facs" build-filter --help 2>&1 | grep -qi interleaved; then
+variants=()
+declare -A variant_opts=()
+for l in $layouts; do [[ $l == blocked || $l == interleaved ]] || die "--layouts takes blocked and/or interleaved, not $l"; done
+if [[ " $layouts " == *" blocked "* ]]; then
+  variants+=(facs)
+  variant_opts[facs]="$facs_opts"
+fi
+if [[ " $layouts " == *" interleaved "* ]] && "$facs" build-filter --help 2>&1 | grep -qi interleaved; then
   variants+=(facs-interleaved)
   variant_opts[facs-interleaved]="--layout interleaved $facs_opts"
 fi
