@@ -345,18 +345,25 @@ TEST_CASE("interleaved set: file round trip and damaged files", "[facs][interlea
   refused(newer, "version 4");
 }
 
-TEST_CASE("build-filter --layout interleaved: per-record bins, --add refused", "[facs][interleaved]") {
-  TempDir dir;
-  std::mt19937_64 rng(11);
-  std::string fa;
-  for (int i = 0; i < 5; ++i) fa += ">rec" + std::to_string(i) + "\n" + random_dna(1000 + 3000 * size_t(i), rng) + "\n";
-  bloomseq_test::write_bytes(dir.file("refs.fa"), fa);
+// A request to build an interleaved set with one bin per record of `fasta` (written to DIR/refs.fa) into
+// DIR/refs.bf.
+static BuildFilterRequest per_record_interleaved_build(TempDir& dir, const std::string& fasta) {
+  bloomseq_test::write_bytes(dir.file("refs.fa"), fasta);
   BuildFilterRequest b;
   b.output = dir.file("refs.bf");
   b.refs = {dir.file("refs.fa")};
   b.no_progress = true;
   b.params.per_record = true;
   b.params.interleaved = true;
+  return b;
+}
+
+TEST_CASE("build-filter --layout interleaved: per-record bins, --add refused", "[facs][interleaved]") {
+  TempDir dir;
+  std::mt19937_64 rng(11);
+  std::string fa;
+  for (int i = 0; i < 5; ++i) fa += ">rec" + std::to_string(i) + "\n" + random_dna(1000 + 3000 * size_t(i), rng) + "\n";
+  BuildFilterRequest b = per_record_interleaved_build(dir, fa);
   b.params.layout = BloomLayout::classic;
   run_build_filter(b, FacsSinks{nullptr});
   const FilterSet s = read_filter_file(b.output);
@@ -381,13 +388,7 @@ TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 refer
   auto build = [&](int records, bool given, double fpr) {
     std::string fa;
     for (int i = 0; i < records; ++i) fa += ">r" + std::to_string(i) + "\n" + random_dna(400, rng) + "\n";
-    bloomseq_test::write_bytes(dir.file("refs.fa"), fa);
-    BuildFilterRequest b;
-    b.output = dir.file("refs.bf");
-    b.refs = {dir.file("refs.fa")};
-    b.no_progress = true;
-    b.params.per_record = true;
-    b.params.interleaved = true;
+    BuildFilterRequest b = per_record_interleaved_build(dir, fa);
     b.params.fpr = fpr;
     b.params.fpr_given = given;
     run_build_filter(b, FacsSinks{nullptr});
