@@ -250,8 +250,9 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
        cxxopts::value<std::string>()->default_value("auto"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
-      ("batch-bases", "bases per batch handed to a thread (unless given, fewer for sets of more than 64 filters: "
-                      "64 / filters of it, at least 65,536)", cxxopts::value<uint64_t>()->default_value("2000000"))
+      ("batch-bases", "bases per batch handed to a thread (unless given, fewer on the CPU for sets of more than 64 "
+                      "filters: 64 / filters of it, at least 65,536)",
+       cxxopts::value<uint64_t>()->default_value("2000000"))
       ("group", "reads scored together to overlap memory latency (tuning)",
        cxxopts::value<int>()->default_value(std::to_string(ClassifyParams{}.group_reads)))
       ("h,help", "this help")

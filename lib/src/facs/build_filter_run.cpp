@@ -177,7 +177,8 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     // references of 0.05-5.7 Mbases peaked at 17.6 GB for a 9.2-GB set.
     std::vector<size_t> bin_order;
     if (!p.per_record)
-      for (const InterleavedGroup& g : set.groups) bin_order.insert(bin_order.end(), g.members.begin(), g.members.end());
+      for (const InterleavedGroup& g : set.groups)
+        bin_order.insert(bin_order.end(), g.members.begin(), g.members.end());
     each_reference("building", [&](size_t i, const std::string&, const std::string&,
                                    const std::vector<std::string_view>& seqs) { builder.add(i, seqs); },
                    bin_order);

@@ -228,7 +228,7 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   const size_t nf = names.size();
   const auto t_loaded = std::chrono::steady_clock::now();
 
-  cp.batch_bases = classify_batch_bases(cp, nf);
+  if (!backend) cp.batch_bases = classify_batch_bases(cp, nf);  // a device takes a whole batch per launch
   ClassifyRunInfo info;
   info.version = BLOOMSEQ_VERSION;
   info.reads = reads_path;

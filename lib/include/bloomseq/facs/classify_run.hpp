@@ -59,7 +59,7 @@ struct ClassifyReport {
   double load_seconds = 0, seconds = 0;
 };
 
-// The bases per batch a run against `filters` filters uses: params.batch_bases if it was given, else that divided
+// The bases per batch a run against `filters` filters uses on the CPU: params.batch_bases if it was given, else that divided
 // by filters / 64 for sets of more than 64 filters (at least 65,536). A batch's scores are reads x filters (at 2 M
 // bases and 1,024 filters ~100 MB for each batch in flight), and its time grows with the filters, so that the
 // last batches of a run leave threads idle for longer: 1,024 references, 100,000 reads, 2 threads: 0.80-0.83x the

@@ -52,8 +52,8 @@ struct ClassifyParams {
   PairMode pair_mode = PairMode::both;
   int threads = 1;
   uint64_t batch_bases = uint64_t(1) << 21;  // bases per batch handed to a worker
-  // --batch-bases given: kept as it is. Otherwise a set of more than 64 filters gets proportionally fewer bases per
-  // batch (classify_batch_bases): a batch's reads x filters scores and its time grow with the filters.
+  // --batch-bases given: kept as it is. Otherwise, on the CPU, a set of more than 64 filters gets proportionally
+  // fewer bases per batch (classify_batch_bases): a batch's reads x filters scores and its time grow with the filters.
   bool batch_bases_given = false;
   int group_reads = 32;                      // reads scored together to overlap memory latency
   // FACS score on blocked filters: a specialised path with the same scores (false = the generic scorers).
