@@ -5,7 +5,10 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 namespace bloomseq {
 namespace {
@@ -168,6 +171,51 @@ VectorRow vector_row(int*, int*, int64_t, int64_t, int64_t, const uint8_t*, uint
 }
 #endif
 
+// The traceback's cells and row index, reused from one traced alignment to the next on any thread.
+struct TracebackStore {
+  std::vector<std::unique_ptr<uint8_t[]>> data;
+  std::vector<size_t> size;
+  std::vector<uint8_t*> row_ptr;
+  std::vector<int64_t> row_first;
+};
+
+class TracebackPool {
+ public:
+  std::unique_ptr<TracebackStore> take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) return std::make_unique<TracebackStore>();
+    std::unique_ptr<TracebackStore> s = std::move(free_.back());
+    free_.pop_back();
+    return s;
+  }
+  void give(std::unique_ptr<TracebackStore> s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(s));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<TracebackStore>> free_;  // at most one per thread that traced at the same time
+};
+
+TracebackPool& traceback_pool() {
+  static TracebackPool* pool = new TracebackPool;  // never destroyed: threads may still trace at exit
+  return *pool;
+}
+
+// The store of one traced alignment, taken from the pool and given back.
+class TracebackLease {
+ public:
+  TracebackLease() : store_(traceback_pool().take()) {}
+  ~TracebackLease() { traceback_pool().give(std::move(store_)); }
+  TracebackLease(const TracebackLease&) = delete;
+  TracebackLease& operator=(const TracebackLease&) = delete;
+  TracebackStore& store() { return *store_; }
+
+ private:
+  std::unique_ptr<TracebackStore> store_;
+};
+
 std::atomic<int> g_vector_rows{-1};  // -1: as the CPU allows; 0: scalar rows (tests)
 
 // One X-drop dynamic program over A x B (blastn's semi-gapped alignment), with the traceback when asked. Each
@@ -200,16 +248,17 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     E = gap_store.data() + 1;
   };
   ensure(std::min<int64_t>(N + 1, x / std::max(gap_extend, 1) + 4));
-  // Traceback rows: row a holds cells [row_first[a], row_first[a] + row_len[a]) of B.
-  // Traceback cells, row after row, in blocks that are never moved (reused between calls on a thread); a row
-  // never spans two blocks. Every cell read back was written.
-  struct Blocks {
-    std::vector<std::unique_ptr<uint8_t[]>> data;
-    std::vector<size_t> size;
-  };
-  thread_local Blocks blocks;
-  thread_local std::vector<uint8_t*> row_ptr;
-  thread_local std::vector<int64_t> row_first;
+  // Traceback rows: row a holds cells from row_first[a] of B at row_ptr[a], in blocks that are never moved; a row
+  // never spans two blocks. Every cell read back was written. The store is leased from a pool kept for the process:
+  // stage 3's threads live for one subject only, and a store of their own (a 1-Mbase self alignment takes ~150 MB)
+  // was faulted in afresh by each, 1.2-1.4x the time of such a trace when two ran side by side.
+  std::optional<TracebackLease> lease;  // score-only alignments need none
+  thread_local TracebackStore unused;
+  if (traceback) lease.emplace();
+  TracebackStore& store = traceback ? lease->store() : unused;
+  auto& blocks = store;
+  auto& row_ptr = store.row_ptr;
+  auto& row_first = store.row_first;
   size_t block = 0, block_used = 0;
   auto new_row = [&](size_t cells) -> uint8_t* {
     if (block < blocks.data.size() && block_used + cells > blocks.size[block]) ++block, block_used = 0;
