@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "bloomseq/blast/gapped_extension.hpp"
@@ -259,6 +260,45 @@ TEST_CASE("gapped X-drop tracebacks re-score to their score at any drop-off", "[
       REQUIRE(traced.score <= brute_force(A, B, sc).score);
     }
   }
+}
+
+TEST_CASE("tracebacks computed on several threads at once equal those computed one by one", "[gapped]") {
+  // The traceback cells live in stores shared by the process, one leased per alignment: two alignments at once
+  // must never share one. Long alignments (several blocks of cells) and short ones, interleaved over threads.
+  std::mt19937 rng(4242);
+  const GappedScoring sc{2, -3, -1, 5, 2};
+  struct Job {
+    std::vector<uint8_t> a, b;
+    XdropAlignment want;
+  };
+  std::vector<Job> jobs(48);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    jobs[j].a = random_seq(rng, j % 4 == 0 ? 20000 : 1 + int64_t(rng() % 500), nullptr);
+    jobs[j].b = random_seq(rng, int64_t(jobs[j].a.size()), &jobs[j].a);
+    const LetterRun ra{jobs[j].a.data(), 1, int64_t(jobs[j].a.size())};
+    const LetterRun rb{jobs[j].b.data(), 1, int64_t(jobs[j].b.size())};
+    jobs[j].want = xdrop_gapped_align(ra, rb, sc, 60, true);
+  }
+  std::vector<XdropAlignment> got(jobs.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < 4; ++t)
+    pool.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round)
+        for (size_t j = t; j < jobs.size(); j += 4) {
+          const LetterRun ra{jobs[j].a.data(), 1, int64_t(jobs[j].a.size())};
+          const LetterRun rb{jobs[j].b.data(), 1, int64_t(jobs[j].b.size())};
+          got[j] = xdrop_gapped_align(ra, rb, sc, 60, true);
+        }
+    });
+  for (auto& th : pool) th.join();
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    INFO("job " << j);
+    REQUIRE(got[j].score == jobs[j].want.score);
+    REQUIRE(got[j].a_end == jobs[j].want.a_end);
+    REQUIRE(got[j].b_end == jobs[j].want.b_end);
+    REQUIRE(got[j].ops == jobs[j].want.ops);
+  }
+  REQUIRE(jobs[0].want.ops.size() > 10000);  // the long ones span several blocks of cells
 }
 
 TEST_CASE("reading leftwards aligns the reversed sequences", "[gapped]") {
