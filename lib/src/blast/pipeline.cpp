@@ -692,12 +692,33 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
   };
   // Each group's result is fixed whatever the threads (extend_gapped), so any schedule gives the same output. A
   // group with a large share of the triggers (one strand of a genome against another) gets every thread inside
-  // it, one such group after the other; the rest run one group per thread.
+  // it, and such groups run side by side: a thread that waits in one for a long alignment to be decided (the
+  // 1-Mbase self alignment of an E. coli slice) leaves its core to the other's threads. The rest run one group
+  // per thread.
   const int T = lane.threads;
   std::vector<size_t> large, small;
   for (size_t k = 0; k < groups; ++k)
     (T > 1 && (starts[k + 1] - starts[k]) * size_t(4 * T) > all.size() ? large : small).push_back(k);
-  for (size_t k : large) extend_group(k, T);
+  {
+    std::vector<std::thread> side;
+    std::vector<std::exception_ptr> errors(large.size());
+    for (size_t i = 1; i < large.size(); ++i)
+      side.emplace_back([&, i] {
+        try {
+          extend_group(large[i], T);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    try {
+      if (!large.empty()) extend_group(large[0], T);
+    } catch (...) {
+      errors[0] = std::current_exception();
+    }
+    for (auto& th : side) th.join();
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
   parallel_for(small.size(), T, [&](size_t i) { extend_group(small[i], 1); });
   for (const GappedExtensionStats& e : extension_stats) {
     lane.stats.gapped_extensions += e.preliminary + e.final;
