@@ -1,67 +1,16 @@
 #include "bloomseq/blast/gapped_extension.hpp"
 
 #include "bloomseq/blast/in_order_speculation.hpp"
+#include "bloomseq/blast/kept_alignments.hpp"
 
 #include <algorithm>
 #include <tuple>
-#include <unordered_map>
 
 namespace bloomseq {
 namespace {
 
-struct Box {
-  int64_t q_start, q_end, s_start, s_end;  // half-open
-  int64_t score;
-  int64_t q_gapped = 0, s_gapped = 0;  // where the final alignment starts looking
-};
-
-// BLAST's containment test (s_HSPIsContained; blastn's min_diag_separation is 50): both ends of `in` inside
-// `by`'s query and subject ranges (ends inclusive), a score no higher, and its start or its end within 50
-// diagonals of `by`'s start or end (alignments on distant diagonals, such as repeats inside a long self-match,
-// are kept).
-constexpr int64_t kMinDiagSeparation = 50;
-bool contained(const Box& in, const Box& by) {
-  if (!(in.score <= by.score && by.q_start <= in.q_start && in.q_start <= by.q_end && by.s_start <= in.s_start &&
-        in.s_start <= by.s_end && by.q_start <= in.q_end && in.q_end <= by.q_end && by.s_start <= in.s_end &&
-        in.s_end <= by.s_end))
-    return false;
-  auto close = [](int64_t q1, int64_t s1, int64_t q2, int64_t s2) {
-    const int64_t d = (q1 - s1) - (q2 - s2);
-    return (d < 0 ? -d : d) < kMinDiagSeparation;
-  };
-  return close(by.q_start, by.s_start, in.q_start, in.s_start) || close(by.q_end, by.s_end, in.q_end, in.s_end);
-}
-
-// The kept alignments, indexed by the 50-diagonal band of their start and of their end: a container's start or end
-// lies within 50 diagonals of the tested alignment's, so only the neighbouring bands need looking at.
-class KeptBoxes {
- public:
-  void add(const Box& b) {
-    const size_t i = boxes_.size();
-    boxes_.push_back(b);
-    by_start_[band(b.q_start - b.s_start)].push_back(i);
-    const int64_t e = band(b.q_end - b.s_end);
-    if (e != band(b.q_start - b.s_start)) by_end_[e].push_back(i);
-  }
-  bool contains(const Box& in) const {
-    for (const int64_t d : {in.q_start - in.s_start, in.q_end - in.s_end})
-      for (int64_t k = band(d) - 1; k <= band(d) + 1; ++k)
-        for (const auto* map : {&by_start_, &by_end_}) {
-          const auto it = map->find(k);
-          if (it == map->end()) continue;
-          for (size_t i : it->second)
-            if (contained(in, boxes_[i])) return true;
-        }
-    return false;
-  }
-
- private:
-  static int64_t band(int64_t diagonal) {
-    return diagonal >= 0 ? diagonal / kMinDiagSeparation : -((-diagonal + kMinDiagSeparation - 1) / kMinDiagSeparation);
-  }
-  std::vector<Box> boxes_;
-  std::unordered_map<int64_t, std::vector<size_t>> by_start_, by_end_;
-};
+using Box = AlignmentBox;
+using KeptBoxes = KeptAlignments;
 
 // The orders of Blast_HSPListPurgeHSPsWithCommonEndpoints (s_QueryOffsetCompareHSPs, s_QueryEndCompareHSPs): by
 // start, and of those sharing it the higher score first, then the one ending later; by end, and of those sharing

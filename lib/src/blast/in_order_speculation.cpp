@@ -38,15 +38,30 @@ SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookah
       try {
         // Decide every candidate whose turn has come, in order.
         bool decided = false;
+        bool recompute = false;
         while (next_commit < next_claim && state[next_commit] >= kComputed) {
           if (state[next_commit] == kComputed) {
             if (covered(next_commit)) ++stats.wasted;
             else commit(next_commit);
+          } else if (!covered(next_commit)) {
+            // Skipped when claimed, but what covered it has been dropped since: its turn needs it computed.
+            recompute = true;
+            break;
           }
           ++next_commit;
           decided = true;
         }
         if (decided) changed.notify_all();
+        if (recompute) {
+          const size_t i = next_commit;
+          state[i] = kComputing;
+          ++stats.computed;
+          lock.unlock();
+          compute(i);
+          lock.lock();
+          state[i] = kComputed;
+          continue;
+        }
         if (next_commit == n) return;
         if (next_claim < n && next_claim < next_commit + lookahead) {
           const size_t i = next_claim++;

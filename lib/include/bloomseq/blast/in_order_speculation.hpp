@@ -7,11 +7,12 @@
 //
 //   for i in 0..n: if (!covered(i)) { compute(i); commit(i); }
 //
-// covered(i) is asked when i is claimed (against the results committed so far: a candidate covered then is
-// covered in the sequential loop too, since the kept set only grows) and again when its turn to commit comes;
-// only then is commit(i) called. So the kept set, and everything derived from it, equals the sequential loop's
-// at any thread count; threads only change how much is computed in vain (a candidate computed while an earlier
-// one that will cover it was still being computed).
+// covered(i) is asked when i is claimed (against the results committed so far) and again when its turn to commit
+// comes; only that second answer decides. A candidate covered when claimed is not computed then, but a commit may
+// drop what covered it (BLAST's interval tree drops an alignment that a better one shares an end with), so one no
+// longer covered at its turn is computed then, before anything after it is decided. So the kept set, and
+// everything derived from it, equals the sequential loop's at any thread count; threads only change how much is
+// computed in vain (a candidate computed while an earlier one that will cover it was still being computed).
 #pragma once
 #include <cstddef>
 #include <cstdint>
