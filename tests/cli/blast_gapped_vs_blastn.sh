@@ -46,6 +46,9 @@ run "lambda vs E. coli 200k, 1/-2 gaps 2/2"     "$lambda" "$ecoli" 10 --reward 1
 # does not keep an alignment sharing an end with a better one, so that one contains nothing and the copies are
 # reported (two lines of E 1e-19 were missing while every traced alignment was kept).
 run "E. coli 948k repeats vs themselves"        "$src/data/ecoli_536_948k.fa" "$src/data/ecoli_536_948k.fa" 25
+# A genome piece against itself: many alignments of equal score on both strands, printed in blastn's order
+# (ScoreCompareHSPs: subject start up, subject end down, then the query offsets on the strand aligned).
+run "E. coli 200k vs itself (ties of score)"     "$ecoli" "$ecoli" 200
 run "E. coli 948k repeats vs themselves, 2 threads" "$src/data/ecoli_536_948k.fa" "$src/data/ecoli_536_948k.fa" 25 \
   --num_threads 2
 # Two copies of a random stretch, a short one A and a long one B, apart by random junk in query and subject

@@ -759,9 +759,14 @@ std::vector<Hsp> BlastSearch::finish() {
       return a.subject < b.subject;
     }
     if (a.score != b.score) return a.score > b.score;
-    // The rest only makes the order total, so that it cannot depend on the order the threads found them in.
-    return std::tie(a.s_start, a.q_start, a.strand, a.s_end, a.q_end) <
-           std::tie(b.s_start, b.q_start, b.strand, b.s_end, b.q_end);
+    // Ties as blastn's ScoreCompareHSPs breaks them: subject start up, subject end down, query start up, query end
+    // down, the query on the strand aligned (a minus-strand alignment's offsets are on the reverse complement);
+    // then the strand, so that the order cannot depend on the order the threads found them in.
+    const uint64_t qa = queries_.codes[a.query].size(), qb = queries_.codes[b.query].size();
+    const uint64_t a_qs = a.strand ? qa - a.q_end : a.q_start, a_qe = a.strand ? qa - a.q_start : a.q_end;
+    const uint64_t b_qs = b.strand ? qb - b.q_end : b.q_start, b_qe = b.strand ? qb - b.q_start : b.q_end;
+    return std::make_tuple(a.s_start, b.s_end, a_qs, b_qe, a.strand) <
+           std::make_tuple(b.s_start, a.s_end, b_qs, a_qe, b.strand);
   });
   lane_.stats.hsps = out.size();
   return out;
