@@ -133,7 +133,8 @@ TEST_CASE("part keys: the single run's order of subjects", "[shard]") {
   const PartKey a{0, 9, 1e-10, 50}, b{0, 3, 1e-5, 80}, c{0, 4, 1e-5, 70}, d{0, 5, 1e-5, 70}, e{1, 0, 0.0, 999};
   REQUIRE(part_key_less(a, b));  // lower E-value first
   REQUIRE(part_key_less(b, c));  // then the higher score
-  REQUIRE(part_key_less(c, d));  // then the subject index
-  REQUIRE(part_key_less(d, e));  // queries in input order first of all
+  REQUIRE(part_key_less(d, c));  // then the later subject (blastn's s_EvalueCompareHSPLists)
+  REQUIRE(!part_key_less(c, d));
+  REQUIRE(part_key_less(c, e));  // queries in input order first of all
   REQUIRE(!part_key_less(c, c));
 }

@@ -46,6 +46,12 @@ run "lambda vs E. coli 200k, 1/-2 gaps 2/2"     "$lambda" "$ecoli" 10 --reward 1
 # does not keep an alignment sharing an end with a better one, so that one contains nothing and the copies are
 # reported (two lines of E 1e-19 were missing while every traced alignment was kept).
 run "E. coli 948k repeats vs themselves"        "$src/data/ecoli_536_948k.fa" "$src/data/ecoli_536_948k.fa" 25
+# Subjects tied on their best E-value and score (two copies each of two lambda pieces): blastn prints the later
+# record first (s_EvalueCompareHSPLists).
+awk 'NR>1' "$lambda" | tr -d '\n' > "$tmp/lambda.txt"
+{ for name in first second; do echo ">$name"; cut -c 1001-3000 "$tmp/lambda.txt"; done
+  for name in third fourth; do echo ">$name"; cut -c 20001-21500 "$tmp/lambda.txt"; done; } > "$tmp/twins.fa"
+run "lambda vs tied subjects (later record first)" "$lambda" "$tmp/twins.fa" 12
 # A genome piece against itself: many alignments of equal score on both strands, printed in blastn's order
 # (ScoreCompareHSPs: subject start up, subject end down, then the query offsets on the strand aligned).
 run "E. coli 200k vs itself (ties of score)"     "$ecoli" "$ecoli" 200

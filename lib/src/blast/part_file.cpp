@@ -79,7 +79,7 @@ bool part_key_less(const PartKey& a, const PartKey& b) {
   if (a.query != b.query) return a.query < b.query;
   if (a.evalue != b.evalue) return a.evalue < b.evalue;
   if (a.score != b.score) return a.score > b.score;
-  return a.subject < b.subject;
+  return a.subject > b.subject;  // the order of BlastSearch::finish (blastn's: the later subject first)
 }
 
 std::string part_hsp_line(const PartKey& key, const std::string& tabular) {

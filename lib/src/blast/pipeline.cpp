@@ -756,7 +756,7 @@ std::vector<Hsp> BlastSearch::finish() {
       const Rank ra = rank_of(a), rb = rank_of(b);
       if (ra.evalue != rb.evalue) return ra.evalue < rb.evalue;
       if (ra.score != rb.score) return ra.score > rb.score;
-      return a.subject < b.subject;
+      return a.subject > b.subject;  // as s_EvalueCompareHSPLists: equal best E-value and score, the later subject first
     }
     if (a.score != b.score) return a.score > b.score;
     // Ties as blastn's ScoreCompareHSPs breaks them: subject start up, subject end down, query start up, query end

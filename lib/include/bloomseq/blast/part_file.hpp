@@ -32,7 +32,8 @@ struct PartKey {
   double evalue = 0;
   int64_t score = 0;
 };
-// True if a comes before b in the single run's order (subjects of a query by best E-value, best score, index).
+// True if a comes before b in the single run's order (subjects of a query by best E-value, best score, then the
+// later subject first, as blastn orders them).
 bool part_key_less(const PartKey& a, const PartKey& b);
 
 std::string part_hsp_line(const PartKey& key, const std::string& tabular);  // with its newline
