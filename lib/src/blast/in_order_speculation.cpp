@@ -33,6 +33,14 @@ SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookah
 
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mutex);
+    auto compute_outside_lock = [&](size_t i) {  // the lock is held on entry and on return, not while computing
+      state[i] = kComputing;
+      ++stats.computed;
+      lock.unlock();
+      compute(i);
+      lock.lock();
+      state[i] = kComputed;
+    };
     for (;;) {
       if (error) return;
       try {
@@ -53,28 +61,14 @@ SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookah
         }
         if (decided) changed.notify_all();
         if (recompute) {
-          const size_t i = next_commit;
-          state[i] = kComputing;
-          ++stats.computed;
-          lock.unlock();
-          compute(i);
-          lock.lock();
-          state[i] = kComputed;
+          compute_outside_lock(next_commit);
           continue;
         }
         if (next_commit == n) return;
         if (next_claim < n && next_claim < next_commit + lookahead) {
           const size_t i = next_claim++;
-          if (covered(i)) {
-            state[i] = kSkipped;
-            continue;
-          }
-          state[i] = kComputing;
-          ++stats.computed;
-          lock.unlock();
-          compute(i);
-          lock.lock();
-          state[i] = kComputed;
+          if (covered(i)) state[i] = kSkipped;
+          else compute_outside_lock(i);
           continue;
         }
       } catch (...) {
