@@ -20,6 +20,15 @@ constexpr uint8_t kOpMask = 3;
 constexpr uint8_t kSub = 0, kGapInA = 1, kGapInB = 2;
 constexpr uint8_t kExtendGapA = 4, kExtendGapB = 8;
 
+// A traceback cell takes 4 bits, two to a byte (cell c of a row in byte c / 2, the low half for even c): a long
+// alignment's cells are the bulk of its memory (a 5-Mbase self-alignment: ~550 MB a byte a cell).
+inline size_t cell_bytes(size_t cells) { return (cells + 1) / 2; }
+inline void set_cell(uint8_t* row, size_t c, uint8_t op) {
+  uint8_t& byte = row[c >> 1];
+  byte = (c & 1) ? uint8_t((byte & 0x0F) | (op << 4)) : uint8_t((byte & 0xF0) | op);
+}
+inline uint8_t get_cell(const uint8_t* row, size_t c) { return uint8_t((row[c >> 1] >> ((c & 1) * 4)) & 0x0F); }
+
 constexpr int64_t kLanes = 8;  // cells per vector in the vector row
 
 // The vector row (AVX2, eight 32-bit lanes; vector extensions of GCC and clang). BLAST computes a row cell after
@@ -47,6 +56,7 @@ struct VectorRow {
 typedef int v8si __attribute__((vector_size(32)));
 typedef unsigned char v8qu __attribute__((vector_size(8)));
 typedef unsigned char v32qu __attribute__((vector_size(32)));
+typedef unsigned char v4qu __attribute__((vector_size(4)));
 
 __attribute__((target("avx2"))) inline v8si vmax(v8si a, v8si b) { return a > b ? a : b; }
 // Lane j takes lane j - k (the first k lanes take fill's).
@@ -145,12 +155,15 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
       const v8si from_col = (diag < gap_col) & ~from_row;
       const v8si extends = ((col_extended >= opened) & kExtendGapB) | (((gap_row - ext) >= opened) & kExtendGapA);
       const v8si op = (from_row & kGapInA) | (from_col & kGapInB) | (extends & keep);
-      // The low byte of each lane (ops fit in a byte) by one shuffle: __builtin_convertvector to bytes extracted
-      // the eight lanes one by one, a sixth of a long traceback's time.
-      v32qu op_lanes;
-      std::memcpy(&op_lanes, &op, sizeof op);
-      const v8qu op_bytes = __builtin_shufflevector(op_lanes, op_lanes, 0, 4, 8, 12, 16, 20, 24, 28);
-      std::memcpy(ops + j, &op_bytes, 8);
+      // Two cells a byte: each odd lane's op shifted up and merged into the even lane before it, then the low
+      // byte of the even lanes by one shuffle (__builtin_convertvector to bytes extracted the lanes one by one, a
+      // sixth of a long traceback's time). j is a multiple of 8, so the vector starts a byte.
+      const v8si shifted = op << v8si{0, 4, 0, 4, 0, 4, 0, 4};
+      const v8si pairs = shifted | __builtin_shufflevector(shifted, shifted, 1, 0, 3, 2, 5, 4, 7, 6);
+      v32qu pair_lanes;
+      std::memcpy(&pair_lanes, &pairs, sizeof pairs);
+      const v4qu op_bytes = __builtin_shufflevector(pair_lanes, pair_lanes, 0, 8, 16, 24);
+      std::memcpy(ops + j / 2, &op_bytes, 4);
     }
   }
   VectorRow r{best_carry[0], -1, gap_carry[0] - extend * int(n - 1)};
@@ -255,7 +268,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   ensure(std::min<int64_t>(N + 1, x / std::max(gap_extend, 1) + 4));
   // Traceback rows: row a holds cells from row_first[a] of B at row_ptr[a], in blocks that are never moved; a row
   // never spans two blocks. Every cell read back was written. The store is leased from a pool kept for the process:
-  // stage 3's threads live for one subject only, and a store of their own (a 1-Mbase self alignment takes ~150 MB)
+  // stage 3's threads live for one subject only, and a store of their own (a 1-Mbase self alignment took ~150 MB)
   // was faulted in afresh by each, 1.2-1.4x the time of such a trace when two ran side by side.
   std::optional<TracebackLease> lease;  // score-only alignments need none
   thread_local TracebackStore unused;
@@ -265,17 +278,18 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   auto& row_ptr = store.row_ptr;
   auto& row_first = store.row_first;
   size_t block = 0, block_used = 0;
-  auto new_row = [&](size_t cells) -> uint8_t* {
-    if (block < blocks.data.size() && block_used + cells > blocks.size[block]) ++block, block_used = 0;
-    while (block < blocks.data.size() && cells > blocks.size[block]) ++block;  // a smaller block is skipped
+  auto new_row = [&](size_t cells) -> uint8_t* {  // room for `cells` cells, starting a byte
+    const size_t bytes = cell_bytes(cells);
+    if (block < blocks.data.size() && block_used + bytes > blocks.size[block]) ++block, block_used = 0;
+    while (block < blocks.data.size() && bytes > blocks.size[block]) ++block;  // a smaller block is skipped
     if (block == blocks.data.size()) {
-      const size_t n = std::max<size_t>(size_t(1) << 20, 2 * cells);
+      const size_t n = std::max<size_t>(size_t(1) << 20, 2 * bytes);
       blocks.data.emplace_back(new uint8_t[n]);
       blocks.size.push_back(n);
       block_used = 0;
     }
     uint8_t* p = blocks.data[block].get() + block_used;
-    block_used += cells;
+    block_used += bytes;
     return p;
   };
   if (traceback) {
@@ -296,8 +310,8 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   }
   if (traceback) {
     uint8_t* row0 = new_row(size_t(i));
-    std::fill(row0, row0 + i, kGapInA);
-    row0[0] = kSub;
+    std::fill(row0, row0 + cell_bytes(size_t(i)), uint8_t(kGapInA | (kGapInA << 4)));
+    set_cell(row0, 0, kSub);
     row_ptr.push_back(row0);
     row_first.push_back(0);
   }
@@ -313,7 +327,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   for (int64_t a = 1; a <= M; ++a) {
     const uint8_t la = A.at(a);
     const int* row_scores = table[la < 4 ? la : 4];
-    uint8_t* row = nullptr;  // cell b at row[b - row_start_b]
+    uint8_t* row = nullptr;  // cell b at cell b - row_start_b of row (get_cell, set_cell)
     const int64_t row_start_b = first_b;
     if (traceback) {
       // Room for the current window, the growth below (at most x / extend + 3 cells past b_size) and one vector.
@@ -367,7 +381,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
         if (traceback) {
           uint8_t op = from_row ? kGapInA : (from_col ? kGapInB : kSub);
           if (!dropped) op |= uint8_t((col_extends ? kExtendGapB : 0) | (row_extends ? kExtendGapA : 0));
-          row[b - row_start_b] = op;
+          set_cell(row, size_t(b - row_start_b), op);
         }
       }
     }
@@ -387,7 +401,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
         H[b_size] = score_gap_row, E[b_size] = score_gap_row - gap_open_extend;
         if (traceback) {
           if (b_size - row_first.back() >= row_room) throw std::logic_error("gapped traceback row overflow");
-          row[b_size - row_start_b] = kGapInA;
+          set_cell(row, size_t(b_size - row_start_b), kGapInA);
         }
         score_gap_row -= gap_extend;
         ++b_size;
@@ -398,7 +412,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
       // Give back the room the row did not use (the growth's bound is rarely reached): a long alignment's cells
       // then take what its windows need, ~40% less at blastn's final X-drop on a near-identity.
       const int64_t used = std::min(row_room, row_end - row_start_b + kLanes);
-      block_used -= size_t(row_room - used);
+      block_used -= cell_bytes(size_t(row_room)) - cell_bytes(size_t(used));
     }
     if (b_size <= N) {
       ensure(b_size);
@@ -416,7 +430,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   uint8_t state = kSub;
   std::vector<GapOp> back;
   while (a > 0 || b > 0) {
-    const uint8_t next = row_ptr[size_t(a)][b - row_first[size_t(a)]];
+    const uint8_t next = get_cell(row_ptr[size_t(a)], size_t(b - row_first[size_t(a)]));
     switch (state) {
       case kGapInA: state = (next & kExtendGapA) ? kGapInA : uint8_t(next & kOpMask); break;
       case kGapInB: state = (next & kExtendGapB) ? kGapInB : uint8_t(next & kOpMask); break;
