@@ -56,9 +56,10 @@ FacsRunPrediction predict_facs_run(const std::vector<const FilterEntry*>& filter
 // The classifier's own rate on a sample of the input: the model above prices every k-mer of every read against every
 // filter (classic FACS), while the classifier looks up far fewer (a quick pass, then scans of the candidate filters
 // only: 67 lookups per 150-base read against 7 filters where the model counts 910), so its reads/s can be 10x off.
-// The sample is the first reads of a regular file (up to `max_bases` bases), read and classified on one thread, all
-// but the first quarter's classification timed. Not taken (taken = false, `why_not` says why) for stdin, pipes and
-// empty input.
+// The sample is the first reads of a regular file, cut and parsed as the run does it (next_chunk, then parse into
+// reused records) and classified on one thread: a first piece of 300 kbases warms up, then pieces are timed, reading
+// included, until 30 ms were timed or `max_bases` read. Not taken (taken = false, `why_not` says why) for stdin,
+// pipes and empty input.
 struct FacsSample {
   bool taken = false;
   std::string why_not;
