@@ -3,7 +3,9 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -215,6 +217,58 @@ TEST_CASE("filter file: loading by mapping borrows the words the writer was give
   CHECK(unchecked.filters[4].bits.data()[0] == (set.filters[4].bits.words()[0] ^ 0x20u));
   for (const FilterLoading how : {FilterLoading{}, FilterLoading{FilterLoadMode::map, b.size()}})
     CHECK_THROWS_WITH(read_filter_file(flipped, how), Catch::Contains("flipped.bf: corrupt: checksum mismatch"));
+}
+
+// The VmFlags line of the mapping of this process that holds `p` ("" if none is found).
+static std::string vm_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
+      inside = a >= lo && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST_CASE("filter file: a large file is mapped with the hint for huge pages", "[io][bf]") {
+  // Where the kernel has no transparent huge pages the hint cannot be given, and there is nothing to check.
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) return;
+  TempDir dir;
+  FilterSet set;
+  set.w = 21;
+  FilterEntry big;
+  big.name = "big";
+  big.k = 3;
+  big.bits = BloomVector(uint64_t(1) << 25);  // 4 MiB of words: a 2-MiB folio fits
+  big.bits.words()[12345] = 0x5a5a5a5au;
+  set.filters.push_back(big);
+  FilterEntry small = big;
+  small.name = "small";
+  small.bits = BloomVector(4096);
+  FilterSet small_set = set;
+  small_set.filters = {small};
+  const auto path = dir.file("big.bf"), small_path = dir.file("small.bf");
+  write_filter_file(path, set);
+  write_filter_file(small_path, small_set);
+  const FilterSet mapped = read_filter_file(path, FilterLoading{FilterLoadMode::map, UINT64_MAX});
+  REQUIRE(mapped.mapped);
+  CHECK(mapped.filters[0].bits.data()[12345] == 0x5a5a5a5au);
+  const std::string flags = vm_flags_of(mapped.filters[0].bits.data());
+  INFO(flags);
+  REQUIRE(!flags.empty());
+  CHECK(flags.find(" hg") != std::string::npos);
+  // A file smaller than a huge page gets no hint.
+  const FilterSet small_mapped = read_filter_file(small_path, FilterLoading{FilterLoadMode::map, UINT64_MAX});
+  REQUIRE(small_mapped.mapped);
+  const std::string small_flags = vm_flags_of(small_mapped.filters[0].bits.data());
+  INFO(small_flags);
+  REQUIRE(!small_flags.empty());
+  CHECK(small_flags.find(" hg") == std::string::npos);
 }
 
 TEST_CASE("filter file: version 2 stores each filter's layout", "[io][bf]") {

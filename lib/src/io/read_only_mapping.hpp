@@ -11,6 +11,8 @@ namespace io_detail {
 
 class ReadOnlyMapping {
  public:
+  // Files of at least this size are mapped with a hint for huge pages (see open()).
+  static constexpr uint64_t kHugePageBytes = uint64_t(2) << 20;
   // Null when the file cannot be mapped (not a regular file, a size other than `expected_bytes`, mmap failing,
   // no guard slot left): the caller then reads it instead.
   static std::shared_ptr<const ReadOnlyMapping> open(const std::string& path, uint64_t expected_bytes);
