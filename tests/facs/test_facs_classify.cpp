@@ -438,6 +438,11 @@ TEST_CASE("classify --load auto maps sets up to 32 MB or above a quarter of the 
   CHECK(choose_filter_load(FilterLoadChoice::copy, 1, 6 * gb + 1, 24 * gb) == FilterLoadMode::copy);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, huge, huge) == FilterLoadMode::copy);
   CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, gb) == FilterLoadMode::copy);  // unknown length
+  // files the page cache maps through 2-MiB pages: mapped whatever the reads; an explicit copy stays a copy
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 0, gb, 0, true) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, huge, huge, 0, true) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::automatic, 4 * gb, 6 * gb, 24 * gb, true) == FilterLoadMode::map);
+  CHECK(choose_filter_load(FilterLoadChoice::copy, 1, gb, 0, true) == FilterLoadMode::copy);
 
   bloomseq_test::TempDir dir;
   bloomseq_test::write_bytes(dir.file("r.fq"), std::string(1000, 'A'));

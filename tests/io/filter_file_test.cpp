@@ -262,6 +262,13 @@ TEST_CASE("filter file: a large file is mapped with the hint for huge pages", "[
   INFO(flags);
   REQUIRE(!flags.empty());
   CHECK(flags.find(" hg") != std::string::npos);
+  // The probe of the page cache: a file too small for a 2-MiB page of its own, or none at all, is not served
+  // through them; a large one may be (it depends on the kernel and the file system), and probing leaves it intact.
+  CHECK(!maps_through_huge_pages(small_path));
+  CHECK(!maps_through_huge_pages(dir.file("absent.bf")));
+  const std::string before = read_bytes(path);
+  (void)maps_through_huge_pages(path);
+  CHECK(read_bytes(path) == before);
   // A file smaller than a huge page gets no hint.
   const FilterSet small_mapped = read_filter_file(small_path, FilterLoading{FilterLoadMode::map, UINT64_MAX});
   REQUIRE(small_mapped.mapped);

@@ -165,9 +165,16 @@ ClassifyReport run_classify(const ClassifyRequest& o, const FacsSinks& sinks) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> read_files{reads_path};
   if (paired) read_files.push_back(o.mate);
-  const FilterLoadMode load_mode =
-      choose_filter_load(o.load, estimated_read_bytes(read_files, o.sharded ? o.shard.count : 1),
-                         filter_file_bytes(bf_paths), available_memory_bytes());
+  const uint64_t read_bytes = estimated_read_bytes(read_files, o.sharded ? o.shard.count : 1);
+  const uint64_t filter_bytes = filter_file_bytes(bf_paths), available = available_memory_bytes();
+  FilterLoadMode load_mode = choose_filter_load(o.load, read_bytes, filter_bytes, available);
+  // A copy is only worth its load where the mapping would go through 4-KiB pages: ask the kernel (it costs one
+  // 2-MiB page of each file, which the run reads anyway).
+  if (load_mode == FilterLoadMode::copy && o.load == FilterLoadChoice::automatic &&
+      std::all_of(bf_paths.begin(), bf_paths.end(), [](const std::string& p) {
+        return filter_file_bytes({p}) <= kAlwaysMapFilterBytes || maps_through_huge_pages(p);
+      }))
+    load_mode = choose_filter_load(o.load, read_bytes, filter_bytes, available, true);
   const FilterSet set = load_filters(bf_paths, o.requested_w, load_mode, log);
   std::vector<const FilterEntry*> filter_ptrs;
   for (const FilterEntry& f : set.filters) filter_ptrs.push_back(&f);

@@ -19,10 +19,10 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }  // namespace
 
 FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes,
-                                  uint64_t available_bytes) {
+                                  uint64_t available_bytes, bool maps_huge) {
   if (choice == FilterLoadChoice::map) return FilterLoadMode::map;
   if (choice == FilterLoadChoice::copy) return FilterLoadMode::copy;
-  if (filter_bytes <= kAlwaysMapFilterBytes) return FilterLoadMode::map;
+  if (filter_bytes <= kAlwaysMapFilterBytes || maps_huge) return FilterLoadMode::map;
   if (available_bytes > 0 && filter_bytes > available_bytes / kCopyMemoryShare) return FilterLoadMode::map;
   if (read_bytes == 0) return FilterLoadMode::copy;  // a stream of unknown length: as many reads as it takes
   const MapReadLimit lim = map_read_limit(filter_bytes);

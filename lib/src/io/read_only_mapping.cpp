@@ -5,6 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "bloomseq/io/filter_file.hpp"
 #include "mapped_input_guard.hpp"
 
 namespace bloomseq {
@@ -42,4 +48,44 @@ ReadOnlyMapping::~ReadOnlyMapping() {
 }
 
 }  // namespace io_detail
+
+bool maps_through_huge_pages(const std::string& path) {
+  constexpr uint64_t kHuge = io_detail::ReadOnlyMapping::kHugePageBytes;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  void* m = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) >= 2 * kHuge)
+    m = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return false;
+  const size_t bytes = size_t(st.st_size);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(m);
+  // A 2-MiB page maps a 2-MiB-aligned piece of the file at a 2-MiB-aligned address: only a mapping that starts
+  // aligned (the kernel aligns large file mappings where it can map them whole) can have one.
+  bool huge = false;
+  const int slot = base % kHuge == 0 ? io_detail::register_mapping(m, bytes, path) : -1;
+  if (slot >= 0) {
+    ::madvise(m, bytes, MADV_HUGEPAGE);
+    // A page from the middle: the first ones also hold the header, which loaders read() (small folios).
+    const volatile char touched = static_cast<const volatile char*>(m)[bytes / 2 / kHuge * kHuge];
+    (void)touched;
+    std::ifstream smaps("/proc/self/smaps");
+    bool inside = false;
+    for (std::string line; std::getline(smaps, line);) {
+      unsigned long lo = 0, hi = 0;
+      char dash = 0;
+      if (std::sscanf(line.c_str(), "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-') {
+        inside = lo == base;
+      } else if (inside && line.rfind("FilePmdMapped:", 0) == 0) {
+        huge = std::strtoull(line.c_str() + 14, nullptr, 10) > 0;
+        break;
+      }
+    }
+    io_detail::unregister_mapping(slot);
+  }
+  ::munmap(m, bytes);
+  return huge;
+}
+
 }  // namespace bloomseq

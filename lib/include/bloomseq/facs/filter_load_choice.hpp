@@ -3,7 +3,8 @@
 // Copying reads every byte of the filters into memory of their own on huge pages (about 3.5 s per GB here, ~0.35 s
 // for a 69-MB set) before the first read; mapping costs nothing up front, but lookups go through the page cache's
 // pages, which the kernel maps with 4 KiB pages unless the file system gives it large folios (more TLB misses), a
-// cost per read that grows with the set's size. Measured in docs/facs.md ("Loading the filters"): against a 1-GB
+// cost per read that grows with the set's size. Where it does give them (the mapping asks for huge pages),
+// mapping is never slower, and --load auto maps. Measured in docs/facs.md ("Loading the filters"): against a 1-GB
 // set mapping was faster with 20,000 reads (0.004 of its bytes) and slower with 300,000 (0.065; break-even near
 // 0.03); against 208-277 MB sets it was faster up to 0.43-0.63 of their bytes and 1.10x the CPU at 0.87; against a
 // 69-MB set it was as fast as copying at 1.6-3.2x its bytes. A wrong copy costs at most the load, a wrong map grows
@@ -43,10 +44,12 @@ MapReadLimit map_read_limit(uint64_t filter_bytes);
 constexpr uint64_t kCopyMemoryShare = 4;
 
 // The mode for `choice`; for automatic: map sets up to kAlwaysMapFilterBytes or above the copy's memory share
-// (`available_bytes`: MemAvailable; 0 = unknown, no such limit), and other sets when the reads' bytes (0 =
-// unknown, e.g. stdin: copy) are within map_read_limit of the filters' bytes.
+// (`available_bytes`: MemAvailable; 0 = unknown, no such limit), sets whose files map through 2-MiB pages
+// (`maps_huge`, maps_through_huge_pages: the copy's lookups would cost the same, so it would only add its load
+// and a second copy in memory), and other sets when the reads' bytes (0 = unknown, e.g. stdin: copy) are within
+// map_read_limit of the filters' bytes.
 FilterLoadMode choose_filter_load(FilterLoadChoice choice, uint64_t read_bytes, uint64_t filter_bytes,
-                                  uint64_t available_bytes = 0);
+                                  uint64_t available_bytes = 0, bool maps_huge = false);
 
 // The reads' bytes as --load auto counts them: the sizes of the read files (x4 for gzip, its usual ratio on
 // FASTQ), divided by the shard count; 0 when a file is not a regular one (stdin, a pipe).

@@ -74,6 +74,13 @@ struct FilterLoading {
   uint64_t verify_up_to = UINT64_MAX;
 };
 
+// Whether a mapping of the file at `path` is served through 2-MiB pages: the file is mapped with the huge-page hint
+// and one 2-MiB page of it touched (read from disk if it is not cached), and the kernel's account of the mapping
+// (/proc/self/smaps, FilePmdMapped) says whether that page came mapped whole. Lookups in such a mapping cost what
+// they cost in a copy on huge pages (docs/benchmarks.md, "Huge pages for mapped filters"). False for files under
+// 4 MiB, files that cannot be mapped, and kernels or file systems without large folios.
+bool maps_through_huge_pages(const std::string& path);
+
 // Everything but the bit payloads (for `facs info` and for checks before loading): validates the structure and
 // the header checksum, reading only the header and the trailer.
 FilterSet read_filter_header(const std::string& path);
