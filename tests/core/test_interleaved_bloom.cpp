@@ -70,6 +70,17 @@ TEST_CASE("interleaved bins equal separate Bloom vectors bit for bit, and querie
           false_negatives += exact[b].count(key) && !got;
           ++answered;
         }
+        // query() in stages (the classifier's quick pass): rows [0, cut) then [cut, k), the second stage only
+        // while a bin is left.
+        {
+          const int cut = int((key >> 7) % uint64_t(k + 1));
+          std::vector<uint64_t> staged(ibf.words_per_row(), ~uint64_t(0));
+          bool left = query_view.query_rows(h, 0, cut, staged.data());
+          if (cut == 0) left = true;  // no row read yet: every bin is still a candidate
+          if (left) left = query_view.query_rows(h, cut, k, staged.data());
+          mismatches += staged != out;
+          mismatches += left != any;
+        }
         // Bits past the last bin stay clear.
         for (uint32_t b = bins; b < 64 * ibf.words_per_row(); ++b) mismatches += (out[b >> 6] >> (b & 63)) & 1u;
         CHECK(any == any_expected);

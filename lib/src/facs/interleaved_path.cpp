@@ -27,7 +27,8 @@ constexpr uint32_t kIbfNone = UINT32_MAX;         // not looked up yet
 constexpr uint32_t kIbfInvalid = UINT32_MAX - 1;  // the frame holds an N: a miss without a lookup
 constexpr uint32_t kIbfHashed = UINT32_MAX - 2;   // hashed, not looked up for every bin (a scan frame)
 constexpr uint32_t kIbfPending = UINT32_MAX - 3;  // to be looked up for every bin in this round
-constexpr size_t kQuickAhead = 4;                 // quick frames whose rows are in flight while one is queried
+constexpr size_t kQuickInFlight = 16;             // whole-row queries (frame, group) whose rows are in flight
+constexpr int kQuickRows = 3;                     // rows a whole-row query reads per stage
 constexpr size_t kLookupsInFlight = 12;           // scan lookups whose next rows are in flight while one is tested
 constexpr int kPrefetchRows = 3;                  // rows a scan lookup tests per stage (a false positive's bit
                                                   // usually clears within them)
@@ -81,23 +82,41 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   ws.ibf_answers.clear();
   auto hashes_of = [&](size_t slot) { return ws.hashes.data() + slot * kmax; };
   // Every bin's answer for each frame (slot) of `slots`, appended to ibf_answers (W words each) and recorded in
-  // ibf_entry; the rows of the next few frames are prefetched while one is queried. Returns the first answer's
-  // index.
+  // ibf_entry. Returns the first answer's index. Each (frame, group) query goes through a ring, as the scan
+  // lookups below do: kQuickRows of its rows in flight, then tested; one with a bin left prefetches its next rows
+  // and goes to the back. Most queries of a random frame end within ~6 of a group's 7-9 rows (a third of a row's
+  // bits are set), so prefetching all k rows ahead read lines that were never used.
   auto answer_whole_rows = [&](const std::vector<uint32_t>& slots) {
     const size_t first = ws.ibf_answers.size() / W, count = slots.size();
     ws.ibf_answers.resize((first + count) * W);
-    auto prefetch = [&](size_t i) {
-      const uint32_t* h = hashes_of(slots[i]);
-      for (const IbfGroup& g : ibf_groups_) g.view.prefetch(h, g.k);
+    const size_t G = ibf_groups_.size(), queries = count * G;
+    struct Stage {
+      uint32_t q;  // frame * G + group
+      int row;
     };
-    for (size_t i = 0; i < std::min(count, kQuickAhead); ++i) prefetch(i);
-    for (size_t i = 0; i < count; ++i) {
-      if (i + kQuickAhead < count) prefetch(i + kQuickAhead);
-      const uint32_t* h = hashes_of(slots[i]);
-      uint64_t* out = ws.ibf_answers.data() + (first + i) * W;
-      for (const IbfGroup& g : ibf_groups_) g.view.query(h, g.k, out + g.first_word);
-      ws.ibf_entry[slots[i]] = uint32_t(first + i);
+    Stage ring[kQuickInFlight];
+    size_t head = 0, in_ring = 0, next = 0;
+    auto issue = [&](uint32_t q, int row) {
+      const IbfGroup& g = ibf_groups_[q % G];
+      g.view.prefetch_rows(hashes_of(slots[q / G]), row, std::min(g.k, row + kQuickRows));
+      ring[(head + in_ring++) % kQuickInFlight] = Stage{q, row};
+    };
+    while (in_ring < kQuickInFlight && next < queries) issue(uint32_t(next++), 0);
+    while (in_ring) {
+      const Stage st = ring[head];
+      head = (head + 1) % kQuickInFlight;
+      --in_ring;
+      const size_t i = st.q / G;
+      const IbfGroup& g = ibf_groups_[st.q % G];
+      const int to = std::min(g.k, st.row + kQuickRows);
+      uint64_t* out = ws.ibf_answers.data() + (first + i) * W + g.first_word;
+      if (g.view.query_rows(hashes_of(slots[i]), st.row, to, out) && to < g.k) {
+        issue(st.q, to);
+        continue;
+      }
+      if (next < queries) issue(uint32_t(next++), 0);
     }
+    for (size_t i = 0; i < count; ++i) ws.ibf_entry[slots[i]] = uint32_t(first + i);
     return first;
   };
   // All kmax hashes of a frame (every group may need them); false for a frame with N.

@@ -56,6 +56,41 @@ struct ConstInterleavedBloomView {
     return any != 0;
   }
 
+  // query() in stages, as contains_rows() is contains(): rows from .. to - 1 of the k ANDed into out[0 ..
+  // words_per_row) (from == 0 starts from the first row instead), so that a caller can query the rows it
+  // prefetched, prefetch the next ones, and come back. Returns whether any bin is left; query() is the chain of
+  // stages over [0, k) that stops at the first stage returning false.
+  BLOOMSEQ_HD bool query_rows(const uint32_t* hashes, int from, int to, uint64_t* out) const {
+    uint64_t any = 0;
+    int i = from;
+    if (i == 0 && to > 0) {
+      const uint64_t* first = row_of(hashes[0]);
+      for (uint32_t w = 0; w < words_per_row; ++w) any |= (out[w] = first[w]);
+      ++i;
+    } else {
+      for (uint32_t w = 0; w < words_per_row; ++w) any |= out[w];
+    }
+    for (; i < to && any; ++i) {
+      const uint64_t* r = row_of(hashes[i]);
+      any = 0;
+      for (uint32_t w = 0; w < words_per_row; ++w) any |= (out[w] &= r[w]);
+    }
+    return any != 0;
+  }
+  // The cache lines query_rows() reads: whole rows from .. to - 1.
+  BLOOMSEQ_HD void prefetch_rows(const uint32_t* hashes, int from, int to) const {
+#if !defined(__CUDA_ARCH__)
+    for (int i = from; i < to; ++i) {
+      const char* p = reinterpret_cast<const char*>(row_of(hashes[i]));
+      for (uint32_t off = 0; off < words_per_row * 8; off += 64) __builtin_prefetch(p + off);
+    }
+#else
+    (void)hashes;
+    (void)from;
+    (void)to;
+#endif
+  }
+
   // query() restricted to some words of a row: out[i] = mask[i] AND, over the k rows, word words[i] of the row
   // (words ascending). A caller that only needs a few bins (candidates) reads only their cache lines, and stops
   // as soon as none of them is left. Returns whether any is.
