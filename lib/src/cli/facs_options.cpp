@@ -246,7 +246,8 @@ FacsClassifyOptions parse_facs_classify(int argc, const char* const* argv, std::
                "that skipped with a notice: facs info --verify checks it) or auto (map sets up to 32 MB or over a quarter "
                "of the available memory; other ones when "
                "the reads take at most 4x their bytes up to 128 MB, 1x up to 256 MB, 1/32 beyond; gzip counted x4; "
-               "copy for more reads and for stdin; docs/facs.md)",
+               "copy for more reads and for stdin, unless the kernel maps the files through 2-MiB pages, where "
+               "mapping is as fast; docs/facs.md)",
        cxxopts::value<std::string>()->default_value("auto"))
       ("progress", "show progress on stderr even if it is not a terminal")
       ("no-progress", "never show progress")
