@@ -10,6 +10,7 @@
 #include "bloomseq/app/model_commands.hpp"
 #include "bloomseq/cli/blast_options.hpp"
 #include "bloomseq/cli/facs_options.hpp"
+#include "bloomseq/facs/interleaved_builder.hpp"
 #include "bloomseq/error.hpp"
 
 using namespace bloomseq;
@@ -238,6 +239,34 @@ TEST_CASE("facs: top level", "[cli]") {
   CHECK(facs({"facs", "--version"}).command == FacsCommand::version);
   CHECK_THAT(usage_message({"facs", "filter"}), Catch::Contains("unknown command 'filter'"));
   CHECK(facs({"facs", "model", "plan"}).model.command == ModelCommand::plan);
+}
+
+TEST_CASE("facs build-filter: the default layout is interleaved from 64 reference files on, else blocked", "[cli]") {
+  // The files are only named here: the layout is decided from their number before any is read.
+  auto layout_for = [](size_t files, std::vector<std::string> extra, bool first_from_stdin = false) {
+    std::vector<std::string> words{"build-filter", "-o", "r.bf"};
+    words.insert(words.end(), extra.begin(), extra.end());
+    for (size_t i = 0; i < files; ++i) words.push_back(i == 0 && first_from_stdin ? "-" : "ref" + std::to_string(i) + ".fa");
+    std::vector<const char*> argv;
+    for (const std::string& w : words) argv.push_back(w.c_str());
+    argv.push_back(nullptr);
+    std::string help;
+    const FacsBuildOptions b = parse_facs_build_filter(int(words.size()), argv.data(), &help);
+    return std::make_pair(b.params.interleaved, b.params.layout);
+  };
+  CHECK(layout_for(63, {}) == std::make_pair(false, BloomLayout::blocked512));
+  CHECK(layout_for(64, {}) == std::make_pair(true, BloomLayout::classic));
+  CHECK(layout_for(1000, {}) == std::make_pair(true, BloomLayout::classic));
+  CHECK(layout_for(64, {"--layout", "blocked"}) == std::make_pair(false, BloomLayout::blocked512));
+  CHECK(layout_for(2, {"--layout", "interleaved"}) == std::make_pair(true, BloomLayout::classic));
+  CHECK(layout_for(64, {"--layout", "auto"}) == std::make_pair(true, BloomLayout::classic));
+  // Where an interleaved set cannot be built or planned: blocked.
+  CHECK(layout_for(64, {"--per-record"}) == std::make_pair(false, BloomLayout::blocked512));
+  CHECK(layout_for(64, {"--add"}) == std::make_pair(false, BloomLayout::blocked512));
+  CHECK(layout_for(64, {"--auto-tune"}) == std::make_pair(false, BloomLayout::blocked512));
+  CHECK(layout_for(64, {}, true) == std::make_pair(false, BloomLayout::blocked512));
+  CHECK(default_layout_interleaved(kInterleavedFromReferences, false, false, false, false));
+  CHECK_FALSE(default_layout_interleaved(kInterleavedFromReferences - 1, false, false, false, false));
 }
 
 TEST_CASE("facs build-filter: defaults and checks", "[cli]") {

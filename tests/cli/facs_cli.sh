@@ -144,6 +144,23 @@ check "the error names the folder" "grep -q 'a_file/sorted: cannot create output
 expect_exit 65 "a data error after the folder was created" "$facs" classify broken_late.fq refs.bf --matched-out made/here/
 check "a failed run removes the folders it created" "[ ! -e made ]"
 
+# --- the default layout: interleaved from 64 reference files on (pieces of lambda, so every file has k-mers of
+# its own), blocked below; reads from a piece are called to it either way
+mkdir -p pieces
+awk '!/^>/ { s = s $0 } END { for (i = 0; i < 64; ++i) printf ">p%d\n%s\n", i, substr(s, 1 + i * 700, 700) > ("pieces/p" i ".fa") }' \
+  "$data/lambda_virus.fa"
+"$facs" build-filter -q -o pieces64.bf pieces/p*.fa
+"$facs" build-filter -q -o pieces63.bf $(ls pieces/p*.fa | head -63)
+check "64 reference files: an interleaved set by default" "\"$facs\" info pieces64.bf | grep -q '^# format_version: 3' && \
+  \"$facs\" info pieces64.bf | grep -q '^# group 1: interleaved'"
+check "63 reference files: blocked filters by default" "\"$facs\" info pieces63.bf | grep -q '^# format_version: 2' && \
+  ! \"$facs\" info pieces63.bf | grep -q 'interleaved'"
+awk 'NR == 2 { print "@from_p5\n" substr($0, 101, 100) "\n+\n" sprintf("%100s", "") }' pieces/p5.fa | tr ' ' I > piece5.fq
+for bf in pieces64.bf pieces63.bf; do
+  "$facs" classify piece5.fq $bf -o piece5_$bf.tsv 2> /dev/null
+  check "$bf: a read from piece 5 is called to it" "awk -F'\t' '!/^#/ && \$1 == \"from_p5\" { found = \$2 == \"p5\" } END { exit !found }' piece5_$bf.tsv"
+done
+
 # --- --load map against --load copy: the same calls and summary for separate filters (version 1: classic,
 # version 2: blocked) and an interleaved set (version 3), single reads and pairs, 1 and 3 threads
 "$facs" build-filter -q --layout classic -o classic.bf $bees "$data/lambda_virus.fa"

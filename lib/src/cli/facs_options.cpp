@@ -4,12 +4,14 @@
 
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "bloomseq/app/argument_limits.hpp"
 #include "bloomseq/error.hpp"
+#include "bloomseq/facs/interleaved_builder.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/model/profile_io.hpp"
 
@@ -116,10 +118,11 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
        cxxopts::value<uint64_t>()->default_value("0"))
       ("layout", "bit layout: blocked (all probes of a k-mer in one 64-byte cache line; ~15-20% more bits for the "
-                 "same FPR, several times faster to query), classic (probes anywhere in the filter) or interleaved "
+                 "same FPR, several times faster to query), classic (probes anywhere in the filter), interleaved "
                  "(one classic filter per reference, references of similar size interleaved bit by bit so that one "
-                 "lookup answers all of them: for many references; docs/facs.md)",
-       cxxopts::value<std::string>()->default_value("blocked"))
+                 "lookup answers all of them: for many references; docs/facs.md) or auto (interleaved for 64 "
+                 "reference files or more, else blocked; blocked with --per-record, --add, --auto-tune or stdin)",
+       cxxopts::value<std::string>()->default_value("auto"))
       ("per-record", "one filter per FASTA record instead of one per file")
       ("name", "filter name, once per input file in order (default: the file name without extensions)",
        cxxopts::value<std::vector<std::string>>())
@@ -168,12 +171,18 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   b.no_progress = r.count("no-progress") > 0;
   b.json = r.count("json") > 0;
   if (b.json) b.json_path = r["json"].as<std::string>();
-  const std::string layout = r["layout"].as<std::string>();
+  b.tune = parse_auto_tune(r, "build-filter", false);
+  std::string layout = r["layout"].as<std::string>();
+  if (layout == "auto")
+    layout = default_layout_interleaved(b.refs.size(), p.per_record, b.add, b.tune.on,
+                                        std::find(b.refs.begin(), b.refs.end(), "-") != b.refs.end())
+                 ? "interleaved"
+                 : "blocked";
   b.layout_name = layout;
   if (layout == "blocked") p.layout = BloomLayout::blocked512;
   else if (layout == "classic") p.layout = BloomLayout::classic;
   else if (layout == "interleaved") p.layout = BloomLayout::classic, p.interleaved = true;
-  else throw UsageError("build-filter: --layout must be blocked, classic or interleaved, got '" + layout + "'");
+  else throw UsageError("build-filter: --layout must be auto, blocked, classic or interleaved, got '" + layout + "'");
   const std::string count = r["count"].as<std::string>();
   if (count == "exact") p.count = KmerCount::exact;
   else if (count == "hll") p.count = KmerCount::hyperloglog;
@@ -182,7 +191,6 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   b.threads = r["threads"].as<int>();
   if (b.threads < 0 || b.threads > 1024) throw UsageError("build-filter: -t must be 0..1024, got " + std::to_string(b.threads));
   if (!(p.fpr > 0 && p.fpr < 1)) throw UsageError("build-filter: --fpr must be in (0, 1)");
-  b.tune = parse_auto_tune(r, "build-filter", false);
   if (b.tune.on) {
     if (b.tune.target_fpr > 0) p.fpr = b.tune.target_fpr;
     else b.tune.target_fpr = p.fpr;

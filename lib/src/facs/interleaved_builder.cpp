@@ -23,6 +23,10 @@ double interleaved_default_fpr(size_t references) {
   return std::min(kFacsDefaultFpr, kFalseBinsPerKmer / double(std::max<size_t>(references, 1)));
 }
 
+bool default_layout_interleaved(size_t files, bool per_record, bool add, bool auto_tune, bool any_stdin) {
+  return files >= kInterleavedFromReferences && !per_record && !add && !auto_tune && !any_stdin;
+}
+
 std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t>& elements, const BuildParams& p) {
   BuildParams classic = p;
   classic.layout = BloomLayout::classic;  // bins use the classic slot function

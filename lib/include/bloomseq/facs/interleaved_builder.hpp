@@ -34,6 +34,19 @@ struct InterleavedReference {
 // bits of 5e-4 and 0.42-0.47x the time; docs/benchmarks.md, "The FPR of large interleaved sets").
 double interleaved_default_fpr(size_t references);
 
+// `facs build-filter` without --layout: an interleaved set for this many reference files and more, blocked filters
+// below. From 64 on a row's 64-bit words are full, so the set takes the bits separate filters would (64.8 against
+// 66.1 MB for 64 references of 0.5 Mbases) and a lookup reads k rows instead of one line per filter: 100,000 reads
+// classified 2.7x faster at 64 references, 4.5x at 128; at 32 it was 1.6x faster but twice the size (half of each
+// word empty), at 16 no faster (docs/benchmarks.md, "Which layout by default").
+constexpr size_t kInterleavedFromReferences = 64;
+
+// Whether build-filter's default layout is interleaved: `files` reference files, each one filter (no
+// --per-record, whose filters are only counted while reading), none of them stdin (an interleaved set reads its
+// references twice), not added to an existing set (--add extends blocked or classic sets only) nor sized by
+// --auto-tune (which plans separate filters).
+bool default_layout_interleaved(size_t files, bool per_record, bool add, bool auto_tune, bool any_stdin);
+
 // The groups for references with these distinct k-mer counts: members (bin order), m and k; rows not allocated.
 std::vector<InterleavedGroup> plan_interleaved_groups(const std::vector<uint64_t>& elements, const BuildParams& p);
 
