@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How `facs classify` scales with the number of references: separate filters (build-filter's default, blocked)
+# How `facs classify` scales with the number of references: separate filters (blocked, build-filter's default below 64 references)
 # against one interleaved set (build-filter --layout interleaved), on the same reads, side by side in alternating
 # rounds. References: REFS_MAX random genomes of GENOME_BASES each (fixed seed); the sets of 8, 64, ... hold the
 # first R of them. Reads: NREADS 100-bp reads, half drawn from the first 8 references (present in every set) with
@@ -57,7 +57,7 @@ for r in $refs_list; do
   for layout in separate interleaved; do
     bf=${layout}_$r.bf
     [ -f "$bf" ] && continue
-    extra=()
+    extra=(--layout blocked)
     [ "$layout" = interleaved ] && extra=(--layout interleaved)
     /usr/bin/time -f "%e" -o build_${layout}_$r.s "$bin/facs" build-filter "${extra[@]}" -o "$bf" -t "$threads" \
       $(cat list_$r.txt) > /dev/null 2> build.err || { cat build.err >&2; exit 1; }

@@ -20,7 +20,7 @@
 #   --sizes uniform|mix    mix: the real Debian genomes of ~/.cache/bloomseq/data (scripts/fetch-data.sh) first,
 #                          then synthetic ones of 0.5-5 Mbases (the mean is 2.75 Mbases: builds take ~5x longer)
 #   --per-record           facs: one multi-FASTA per R, one filter per record (--per-record)
-#   --layouts "L ..."      facs layouts to measure: blocked (the default layout), interleaved, or both (default:
+#   --layouts "L ..."      facs layouts to measure: blocked (separate filters), interleaved, or both (default:
 #                          "blocked interleaved"; blocked filters of 1,024 references cost ~100 CPU s a run)
 #   --facs-build-opts "."  extra `facs build-filter` options (also from the FACS_BUILD_OPTS environment variable)
 #   --threads N            threads of kraken2-build and both classifiers (default: 2)
@@ -87,13 +87,13 @@ cd "$out"
 max_r=$(printf '%s\n' $refs_list | sort -n | tail -1)
 refdir=refs_${sizes}_${size_kb}kb_seed$seed
 
-# The facs variants: the default layout with the extra options, and the interleaved layout where facs has one.
+# The facs variants: blocked filters with the extra options, and the interleaved layout where facs has one.
 variants=()
 declare -A variant_opts=()
 for l in $layouts; do [[ $l == blocked || $l == interleaved ]] || die "--layouts takes blocked and/or interleaved, not $l"; done
 if [[ " $layouts " == *" blocked "* ]]; then
   variants+=(facs)
-  variant_opts[facs]="$facs_opts"
+  variant_opts[facs]="--layout blocked $facs_opts"
 fi
 if [[ " $layouts " == *" interleaved "* ]] && "$facs" build-filter --help 2>&1 | grep -qi interleaved; then
   variants+=(facs-interleaved)

@@ -43,7 +43,7 @@ python3 "$src/bench/facs_scale_data.py" refs "$tmp/refs" "$nrefs" --seed 1 --siz
 python3 "$src/bench/facs_scale_data.py" reads "$tmp/refs" "$nrefs" "$tmp/reads.fq" --reads "$nreads" --seed 2 >/dev/null
 python3 "$src/bench/facs_scale_data.py" refs "$tmp/held" 64 --seed 3 --size-bp 500000 >/dev/null
 python3 "$src/bench/facs_scale_data.py" reads "$tmp/held" 64 "$tmp/held.fq" --reads "$nreads" --seed 4 >/dev/null
-"$bin/facs" build-filter -q -t "$threads" -o "$tmp/refs.bf" "$tmp"/refs/ref*.fa
+"$bin/facs" build-filter -q -t "$threads" --layout blocked -o "$tmp/refs.bf" "$tmp"/refs/ref*.fa
 "$bin/facs" build-filter -q -t "$threads" --layout interleaved -o "$tmp/refs-ibf.bf" "$tmp"/refs/ref*.fa
 "$bin/facs" build-filter -q -t "$threads" --layout interleaved -o "$tmp/held-ibf.bf" "$tmp"/held/ref*.fa
 

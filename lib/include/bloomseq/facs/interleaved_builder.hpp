@@ -38,7 +38,7 @@ double interleaved_default_fpr(size_t references);
 // below. From 64 on a row's 64-bit words are full, so the set takes the bits separate filters would (64.8 against
 // 66.1 MB for 64 references of 0.5 Mbases) and a lookup reads k rows instead of one line per filter: 100,000 reads
 // classified 2.7x faster at 64 references, 4.5x at 128; at 32 it was 1.6x faster but twice the size (half of each
-// word empty), at 16 no faster (docs/benchmarks.md, "Which layout by default").
+// word empty), at 16 1.2x faster at 4x the size (docs/benchmarks.md, "Which layout by default").
 constexpr size_t kInterleavedFromReferences = 64;
 
 // Whether build-filter's default layout is interleaved: `files` reference files, each one filter (no
