@@ -27,7 +27,7 @@ std::shared_ptr<const ReadOnlyMapping> ReadOnlyMapping::open(const std::string& 
   if (m == MAP_FAILED) return nullptr;
   // Lookups land on random rows of the filters: through 4-KiB pages nearly every one also misses the TLB. With
   // this hint, a kernel whose file system caches files in large folios reads the file into 2-MiB folios when it
-  // faults it in and maps them whole (1,024 references, 1.4 GB, read cold: later runs 0.67x the CPU time). A
+  // faults it in and maps them whole (1,024 references, 1.4 GB, read cold: later runs 0.69x the wall time). A
   // hint only: where it is not supported nothing changes.
   if (expected_bytes >= kHugePageBytes) ::madvise(m, size_t(expected_bytes), MADV_HUGEPAGE);
   const int slot = register_mapping(m, size_t(expected_bytes), path);
