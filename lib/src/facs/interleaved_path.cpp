@@ -36,6 +36,25 @@ constexpr int kPrefetchRows = 3;                  // rows a scan lookup tests pe
 // quick pass) and the answer shared: many candidates (BioBloom scores every filter) would each read their own words.
 constexpr uint32_t kSharedFrom = 8;
 
+// A staged lookup: its item and the first of its rows still to test.
+struct Stage {
+  uint32_t item;
+  int row;
+};
+// The lookups whose next rows are in flight, tested first in, first out (the quick pass and the scans below).
+template <size_t N>
+struct StageRing {
+  Stage at[N];
+  size_t head = 0, size = 0;
+  void push(Stage s) { at[(head + size++) % N] = s; }
+  Stage pop() {
+    const Stage s = at[head];
+    head = (head + 1) % N;
+    --size;
+    return s;
+  }
+};
+
 }  // namespace
 
 void Classifier::set_up_interleaved() {
@@ -90,28 +109,22 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     const size_t first = ws.ibf_answers.size() / W, count = slots.size();
     ws.ibf_answers.resize((first + count) * W);
     const size_t G = ibf_groups_.size(), queries = count * G;
-    struct Stage {
-      uint32_t q;  // frame * G + group
-      int row;
-    };
-    Stage ring[kQuickInFlight];
-    size_t head = 0, in_ring = 0, next = 0;
+    StageRing<kQuickInFlight> ring;  // items: frame * G + group
+    size_t next = 0;
     auto issue = [&](uint32_t q, int row) {
       const IbfGroup& g = ibf_groups_[q % G];
       g.view.prefetch_rows(hashes_of(slots[q / G]), row, std::min(g.k, row + kQuickRows));
-      ring[(head + in_ring++) % kQuickInFlight] = Stage{q, row};
+      ring.push(Stage{q, row});
     };
-    while (in_ring < kQuickInFlight && next < queries) issue(uint32_t(next++), 0);
-    while (in_ring) {
-      const Stage st = ring[head];
-      head = (head + 1) % kQuickInFlight;
-      --in_ring;
-      const size_t i = st.q / G;
-      const IbfGroup& g = ibf_groups_[st.q % G];
+    while (ring.size < kQuickInFlight && next < queries) issue(uint32_t(next++), 0);
+    while (ring.size) {
+      const Stage st = ring.pop();
+      const size_t i = st.item / G;
+      const IbfGroup& g = ibf_groups_[st.item % G];
       const int to = std::min(g.k, st.row + kQuickRows);
       uint64_t* out = ws.ibf_answers.data() + (first + i) * W + g.first_word;
       if (g.view.query_rows(hashes_of(slots[i]), st.row, to, out) && to < g.k) {
-        issue(st.q, to);
+        issue(st.item, to);
         continue;
       }
       if (next < queries) issue(uint32_t(next++), 0);
@@ -262,37 +275,31 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     // flight: a lookup whose prefetched bits are all set (a true hit, or a false positive that clears later)
     // prefetches its next rows and goes to the back of the ring instead of waiting on them, so that no lookup
     // stalls the others on a row that was not prefetched.
-    struct Stage {
-      uint32_t p;
-      int row;
-    };
-    Stage ring[kLookupsInFlight];
-    size_t head = 0, count = 0, next = 0;
+    StageRing<kLookupsInFlight> ring;  // items: indices into ibf_pending
+    size_t next = 0;
     auto issue = [&](uint32_t p, int row) {
       const IbfGroup* g;
       uint32_t bin;
       const uint32_t* h;
       lookup_of(p, g, bin, h);
       g->view.prefetch_bin(bin, h, row, std::min(g->k, row + kPrefetchRows));
-      ring[(head + count++) % kLookupsInFlight] = Stage{p, row};
+      ring.push(Stage{p, row});
     };
-    while (count < kLookupsInFlight && next < npending) issue(uint32_t(next++), 0);
-    while (count) {
-      const Stage s = ring[head];
-      head = (head + 1) % kLookupsInFlight;
-      --count;
+    while (ring.size < kLookupsInFlight && next < npending) issue(uint32_t(next++), 0);
+    while (ring.size) {
+      const Stage s = ring.pop();
       const IbfGroup* g;
       uint32_t bin;
       const uint32_t* h;
-      lookup_of(s.p, g, bin, h);
+      lookup_of(s.item, g, bin, h);
       const int to = std::min(g->k, s.row + kPrefetchRows);
       const bool set = g->view.contains_rows(bin, h, s.row, to);
       if (set && to < g->k) {
-        issue(s.p, to);
+        issue(s.item, to);
         continue;
       }
-      Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[s.p]];
-      jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[s.p]), set);
+      Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[s.item]];
+      jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[s.item]), set);
       if (next < npending) issue(uint32_t(next++), 0);
     }
     lookups += npending;
