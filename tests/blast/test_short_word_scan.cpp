@@ -259,8 +259,31 @@ TEST_CASE("the short-word plan keeps its filters selective and falls back for la
   const ShortWordPlan long_w = plan_short_word_scan(28, {48502}, caches);
   REQUIRE(long_w.use);
   CHECK(long_w.stride >= 17);
-  // A genome-sized query fills any affordable exact filter: the Bloom filters stay.
-  CHECK_FALSE(plan_short_word_scan(11, {5000000}, caches).use);
+  // A genome-sized query fills every exact filter of a shorter word; its filter of w-mers (one sub-query) passes
+  // most database w-mers, but only true ones, for one bit read each: priced below the Bloom filters' 619 columns,
+  // it replaces them, and the batch stays the default.
+  const ShortWordPlan genome = plan_short_word_scan(11, {5000000}, caches);
+  REQUIRE(genome.use);
+  CHECK(genome.dense);
+  CHECK(genome.word == 11);
+  CHECK(genome.stride == 1);
+  CHECK(genome.n_sub == 5000000);
+  CHECK(genome.hits_per_probe > 0.25);
+  CHECK(genome.batch_bases == 0);
+  BlastParams applied;
+  apply_short_word_plan(genome, applied);
+  CHECK(applied.batch_bases == BlastParams{}.batch_bases);
+  CHECK(applied.probe_word == 0);
+  CHECK(applied.exact_filter);
+  CHECK_NOTHROW(applied.validate());
+  CHECK_FALSE(lambda.dense);
+  // The same at w = 12 (4^12-bit filters); at w = 16 no exact filter holds the word, and a shorter word would be
+  // dense: the Bloom filters stay.
+  CHECK(plan_short_word_scan(12, {5000000}, caches).dense);
+  CHECK_FALSE(plan_short_word_scan(16, {5000000}, caches).use);
+  // A million reads: 191 exact filters of 512 KB that miss every cache cost more per database base (15 ns each)
+  // than the Bloom filters' 12,500 columns (0.2 ns each): the Bloom filters stay.
+  CHECK_FALSE(plan_short_word_scan(11, std::vector<uint64_t>(1000000, 100), caches).use);
   CHECK_FALSE(forced_short_word_plan(28, 16, {1000}).use);
   // No record of w bases: nothing to scan for.
   CHECK_FALSE(plan_short_word_scan(11, {5, 10}, caches).use);

@@ -47,6 +47,17 @@ sw=$(sed -n 's/.*"probe_word": \([0-9]*\).*/\1/p' "$tmp/s28.json"); ss=$(sed -n 
 ns=$(sed -n 's/.*"sub_query": \([0-9]*\).*/\1/p' "$tmp/s28.json")
 grep -q '"sub_query": 2000' "$tmp/p28.json" && grep -q '"sub_query": 8000' "$tmp/e28.json" \
   && [[ "$ns" -ge 3000 ]] && grep -q '"subqueries": 1,' "$tmp/s28.json" || { echo "FAIL default sub-query lengths"; fail=1; }
+# A query that fills the w-mer space (200 kbases at w = 9): one exact filter of its w-mers instead of the Bloom
+# filters (no false positives, one sub-query), the same seeds and HSPs as the Bloom filters of --every-wmer.
+check "w 9, dense query" 0 "$bb" -w 9 "$db" "$q" -o "$tmp/d9.tsv" --stats "$tmp/d9.json"
+check "w 9, --every-wmer" 0 "$bb" -w 9 --every-wmer "$db" "$q" -o "$tmp/b9.tsv" --stats "$tmp/b9.json"
+cmp -s "$tmp/d9.tsv" "$tmp/b9.tsv" || { echo "FAIL the dense query's exact filter and the Bloom filters give different HSPs"; fail=1; }
+[[ $(grep -vc '^#' "$tmp/d9.tsv") -gt 20 ]] || { echo "FAIL no HSPs at w 9"; fail=1; }
+seeds() { sed -n 's/.*"seeds": \([0-9]*\).*/\1/p' "$1"; }
+grep -q '"exact_filter": true' "$tmp/d9.json" && grep -q '"subqueries": 1,' "$tmp/d9.json" \
+  && grep -q '"sub_query": 200000' "$tmp/d9.json" && grep -q '"false_positives": 0' "$tmp/d9.json" \
+  && grep -q '"exact_filter": false' "$tmp/b9.json" && [[ "$(seeds "$tmp/d9.json")" == "$(seeds "$tmp/b9.json")" ]] \
+  || { echo "FAIL dense query's filter in the stats"; fail=1; }
 check "--scan-word and --every-wmer" 64 "$bb" -w 28 --scan-word 12 --every-wmer "$tmp/slices.fa" "$db"
 check "--scan-word above w" 64 "$bb" -w 11 --scan-word 12 "$tmp/slices.fa" "$db"
 check "w 28, --sub-query 1000" 0 "$bb" -w 28 --sub-query 1000 "$tmp/slices.fa" "$db" -o "$tmp/s28.tsv" --stats "$tmp/s28.json"

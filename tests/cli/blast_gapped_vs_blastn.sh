@@ -16,7 +16,11 @@ run() {  # name query subject min_lines [extra options for both]
   local bl=() bb=()
   while [[ $# -gt 0 ]]; do
     bl+=("-${1#--}" "$2")
-    if [[ $1 == --num_threads ]]; then bb+=(-t "$2"); else bb+=("$1=$2"); fi
+    case $1 in
+      --num_threads) bb+=(-t "$2") ;;
+      --word_size) bb+=(-w "$2") ;;
+      *) bb+=("$1=$2") ;;
+    esac
     shift 2
   done
   blastn -task blastn -dust no ${bl[@]+"${bl[@]}"} -query "$query" -subject "$subject" -outfmt 6 2>/dev/null > "$tmp/want"
@@ -55,6 +59,9 @@ run "lambda vs tied subjects (later record first)" "$lambda" "$tmp/twins.fa" 12
 # A genome piece against itself: many alignments of equal score on both strands, printed in blastn's order
 # (ScoreCompareHSPs: subject start up, subject end down, then the query offsets on the strand aligned).
 run "E. coli 200k vs itself (ties of score)"     "$ecoli" "$ecoli" 200
+# A query that fills the w-mer space (200 kbases at w = 9, 4^9 / 2 canonical keys): one exact filter of its
+# w-mers replaces the Bloom filters by default (ShortWordPlan::dense).
+run "E. coli 200k vs lambda at w 9 (dense query)" "$ecoli" "$lambda" 30 --word_size 9
 run "E. coli 948k repeats vs themselves, 2 threads" "$src/data/ecoli_536_948k.fa" "$src/data/ecoli_536_948k.fa" 25 \
   --num_threads 2
 # Two copies of a random stretch, a short one A and a long one B, apart by random junk in query and subject

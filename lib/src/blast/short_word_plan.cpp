@@ -25,8 +25,13 @@ constexpr double kPresenceNs = 18.0, kHitNoPresenceNs = 60.0;
 // nothing between words; it makes ns_per_base comparable with the Bloom plan's stage 1a + 1b.
 constexpr double kSeedNs = 50.0;
 constexpr int kMinExactWord = 3;  // 4^3 = 64 bits, the smallest vector
-// A filter that lets more probes through than this is no filter: the Bloom path with every w-mer does better.
+// A filter of a word shorter than w that lets more probes through than this is no filter: each hit costs a
+// presence check, and the Bloom path with every w-mer does better.
 constexpr double kMaxHitsPerProbe = 0.25;
+// The Bloom path's bit-sliced stage 1a per database base and sub-query (its hits cost stage 1b what the scan's
+// seeds cost). Measured 0.21-0.48 ns on genome-sized queries (docs/benchmarks.md, "Dense queries"); the low end
+// is taken, so that the scan replaces the Bloom filters only where it wins by a margin.
+constexpr double kBloomColumnNs = 0.2;
 
 // The plan of word p (use = false when the query has no record of w bases or more). Records share sub-queries
 // (split_subqueries) up to a quarter of the filter's canonical keys in w-mers, where a filter still lets few random
@@ -70,14 +75,36 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
   plan.ns_per_base = kDecodeNs + (test_ns() + V * probe + hits * hit) / s + seeds * kSeedNs;
   return plan;
 }
+
+// What the defaults' Bloom path costs per database base: every database w-mer tested against the sub-queries of
+// default_cpu_sub_query(0) bases, bit-sliced, and the same seeds as any scan.
+double bloom_ns_per_base(int w, const std::vector<uint64_t>& record_lengths) {
+  double V = 0, seeds = 0;
+  const double w_keys = std::ldexp(1.0, 2 * w) / 2.0;
+  for (const SubQuery& sq : split_subqueries(record_lengths, default_cpu_sub_query(0), w)) {
+    V += 1;
+    seeds += 1.0 - std::exp(-std::max(0.0, double(sq.length) - double(sq.records) * double(w - 1)) / w_keys);
+  }
+  return kDecodeNs + V * kBloomColumnNs + seeds * kSeedNs;
+}
 }  // namespace
 
 ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_lengths,
                                    const std::vector<uint64_t>& cache_bytes) {
   ShortWordPlan best;
   for (int p = std::min(w, kMaxExactWord); p >= kMinExactWord; --p) {
-    const ShortWordPlan plan = priced(w, p, record_lengths, cache_bytes);
-    if (!plan.use || plan.hits_per_probe > kMaxHitsPerProbe) continue;
+    ShortWordPlan plan = priced(w, p, record_lengths, cache_bytes);
+    if (!plan.use) continue;
+    if (plan.hits_per_probe > kMaxHitsPerProbe) {
+      // A dense query (a genome at w <= 12) fills its exact filter of w-mers, but that filter's hits are exactly
+      // the Bloom path's true positives, one bit read per database w-mer instead of a column per sub-query: it
+      // replaces the Bloom filters when priced below them. The batch stays the default: the query, not the
+      // database, is large, and a record longer than a batch is searched in windows with the query's length of
+      // context on either side.
+      if (p != w || !(plan.ns_per_base < bloom_ns_per_base(w, record_lengths))) continue;
+      plan.dense = true;
+      plan.batch_bases = 0;
+    }
     if (!best.use || plan.ns_per_base < best.ns_per_base) best = plan;
   }
   return best;
@@ -100,7 +127,7 @@ ShortWordPlan plan_short_word_scan(int w, const std::vector<uint64_t>& record_le
 
 void apply_short_word_plan(const ShortWordPlan& plan, BlastParams& p, bool keep_batch) {
   if (!plan.use) return;
-  if (!keep_batch) p.batch_bases = plan.batch_bases;
+  if (!keep_batch && plan.batch_bases > 0) p.batch_bases = plan.batch_bases;
   p.probe_word = plan.word < p.w ? plan.word : 0;
   p.exact_filter = true;
   p.k = 1;

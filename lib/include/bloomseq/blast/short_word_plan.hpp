@@ -13,6 +13,11 @@
 // 0.2 ns per base, a tested word 0.15 ns with AVX-512 (0.6 without) plus its probe, 0.5 ns from L1/L2, 4 ns from
 // L3, 15 ns from DRAM; a hit of p < w bases 18 ns for the presence check of its w-mers (w <= 12,
 // word_presence.hpp), 60 ns without one; a hit of w bases is a seed; a seed 50 ns.
+//
+// A genome-sized query at w <= 12 takes the scan too, with p = w (stride 1; ShortWordPlan::dense): its exact filters
+// (one per sub-query as long as its longest record) pass most database w-mers, but only true ones, for one bit read
+// each, where the Bloom path reads a column per sub-query of 8 kbases (0.2 ns each) and gets the same seeds. The
+// two are priced per database base and the cheaper taken.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -31,8 +36,11 @@ struct ShortWordPlan {
   uint64_t n_sub = 0;     // at least the longest query record; shorter records share sub-queries
   // Database bases per batch: small, so that a batch's codes stay in cache from decoding to stage 1a and their pages
   // are faulted in once (64-Mbase batches cost more than the whole scan of a 1-kb query on a 200-Mbase database).
-  uint64_t batch_bases = uint64_t(2) << 20;
+  uint64_t batch_bases = uint64_t(2) << 20;  // 0: keep the default
   double hits_per_probe = 0;
+  // The word is w itself and the query fills its filter (hits_per_probe above the short words' limit): taken
+  // because it is priced below the Bloom filters, whose hits it gives without their false positives.
+  bool dense = false;
   double ns_per_base = 0;  // the predicted stage 1a + 1b cost per database base
 };
 
