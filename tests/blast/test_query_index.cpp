@@ -4,6 +4,7 @@
 // Then the seeds of a whole search with the direct-mapped index equal the brute-force exact matches.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <tuple>
@@ -79,6 +80,64 @@ TEST_CASE("the query index lists every occurrence of every key, direct-mapped or
       if (got != want[key]) FAIL("key " << key << " via its slot: " << got.size() << " occurrences");
     }
     CHECK(multi > 10);
+  }
+}
+
+TEST_CASE("the grouped index built on several threads lists every occurrence as the brute force does",
+          "[blast][stage1b]") {
+  // From a million w-mers on, threads take ranges of groups (three here: the ranges are uneven); the slot is the key
+  // at w = 11 (2.3 Mbases, too many w-mers for the direct-mapped index), keys are stored at w = 14.
+  std::mt19937_64 rng(8192);
+  for (const auto& [w, bases] : {std::pair<int, size_t>{11, 2300000}, std::pair<int, size_t>{14, 1100000}}) {
+    INFO("w=" << w);
+    const Records q = repetitive_query(rng, w, bases);
+    BlastParams p;
+    p.w = w;
+    p.threads = 3;
+    const QuerySet qs = make_queries(q);
+    const SubqueryFilters f(qs.codes, p, false, false);
+    REQUIRE_FALSE(f.direct_index());
+    // Brute force: (key, record, position, plus strand is the key), stably sorted by key.
+    struct Entry {
+      uint64_t key;
+      uint32_t record, pos;
+      bool fwd_is_key;
+    };
+    std::vector<Entry> want;
+    for (uint32_t r = 0; r < q.seqs.size(); ++r)
+      for (size_t i = 0; i + size_t(w) <= q.seqs[r].size(); ++i) {
+        if (!valid_word(q.seqs[r], i, w)) continue;
+        const uint64_t fwd = pack(q.seqs[r], i, w), rc = pack(revcomp(q.seqs[r].substr(i, size_t(w))), 0, w);
+        want.push_back({std::min(fwd, rc), r, uint32_t(i), fwd <= rc});
+      }
+    std::stable_sort(want.begin(), want.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    size_t mismatched = 0, longest = 0;
+    for (size_t i = 0; i < want.size();) {
+      size_t j = i;
+      while (j < want.size() && want[j].key == want[i].key) ++j;
+      const SubqueryFilters::Occurrence *o, *end;
+      f.group_occurrences(f.group_slot(want[i].key), want[i].key, o, end);
+      bool same = size_t(end - o) == j - i;
+      for (size_t x = i; same && x < j; ++x, ++o)
+        same = o->query == want[x].record && (o->pos & ~SubqueryFilters::kFwdIsKey) == want[x].pos &&
+               ((o->pos & SubqueryFilters::kFwdIsKey) != 0) == want[x].fwd_is_key;
+      mismatched += !same;
+      longest = std::max(longest, j - i);
+      i = j;
+    }
+    CHECK(mismatched == 0);
+    CHECK(longest > 32);  // the repeats: a group sorted by std::sort at w = 14
+    // Keys the query lacks have no occurrences.
+    size_t absent = 0;
+    for (int i = 0; i < 2000; ++i) {
+      const uint64_t key = rng() & ((uint64_t(1) << (2 * w)) - 1);
+      const SubqueryFilters::Occurrence *o, *end;
+      f.occurrences(key, o, end);
+      if (o == end) ++absent;
+      else CHECK(std::binary_search(want.begin(), want.end(), Entry{key, 0, 0, false},
+                                    [](const Entry& a, const Entry& b) { return a.key < b.key; }));
+    }
+    CHECK(absent > 0);
   }
 }
 
