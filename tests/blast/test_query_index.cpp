@@ -127,6 +127,18 @@ TEST_CASE("the grouped index built on several threads lists every occurrence as 
     }
     CHECK(mismatched == 0);
     CHECK(longest > 32);  // the repeats: a group sorted by std::sort at w = 14
+    // Distinct keys per sub-query (the n of the FPR formula, counted from the index when first asked for).
+    std::vector<uint64_t> distinct(f.count(), 0);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const uint32_t v = f.subquery_of(want[i].record, want[i].pos);
+      bool seen = false;
+      for (size_t x = i; x-- > 0 && want[x].key == want[i].key && !seen;)
+        seen = f.subquery_of(want[x].record, want[x].pos) == v;
+      distinct[v] += !seen;
+    }
+    size_t wrong = 0;
+    for (uint32_t v = 0; v < f.count(); ++v) wrong += f.inserted(v) != distinct[v];
+    CHECK(wrong == 0);
     // Keys the query lacks have no occurrences.
     size_t absent = 0;
     for (int i = 0; i < 2000; ++i) {

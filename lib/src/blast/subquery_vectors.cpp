@@ -54,10 +54,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
       build_direct_index(queries, w);
     else
       build_grouped_index(queries, w, starts, index_threads);
-    if (!by_position_) {
-      inserted_.assign(V, 0);
-      count_distinct();
-    }
+    // inserted_ is counted when first asked for (only --stats and the model ask): a pass over the whole index.
   };
   words_per_vector_ = bloom_words(m_bits_);
   auto build_filters = [&] {
@@ -542,8 +539,9 @@ void SubqueryFilters::count_distinct_by_position() const {
   }
 }
 
-void SubqueryFilters::count_distinct() {
+void SubqueryFilters::count_distinct() const {
   // Distinct keys per sub-query (the n of the FPR formula): each key's occurrences come in sub-query order.
+  inserted_.assign(subqueries_.size(), 0);
   if (!direct_.empty()) {
     for (size_t g = 0; g < direct_.size(); ++g) {
       const Occurrence *o, *end;

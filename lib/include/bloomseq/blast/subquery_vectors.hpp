@@ -31,9 +31,9 @@ class SubqueryFilters {
   const std::vector<SubQuery>& subqueries() const { return subqueries_; }
   uint32_t count() const { return uint32_t(subqueries_.size()); }
   // Distinct canonical w-mers inserted into vector v (the n of the FPR formula).
-  // Counted once, on first use, when built by_position (only --stats and the model ask for it).
+  // Counted once, on first use (only --stats and the model ask for it).
   uint64_t inserted(uint32_t v) const {
-    if (by_position_) std::call_once(*distinct_once_, [this] { count_distinct_by_position(); });
+    std::call_once(*distinct_once_, [this] { by_position_ ? count_distinct_by_position() : count_distinct(); });
     return inserted_[v];
   }
   const H3Family& family() const { return family_; }
@@ -107,7 +107,7 @@ class SubqueryFilters {
   void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w);
   // On `threads` threads, each counting and placing the w-mers of a range of groups.
   void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts, int threads);
-  void count_distinct();
+  void count_distinct() const;
   void build_vectors(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params);
   // The bit-sliced matrix, column block by column block (subquery_vectors.cpp says how).
   void build_bitsliced(const std::vector<std::vector<uint8_t>>& queries, const BlastParams& params);
