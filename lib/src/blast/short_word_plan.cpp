@@ -58,7 +58,7 @@ ShortWordPlan priced(int w, int p, const std::vector<uint64_t>& record_lengths,
     const double pmers = std::max(0.0, double(sq.length) - double(sq.records) * double(p - 1));
     const double wmers = std::max(0.0, double(sq.length) - double(sq.records) * double(w - 1));
     hits += 1.0 - std::exp(-pmers / keys);
-    seeds += 1.0 - std::exp(-wmers / w_keys);
+    seeds += wmers / w_keys;  // expected matches: a dense query's w-mer matches several of its positions
   }
   const double bytes = V * std::ldexp(1.0, 2 * p) / 8.0;
   // A level holds the filters when they take at most half of it: the database codes stream through it too.
@@ -83,7 +83,7 @@ double bloom_ns_per_base(int w, const std::vector<uint64_t>& record_lengths) {
   const double w_keys = std::ldexp(1.0, 2 * w) / 2.0;
   for (const SubQuery& sq : split_subqueries(record_lengths, default_cpu_sub_query(0), w)) {
     V += 1;
-    seeds += 1.0 - std::exp(-std::max(0.0, double(sq.length) - double(sq.records) * double(w - 1)) / w_keys);
+    seeds += std::max(0.0, double(sq.length) - double(sq.records) * double(w - 1)) / w_keys;
   }
   return kDecodeNs + V * kBloomColumnNs + seeds * kSeedNs;
 }

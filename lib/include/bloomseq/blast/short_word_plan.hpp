@@ -8,7 +8,7 @@
 // The choice of p trades the stride against the filter's selectivity and size. Per database base:
 //   cost(p) = decode_ns + (test_ns + V x probe_ns(V x 4^p / 8 bytes) + hits(p) x hit_ns(p)) / s + seeds x seed_ns,
 // hits(p) = sum over sub-queries of 1 - exp(-p-mers / (4^p / 2)) (the chance that a random canonical p-mer is in the
-// sub-query; 4^p / 2 canonical keys), seeds the same for w, probe_ns by the cache level whose half holds the V
+// sub-query; 4^p / 2 canonical keys), seeds the expected w-mer matches, sum of L_w / (4^w / 2), probe_ns by the cache level whose half holds the V
 // filters. Fitted on this project's benchmark machine (docs/benchmarks.md, "short query"): decoding and packing
 // 0.2 ns per base, a tested word 0.15 ns with AVX-512 (0.6 without) plus its probe, 0.5 ns from L1/L2, 4 ns from
 // L3, 15 ns from DRAM; a hit of p < w bases 18 ns for the presence check of its w-mers (w <= 12,
