@@ -466,3 +466,62 @@ TEST_CASE("gapped Karlin-Altschul values follow blastn's tables and rules", "[ga
   CHECK_THROWS_AS(gapped_karlin(2, -3, 0, 0, u23), UsageError);
   CHECK_THROWS_AS(gapped_karlin(7, -11, 5, 2, u23), UsageError);
 }
+
+TEST_CASE("a traceback that joins an earlier one takes its end and path: the same alignment as computed whole",
+          "[gapped]") {
+  // A tandem copy of u bases inside a sequence aligned against itself: the copy's alignment (u diagonals off) bridges
+  // onto the self-match and follows it to the end, as a repeat's final alignment does in a self-comparison. With
+  // the self-match traced first, it joins it there; the alignment must be the one computed without joins.
+  const GappedScoring sc{2, -3, -2, 5, 2};
+  uint64_t joined = 0;
+  for (const uint32_t seed : {3u, 4u, 5u})
+    for (const int64_t u : {int64_t(20), int64_t(31), int64_t(45)}) {
+      INFO("seed " << seed << " copy of " << u);
+      std::mt19937 rng(seed);
+      auto random_bases = [&](size_t n) {
+        std::vector<uint8_t> v(n);
+        for (auto& c : v) c = uint8_t(rng() % 4);
+        return v;
+      };
+      const int64_t p = 2000;
+      // p random bases, the copy twice, 10,000 more.
+      std::vector<uint8_t> s = random_bases(size_t(p + 2 * u + 10000));
+      for (int64_t i = 0; i < u; ++i) s[size_t(p + u + i)] = s[size_t(p + i)];
+      const int64_t L = int64_t(s.size());
+      const uint8_t* d = s.data();
+      AlignmentJoins joins;
+      // Rightwards: the self-match from the start, then the second copy against the first.
+      const XdropAlignment self = xdrop_gapped_align(LetterRun{d, 1, L}, LetterRun{d, 1, L}, sc, 110, true, &joins);
+      CHECK(self.a_end == L);
+      const LetterRun fa{d + p + u, 1, L - p - u}, fb{d + p, 1, L - p};
+      const XdropAlignment want = xdrop_gapped_align(fa, fb, sc, 110, true);
+      const uint64_t before = joins.joined();
+      const XdropAlignment got = xdrop_gapped_align(fa, fb, sc, 110, true, &joins);
+      CHECK(joins.joined() == before + 1);
+      CHECK(got.score == want.score);
+      CHECK(got.a_end == want.a_end);
+      CHECK(got.b_end == want.b_end);
+      CHECK(got.ops == want.ops);
+      // Leftwards: the self-match from the end, then the first copy's end against the second's.
+      const XdropAlignment self_left =
+          xdrop_gapped_align(LetterRun{d + L - 1, -1, L}, LetterRun{d + L - 1, -1, L}, sc, 110, true, &joins);
+      CHECK(self_left.a_end == L);
+      const LetterRun la{d + p + u - 1, -1, p + u}, lb{d + p + 2 * u - 1, -1, p + 2 * u};
+      const XdropAlignment want_left = xdrop_gapped_align(la, lb, sc, 110, true);
+      const XdropAlignment got_left = xdrop_gapped_align(la, lb, sc, 110, true, &joins);
+      CHECK(got_left.score == want_left.score);
+      CHECK(got_left.a_end == want_left.a_end);
+      CHECK(got_left.b_end == want_left.b_end);
+      CHECK(got_left.ops == want_left.ops);
+      // Other letters never join: a random sequence against this one.
+      const std::vector<uint8_t> other = random_bases(size_t(L));
+      const uint64_t n = joins.joined();
+      const XdropAlignment alone =
+          xdrop_gapped_align(LetterRun{other.data(), 1, L}, LetterRun{d, 1, L}, sc, 110, true, &joins);
+      CHECK(joins.joined() == n);
+      const XdropAlignment alone_want = xdrop_gapped_align(LetterRun{other.data(), 1, L}, LetterRun{d, 1, L}, sc, 110, true);
+      CHECK(alone.ops == alone_want.ops);
+      joined = joins.joined();
+      CHECK(joined >= 2);  // the rightward and the leftward copy
+    }
+}

@@ -130,15 +130,16 @@ GappedHsp describe(const uint8_t* q, const uint8_t* s, const Box& b, const std::
 
 // The final alignment of one preliminary one (Blast_TracebackFromHSPList's work on one HSP): from a start point
 // inside a run of identities, both ways with traceback; leading or trailing gaps dropped.
-Final trace_final(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Box h, const GappedExtensionParams& p) {
+Final trace_final(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Box h, const GappedExtensionParams& p,
+                  AlignmentJoins* joins) {
   choose_start(q, s, SL, h);
   const int64_t qs = h.q_gapped, ss = h.s_gapped;
   // Rows are query letters here (ALIGN_EX); the left part includes the start point.
   const XdropAlignment left = xdrop_gapped_align(LetterRun{q + qs, -1, qs + 1}, LetterRun{s + ss, -1, ss + 1},
-                                                 p.scoring, p.xdrop_final, true);
+                                                 p.scoring, p.xdrop_final, true, joins);
   const XdropAlignment right = xdrop_gapped_align(LetterRun{q + qs + 1, 1, QL - qs - 1},
                                                   LetterRun{s + ss + 1, 1, SL - ss - 1}, p.scoring,
-                                                  p.xdrop_final, true);
+                                                  p.xdrop_final, true, joins);
   Final f;
   Box& b = f.box;
   b.q_start = qs - left.a_end + 1;
@@ -350,14 +351,18 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
   std::vector<Final> traced(prelim.size());
   std::vector<Final> finals;
   KeptBoxes done;
+  // A repeat's final alignment that bridges onto a self-match follows it to its end: it takes the self-match's
+  // end and path from where their windows agree (AlignmentJoins) instead of tracing them again.
+  AlignmentJoins joins;
   const SpeculationStats final_stats = run_in_order_speculatively(
       prelim.size(), threads, lookahead, [&](size_t i) { return done.contains(prelim[i]); },
-      [&](size_t i) { traced[i] = trace_final(q, QL, s, SL, prelim[i], p); },
+      [&](size_t i) { traced[i] = trace_final(q, QL, s, SL, prelim[i], p, &joins); },
       [&](size_t i) {
         done.add(traced[i].box);
         finals.push_back(traced[i]);
       });
   if (stats) {
+    stats->final_joined += joins.joined();
     stats->preliminary += prelim_stats.computed;
     stats->preliminary_wasted += prelim_stats.wasted;
     stats->final += final_stats.computed;

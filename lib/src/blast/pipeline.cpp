@@ -240,6 +240,7 @@ void BlastSearch::search_batches(const std::function<bool(DbBatch&)>& next) {
     all.gap_triggers += s.gap_triggers;
     all.gapped_extensions += s.gapped_extensions;
     all.gapped_extensions_wasted += s.gapped_extensions_wasted;
+    all.gapped_alignments_joined += s.gapped_alignments_joined;
     for (size_t v = 0; v < all.tp.size(); ++v) all.tp[v] += s.tp[v], all.fp[v] += s.fp[v];
     all.seconds_stage1a += s.seconds_stage1a / T;
     all.seconds_stage1b += s.seconds_stage1b / T;
@@ -723,6 +724,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
   for (const GappedExtensionStats& e : extension_stats) {
     lane.stats.gapped_extensions += e.preliminary + e.final;
     lane.stats.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
+    lane.stats.gapped_alignments_joined += e.final_joined;
   }
   for (auto& f : found) lane.hsps.insert(lane.hsps.end(), f.begin(), f.end());
   lane.stats.seconds_stage3 += seconds_since(t0);

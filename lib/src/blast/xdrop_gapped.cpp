@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 namespace bloomseq {
@@ -234,12 +235,53 @@ class TracebackLease {
   std::unique_ptr<TracebackStore> store_;
 };
 
+}  // namespace
+
+// A long traced alignment's windows, every kJoinEvery-th row (by the row letter's address, so that alignments over
+// the same letters check the same rows), with its end and path (AlignmentJoins).
+struct AlignmentJoins::Impl {
+  struct Checkpoint {
+    int64_t a = 0, first_b = 0;  // the row and the window's first column, in the alignment's own numbering
+    int best = 0;                // the best score after the row
+    std::vector<int> h, e;       // the window's scores minus `best` (kJoinNone for minus infinity)
+  };
+  struct Entry {
+    uintptr_t a_base = 0, b_base = 0, a_last = 0, b_last = 0;  // letter 1 and the last letter of A and B
+    int64_t a_step = 0, b_step = 0;
+    int x = 0;
+    GappedScoring sc;
+    int score = 0;
+    int64_t a_end = 0, b_end = 0;
+    std::vector<GapOp> ops;
+    std::vector<Checkpoint> cps;
+  };
+  std::mutex mutex;
+  std::unordered_map<uintptr_t, std::vector<std::pair<std::shared_ptr<const Entry>, size_t>>> by_row;
+  std::atomic<uint64_t> joined{0};
+};
+
+AlignmentJoins::AlignmentJoins() : impl_(new Impl) {}
+AlignmentJoins::~AlignmentJoins() { delete impl_; }
+uint64_t AlignmentJoins::joined() const { return impl_->joined.load(); }
+
+namespace {
+
+constexpr uintptr_t kJoinEvery = 64;       // rows between checkpoints
+constexpr int64_t kJoinMinRows = 4096;     // an alignment shorter than this is not kept to be joined
+constexpr int kJoinNone = INT_MIN;         // a score at minus infinity, whatever the best
+inline int join_relative(int v, int best) { return v <= kMinScore / 2 ? kJoinNone : v - best; }
+inline bool same_scoring(const GappedScoring& a, const GappedScoring& b) {
+  return a.reward == b.reward && a.penalty == b.penalty && a.ambiguous == b.ambiguous && a.gap_open == b.gap_open &&
+         a.gap_extend == b.gap_extend;
+}
+
 std::atomic<int> g_vector_rows{-1};  // -1: as the CPU allows; 0: scalar rows (tests)
 
 // One X-drop dynamic program over A x B (blastn's semi-gapped alignment), with the traceback when asked. Each
 // row is computed by vector_row where the CPU has AVX2 (one call per row), by the scalar loop below otherwise.
 template <int kStepB, bool traceback>
-XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff) {
+XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
+                     AlignmentJoins* joins = nullptr) {
   XdropAlignment out;
   const int gap_extend = sc.gap_extend;
   const int gap_open_extend = sc.gap_open + sc.gap_extend;
@@ -323,6 +365,56 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   int64_t b_size = i, first_b = 0;
   int best_score = 0;
   int64_t best_a = 0, best_b = 0;
+
+  // Joins (traceback only): this alignment's checkpoints, and the one it joined, if any.
+  using Joins = AlignmentJoins::Impl;
+  Joins* const J = traceback && joins ? &joins->impl() : nullptr;
+  const uintptr_t a_addr = uintptr_t(A.base), b_addr = uintptr_t(B.base);
+  const uintptr_t a_last = a_addr + uintptr_t((M - 1) * A.step), b_last = b_addr + uintptr_t((N - 1) * kStepB);
+  std::vector<Joins::Checkpoint> checkpoints;
+  std::shared_ptr<const Joins::Entry> joined;
+  size_t joined_at = 0;
+  int64_t joined_row = 0, joined_first = 0;
+  // At a checkpoint row: a registered alignment over the same letters whose window there equals this one relative to
+  // the best, and whose best came later (so this one's does too); else this row's window is kept.
+  auto check_join = [&](int64_t a, int64_t first, int64_t end) {
+    const uintptr_t row_addr = a_addr + uintptr_t((a - 1) * A.step);
+    if (row_addr % kJoinEvery != 0) return false;
+    const uintptr_t col_addr = b_addr + uintptr_t((first - 1) * kStepB);
+    {
+      std::lock_guard<std::mutex> lock(J->mutex);
+      const auto it = J->by_row.find(row_addr);
+      if (it != J->by_row.end())
+        for (const auto& [entry, cp_index] : it->second) {
+          const Joins::Checkpoint& c = entry->cps[cp_index];
+          if (entry->a_step != A.step || entry->b_step != kStepB || entry->a_last != a_last ||
+              entry->b_last != b_last || entry->x != x || !same_scoring(entry->sc, sc) || entry->a_end <= c.a ||
+              int64_t(c.h.size()) != end - first ||
+              entry->b_base + uintptr_t((c.first_b - 1) * kStepB) != col_addr)
+            continue;
+          bool same = true;
+          for (int64_t k = 0; same && k < end - first; ++k)
+            same = c.h[size_t(k)] == join_relative(H[first + k], best_score) &&
+                   c.e[size_t(k)] == join_relative(E[first + k], best_score);
+          if (!same) continue;
+          joined = entry;
+          joined_at = cp_index;
+          joined_row = a;
+          joined_first = first;
+          return true;
+        }
+    }
+    Joins::Checkpoint c;
+    c.a = a;
+    c.first_b = first;
+    c.best = best_score;
+    for (int64_t k = first; k < end; ++k) {
+      c.h.push_back(join_relative(H[k], best_score));
+      c.e.push_back(join_relative(E[k], best_score));
+    }
+    checkpoints.push_back(std::move(c));
+    return false;
+  };
 
   for (int64_t a = 1; a <= M; ++a) {
     const uint8_t la = A.at(a);
@@ -419,6 +511,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
       H[b_size] = E[b_size] = kMinScore;
       ++b_size;
     }
+    if (J && check_join(a, first_b, b_size)) break;
   }
   out.score = best_score;
   out.a_end = best_a;
@@ -428,6 +521,31 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   // Walk back from the best cell to the start point; the gap flags say whether a gap continues.
   int64_t a = best_a, b = best_b;
   uint8_t state = kSub;
+  std::vector<GapOp> tail;  // after a join: the joined alignment's path from the row of the join on
+  if (joined) {
+    // The joined alignment's end and score, shifted to this one; its path from the last cell it visits on the row
+    // of the join, which this one's walk back reaches in the same state (the rows after it are the same).
+    const Joins::Checkpoint& c = joined->cps[joined_at];
+    const int64_t da = joined_row - c.a, db = joined_first - c.first_b;
+    out.score = joined->score + (best_score - c.best);
+    out.a_end = joined->a_end + da;
+    out.b_end = joined->b_end + db;
+    int64_t pa = 0, pb = 0, kb = 0;
+    size_t k_last = joined->ops.size();
+    for (size_t k = 0; k < joined->ops.size(); ++k) {
+      if (pa == c.a) k_last = k, kb = pb;
+      const GapOp op = joined->ops[k];
+      if (op != GapOp::gap_in_a) ++pa;
+      if (op != GapOp::gap_in_b) ++pb;
+    }
+    if (k_last == joined->ops.size()) throw std::logic_error("joined alignment has no cell on the row of the join");
+    a = joined_row;
+    b = kb + db;
+    const GapOp op = joined->ops[k_last];
+    state = op == GapOp::substitution ? kSub : op == GapOp::gap_in_b ? kGapInB : kGapInA;
+    tail.assign(joined->ops.begin() + std::ptrdiff_t(k_last), joined->ops.end());
+    ++J->joined;
+  }
   std::vector<GapOp> back;
   while (a > 0 || b > 0) {
     const uint8_t next = get_cell(row_ptr[size_t(a)], size_t(b - row_first[size_t(a)]));
@@ -449,6 +567,20 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     }
   }
   out.ops.assign(back.rbegin(), back.rend());
+  out.ops.insert(out.ops.end(), tail.begin(), tail.end());
+  if (J && !joined && best_a >= kJoinMinRows && !checkpoints.empty()) {
+    auto e = std::make_shared<Joins::Entry>();
+    e->a_base = a_addr, e->b_base = b_addr, e->a_last = a_last, e->b_last = b_last;
+    e->a_step = A.step, e->b_step = kStepB;
+    e->x = x;
+    e->sc = sc;
+    e->score = out.score, e->a_end = out.a_end, e->b_end = out.b_end;
+    e->ops = out.ops;
+    e->cps = std::move(checkpoints);
+    std::lock_guard<std::mutex> lock(J->mutex);
+    for (size_t k = 0; k < e->cps.size(); ++k)
+      J->by_row[a_addr + uintptr_t((e->cps[k].a - 1) * A.step)].emplace_back(e, k);
+  }
   return out;
 }
 
@@ -461,9 +593,11 @@ bool xdrop_vector_rows(bool enabled) {
 }
 
 XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
-                                  bool traceback) {
-  if (B.step == 1) return traceback ? align<1, true>(A, B, sc, x_dropoff) : align<1, false>(A, B, sc, x_dropoff);
-  if (B.step == -1) return traceback ? align<-1, true>(A, B, sc, x_dropoff) : align<-1, false>(A, B, sc, x_dropoff);
+                                  bool traceback, AlignmentJoins* joins) {
+  if (B.step == 1)
+    return traceback ? align<1, true>(A, B, sc, x_dropoff, joins) : align<1, false>(A, B, sc, x_dropoff);
+  if (B.step == -1)
+    return traceback ? align<-1, true>(A, B, sc, x_dropoff, joins) : align<-1, false>(A, B, sc, x_dropoff);
   // Any other stride: copy the letters into order.
   std::vector<uint8_t> copy(size_t(std::max<int64_t>(B.length, 0)));
   for (int64_t k = 1; k <= B.length; ++k) copy[size_t(k - 1)] = B.at(k);

@@ -43,9 +43,34 @@ struct XdropAlignment {
   std::vector<GapOp> ops;  // with traceback only: from the start point outwards
 };
 
+// Traced alignments that later ones may join. In a self-comparison a repeat a few dozen diagonals off the
+// self-match has a final alignment that bridges onto it and follows it to its end: as long as the genome, and
+// computed again for every such repeat (most of a 1-Mbase slice's traceback cells against its genome). The DP of
+// an alignment whose window, relative to its best score, becomes at some row what an alignment already traced over
+// the same letters had at that row evolves exactly as that one did from there on (the recurrence reads only the
+// letters and the window's scores relative to the best), so its end, score and path from that row on are that one's,
+// shifted: they are taken instead of computed, and the result is the same. Long traced alignments keep the window
+// of every 64th row for this. Shared by the threads of one stage-3 work unit (thread-safe); an alignment may join
+// only one that was registered complete, so the result does not depend on the threads' timing.
+class AlignmentJoins {
+ public:
+  AlignmentJoins();
+  ~AlignmentJoins();
+  AlignmentJoins(const AlignmentJoins&) = delete;
+  AlignmentJoins& operator=(const AlignmentJoins&) = delete;
+  uint64_t joined() const;  // alignments that took another's end and path
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  Impl* impl_;
+};
+
 // Score-only (ops stay empty) or with traceback. x_dropoff below open + extend is raised to it, as BLAST does.
+// With `joins` (traceback only), the alignment may join one registered there, and registers itself when long.
 XdropAlignment xdrop_gapped_align(const LetterRun& a, const LetterRun& b, const GappedScoring& scoring, int x_dropoff,
-                                  bool traceback);
+                                  bool traceback, AlignmentJoins* joins = nullptr);
 
 // Rows are computed in vectors where the CPU has AVX2, one cell at a time otherwise; both give the same
 // alignments. For tests and benchmarks: false makes every row scalar; true restores the CPU's choice. Returns
