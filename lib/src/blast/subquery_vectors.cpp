@@ -278,7 +278,8 @@ void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>
   // is the first slot of group g.
   constexpr size_t kAhead = 16;
   parallel_for(T, int(T), [&](size_t t) {
-    const auto [g_lo, g_hi] = range_of(t);
+    const std::pair<uint64_t, uint64_t> range = range_of(t);
+    const uint64_t g_lo = range.first, g_hi = range.second;
     uint64_t ring[kAhead];
     size_t n_seen = 0;
     for (const auto& q : queries)
@@ -299,7 +300,8 @@ void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>
   // Placement uses start[g] itself as group g's fill counter (it ends at the start of group g + 1; shifted back
   // below). The counter of each w-mer is prefetched kAhead w-mers ahead and its destination kAhead / 2 ahead.
   parallel_for(T, int(T), [&](size_t t) {
-    const auto [g_lo, g_hi] = range_of(t);
+    const std::pair<uint64_t, uint64_t> range = range_of(t);
+    const uint64_t g_lo = range.first, g_hi = range.second;
     constexpr size_t kHalf = kAhead / 2;
     struct Pending {
       uint64_t key;
@@ -340,7 +342,8 @@ void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>
   // Groups hold a few keys: a stable insertion sort in place; long groups (repeats) by index-stable std::sort.
   if (!keep_keys) return;
   parallel_for(T, int(T), [&](size_t t) {
-    const auto [g_lo, g_hi] = range_of(t);
+    const std::pair<uint64_t, uint64_t> range = range_of(t);
+    const uint64_t g_lo = range.first, g_hi = range.second;
     std::vector<std::pair<uint64_t, uint32_t>> tmp;  // (key, index): distinct, so std::sort keeps index order
     std::vector<Occurrence> occ_tmp;
     uint64_t* keys = occ_keys_.data();
