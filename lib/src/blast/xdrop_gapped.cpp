@@ -260,8 +260,8 @@ struct AlignmentJoins::Impl {
   std::atomic<uint64_t> joined{0};
 };
 
-AlignmentJoins::AlignmentJoins() : impl_(new Impl) {}
-AlignmentJoins::~AlignmentJoins() { delete impl_; }
+AlignmentJoins::AlignmentJoins() : impl_(std::make_unique<Impl>()) {}
+AlignmentJoins::~AlignmentJoins() = default;
 uint64_t AlignmentJoins::joined() const { return impl_->joined.load(); }
 
 namespace {

@@ -7,6 +7,7 @@
 // Plain C++: the DP core for the CPU stage 3; no I/O.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bloomseq {
@@ -64,7 +65,7 @@ class AlignmentJoins {
   Impl& impl() { return *impl_; }
 
  private:
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Score-only (ops stay empty) or with traceback. x_dropoff below open + extend is raised to it, as BLAST does.
