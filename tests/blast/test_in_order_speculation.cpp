@@ -8,6 +8,8 @@
 #include <chrono>
 #include <mutex>
 #include <condition_variable>
+#include <cstdlib>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -59,22 +61,28 @@ TEST_CASE("in-order speculation keeps what the plain loop keeps, at any thread c
     const std::vector<Interval> c = random_candidates(rng, 60 + size_t(round) * 40);
     const std::vector<size_t> want = plain_loop(c);
     for (int threads : {1, 2, 3, 5, 8})
-      for (size_t lookahead : {size_t(1), size_t(4), size_t(64)}) {
+      for (size_t lookahead : {size_t(1), size_t(4), size_t(64)})
+      for (bool postpone : {false, true}) {
+        // With `postpone`, every 10th candidate is long (1 ms) and candidates starting near each other interact.
         std::vector<Interval> result(c.size()), kept;
         std::vector<size_t> order;
         std::vector<int> computed(c.size(), 0);
+        std::function<bool(size_t, size_t)> interacts;
+        if (postpone) interacts = [&](size_t i, size_t j) { return std::abs(c[i].begin - c[j].begin) < 300; };
         const SpeculationStats st = run_in_order_speculatively(
             c.size(), threads, lookahead, [&](size_t i) { return inside(c[i], kept); },
             [&](size_t i) {
-              std::this_thread::sleep_for(std::chrono::microseconds((i * 2654435761u) % 200));
+              const auto pause = postpone && i % 10 == 0 ? 1000 : (i * 2654435761u) % 200;
+              std::this_thread::sleep_for(std::chrono::microseconds(pause));
               result[i] = widened(c[i], i);
               ++computed[i];
             },
             [&](size_t i) {
               kept.push_back(result[i]);
               order.push_back(i);
-            });
-        INFO("round " << round << ", threads " << threads << ", lookahead " << lookahead);
+            },
+            interacts);
+        INFO("round " << round << ", threads " << threads << ", lookahead " << lookahead << ", postpone " << postpone);
         REQUIRE(order == want);
         uint64_t n = 0;
         for (size_t i = 0; i < c.size(); ++i) {
@@ -84,7 +92,57 @@ TEST_CASE("in-order speculation keeps what the plain loop keeps, at any thread c
         REQUIRE(st.computed == n);
         REQUIRE(st.computed - st.wasted == want.size());
         if (threads == 1) REQUIRE(st.wasted == 0);
+        if (!postpone || threads == 1) REQUIRE(st.postponed == 0);
       }
+  }
+}
+
+TEST_CASE("in-order speculation leaves the neighbours of a long computation to their turn") {
+  // Candidate 0 is long and its result covers 2 and 3; 1 does not interact with it and takes 3 ms, so 2, 3 and 4
+  // are claimed while 0 has been running for longer than a long computation. 2 and 3 are then covered at their
+  // turn and never computed; 4 interacts with 0 too but is not covered: it is computed once, at its turn.
+  // Candidate 0 runs until 4 has been claimed (whichever thread starts first), so the schedule is forced.
+  for (bool postpone : {false, true}) {
+    std::vector<int> computed(5, 0), order;
+    std::vector<int> kept;
+    std::mutex m;
+    std::condition_variable cv;
+    bool claimed_4 = false;
+    std::function<bool(size_t, size_t)> interacts;
+    if (postpone) interacts = [](size_t i, size_t j) { return j == 0 && i != 1; };
+    const SpeculationStats st = run_in_order_speculatively(
+        5, 2, 16,
+        [&](size_t i) {
+          if (i == 4) {
+            std::lock_guard<std::mutex> lock(m);
+            claimed_4 = true;
+            cv.notify_all();
+          }
+          return (i == 2 || i == 3) && std::find(kept.begin(), kept.end(), 0) != kept.end();
+        },
+        [&](size_t i) {
+          if (i == 0) {
+            std::unique_lock<std::mutex> lock(m);
+            cv.wait_for(lock, std::chrono::seconds(20), [&] { return claimed_4; });
+          }
+          if (i == 1) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+          ++computed[i];
+        },
+        [&](size_t i) {
+          kept.push_back(int(i));
+          order.push_back(int(i));
+        },
+        interacts);
+    INFO("postpone " << postpone);
+    REQUIRE(order == std::vector<int>{0, 1, 4});
+    if (postpone) {
+      REQUIRE(computed == std::vector<int>{1, 1, 0, 0, 1});
+      REQUIRE(st.postponed == 3);
+      REQUIRE(st.wasted == 0);
+    } else {
+      REQUIRE(st.postponed == 0);  // without the hint the neighbours are computed ahead, then found covered
+      REQUIRE(st.wasted == 2);
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include "bloomseq/blast/kept_alignments.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <tuple>
 
 namespace bloomseq {
@@ -298,10 +299,17 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
                                      GappedExtensionStats* stats) {
   const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
   // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment. The
-  // 1-Mbase self alignment of an E. coli slice against its genome holds the oldest slot for about a second while the
-  // other threads work through the repeats behind it: 16 per thread left them waiting (stage 3 on two threads 1.55x
-  // one thread), 1,024 per thread 1.75x, for 0.2% of the extensions computed in vain (328 of 160,733).
-  const size_t lookahead = 1024 * size_t(std::max(threads, 1));
+  // 1-Mbase self alignment of an E. coli slice against its genome holds the oldest slot while the other threads work
+  // through the repeats behind it: 16 per thread left them waiting (stage 3 on two threads 1.55x one thread), 1,024
+  // per thread 1.75x. A preliminary self-match takes 0.05-0.2 s, ~15,000-60,000 other preliminary extensions.
+  const size_t lookahead = 16384 * size_t(std::max(threads, 1));
+  // Candidates near a long alignment's diagonals are left to their turn while it is computed (see
+  // run_in_order_speculatively), so the larger lookahead does not compute them in vain: in a self-comparison the
+  // triggers of tandem repeats a few dozen diagonals off the self-match are covered by its preliminary alignment, or
+  // join its final one (S. suis against itself on two threads: a preliminary and a final alignment of 2.1 Mrows each
+  // were computed beside the self-match's, 0.2 and 0.3 s in vain).
+  constexpr int64_t kNeighbourDiagonals = 128;
+  auto near = [](int64_t d1, int64_t d2) { return std::abs(d1 - d2) <= kNeighbourDiagonals; };
   // Preliminary pass, best ungapped HSP first (score_compare_match).
   std::sort(triggers.begin(), triggers.end(), [](const GapTrigger& a, const GapTrigger& b) {
     return std::make_tuple(-a.score, a.s_start, -int64_t(a.length), a.q_start) <
@@ -342,6 +350,10 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
         if (extended[i].score < p.cutoff) return;
         prelim.push_back(extended[i]);
         prelim_index.add(extended[i]);
+      },
+      [&](size_t i, size_t j) {
+        return near(int64_t(triggers[i].s_seed) - int64_t(triggers[i].q_seed),
+                    int64_t(triggers[j].s_seed) - int64_t(triggers[j].q_seed));
       });
   std::vector<Box>().swap(extended);
   purge_common_endpoints(prelim, [](const Box& b) -> const Box& { return b; });
@@ -360,6 +372,12 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
       [&](size_t i) {
         done.add(traced[i].box);
         finals.push_back(traced[i]);
+      },
+      [&](size_t i, size_t j) {
+        const Box &a = prelim[i], &b = prelim[j];
+        const int64_t a0 = a.s_start - a.q_start, a1 = a.s_end - a.q_end;
+        const int64_t b0 = b.s_start - b.q_start, b1 = b.s_end - b.q_end;
+        return near(a0, b0) || near(a0, b1) || near(a1, b0) || near(a1, b1);
       });
   if (stats) {
     stats->final_joined += joins.joined();
@@ -367,6 +385,7 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
     stats->preliminary_wasted += prelim_stats.wasted;
     stats->final += final_stats.computed;
     stats->final_wasted += final_stats.wasted;
+    stats->postponed += prelim_stats.postponed + final_stats.postponed;
   }
   // Blast_TracebackFromHSPList: common endpoints cut (and the rest rescored), then any still shared dropped.
   trim_common_endpoints(finals, q, QL, s, SL, p);

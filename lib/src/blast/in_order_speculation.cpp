@@ -1,6 +1,7 @@
 #include "bloomseq/blast/in_order_speculation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -8,11 +9,19 @@
 #include <vector>
 
 namespace bloomseq {
+namespace {
+
+// A computation running this long is long for stage 3: ~75 preliminary extensions or 3 final ones of the median
+// size, while a self-match's take 0.05-0.5 s.
+constexpr std::chrono::microseconds kLongComputation{250};
+
+}  // namespace
 
 SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookahead,
                                             const std::function<bool(size_t)>& covered,
                                             const std::function<void(size_t)>& compute,
-                                            const std::function<void(size_t)>& commit) {
+                                            const std::function<void(size_t)>& commit,
+                                            const std::function<bool(size_t, size_t)>& interacts) {
   SpeculationStats stats;
   if (threads <= 1 || n <= 1) {
     for (size_t i = 0; i < n; ++i) {
@@ -30,15 +39,36 @@ SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookah
   std::condition_variable changed;
   size_t next_claim = 0, next_commit = 0;
   std::exception_ptr error;
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<size_t, Clock::time_point>> running;  // candidates being computed, since when
+  // Whether i should wait for its turn: an earlier candidate it interacts with has been computing for long.
+  auto beside_long_computation = [&](size_t i) {
+    if (!interacts) return false;
+    const Clock::time_point now = Clock::now();
+    for (const auto& r : running)
+      if (r.first < i && now - r.second >= kLongComputation && interacts(i, r.first)) return true;
+    return false;
+  };
 
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     auto compute_outside_lock = [&](size_t i) {  // the lock is held on entry and on return, not while computing
       state[i] = kComputing;
       ++stats.computed;
+      running.emplace_back(i, Clock::now());
+      auto not_running = [&] {
+        running.erase(std::find_if(running.begin(), running.end(), [&](const auto& r) { return r.first == i; }));
+      };
       lock.unlock();
-      compute(i);
+      try {
+        compute(i);
+      } catch (...) {
+        lock.lock();
+        not_running();
+        throw;
+      }
       lock.lock();
+      not_running();
       state[i] = kComputed;
     };
     for (;;) {
@@ -67,8 +97,14 @@ SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookah
         if (next_commit == n) return;
         if (next_claim < n && next_claim < next_commit + lookahead) {
           const size_t i = next_claim++;
-          if (covered(i)) state[i] = kSkipped;
-          else compute_outside_lock(i);
+          if (covered(i)) {
+            state[i] = kSkipped;
+          } else if (beside_long_computation(i)) {
+            state[i] = kSkipped;  // decided at its turn: computed then if nothing covers it
+            ++stats.postponed;
+          } else {
+            compute_outside_lock(i);
+          }
           continue;
         }
       } catch (...) {

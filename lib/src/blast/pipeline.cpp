@@ -241,6 +241,7 @@ void BlastSearch::search_batches(const std::function<bool(DbBatch&)>& next) {
     all.gapped_extensions += s.gapped_extensions;
     all.gapped_extensions_wasted += s.gapped_extensions_wasted;
     all.gapped_alignments_joined += s.gapped_alignments_joined;
+    all.gapped_extensions_postponed += s.gapped_extensions_postponed;
     for (size_t v = 0; v < all.tp.size(); ++v) all.tp[v] += s.tp[v], all.fp[v] += s.fp[v];
     all.seconds_stage1a += s.seconds_stage1a / T;
     all.seconds_stage1b += s.seconds_stage1b / T;
@@ -725,6 +726,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
     lane.stats.gapped_extensions += e.preliminary + e.final;
     lane.stats.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
     lane.stats.gapped_alignments_joined += e.final_joined;
+    lane.stats.gapped_extensions_postponed += e.postponed;
   }
   for (auto& f : found) lane.hsps.insert(lane.hsps.end(), f.begin(), f.end());
   lane.stats.seconds_stage3 += seconds_since(t0);

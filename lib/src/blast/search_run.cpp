@@ -111,6 +111,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("gapped_extensions", st.gapped_extensions)
       .value("gapped_extensions_wasted", st.gapped_extensions_wasted)
       .value("gapped_alignments_joined", st.gapped_alignments_joined)
+      .value("gapped_extensions_postponed", st.gapped_extensions_postponed)
       .value("dust_masked_wmers", st.dust_masked_wmers)
       .value("hsps", st.hsps);
   // FPR: overall = sum FP / sum (DB - TP) over sub-queries; modeled = the same weighting of eq. 2.

@@ -44,6 +44,7 @@ struct GappedExtensionStats {
   uint64_t preliminary = 0, preliminary_wasted = 0;
   uint64_t final = 0, final_wasted = 0;
   uint64_t final_joined = 0;  // final alignments that took an earlier one's end and path (AlignmentJoins)
+  uint64_t postponed = 0;     // candidates not computed ahead beside a long alignment (in_order_speculation.hpp)
 };
 
 // `triggers` in any order. Results ordered best first (BLAST's score order). With several threads both passes

@@ -21,17 +21,25 @@
 namespace bloomseq {
 
 struct SpeculationStats {
-  uint64_t computed = 0;  // compute() calls
-  uint64_t wasted = 0;    // of those, candidates covered by the time their turn came
+  uint64_t computed = 0;   // compute() calls
+  uint64_t wasted = 0;     // of those, candidates covered by the time their turn came
+  uint64_t postponed = 0;  // candidates left to their turn beside a long computation they interact with
 };
 
 // covered() and commit() are called under one lock (never concurrently), in candidate order for commit();
 // compute(i) runs on any thread, concurrently for different i, and must touch only what belongs to candidate i.
 // At most `lookahead` candidates past the oldest undecided one are claimed. threads <= 1: the plain loop.
 // An exception thrown by a callback stops the loop and is rethrown here.
+//
+// interacts(i, j), j < i (optional, called under the lock): whether i's result may depend on j's in practice (j's
+// may cover i, or i's computation may reuse j's). A candidate claimed while an earlier one it interacts with has been
+// computing for kLongComputation or more is not computed ahead, but at its turn, like a candidate covered when
+// claimed whose cover went since: a long alignment (a self-match) then does not have its neighbours computed beside
+// it in vain. This changes what is computed ahead, never what is kept.
 SpeculationStats run_in_order_speculatively(size_t n, int threads, size_t lookahead,
                                             const std::function<bool(size_t)>& covered,
                                             const std::function<void(size_t)>& compute,
-                                            const std::function<void(size_t)>& commit);
+                                            const std::function<void(size_t)>& commit,
+                                            const std::function<bool(size_t, size_t)>& interacts = {});
 
 }  // namespace bloomseq
