@@ -62,6 +62,15 @@ run "E. coli 200k vs itself (ties of score)"     "$ecoli" "$ecoli" 200
 # A query that fills the w-mer space (200 kbases at w = 9, 4^9 / 2 canonical keys): one exact filter of its
 # w-mers replaces the Bloom filters by default (ShortWordPlan::dense).
 run "E. coli 200k vs lambda at w 9 (dense query)" "$ecoli" "$lambda" 30 --word_size 9
+# A preliminary alignment scoring exactly an odd cut-off (2/-3 E-values count an odd score as the even one below):
+# blastn drops it between its two passes, so it is never traced. Traced, it ran on into a neighbouring alignment and
+# came out as a 122-base line of E 4e-9 that blastn does not print (6 such lines of the K. pneumoniae chromosome
+# against E. coli 536, the 8 extra lines of E. coli against itself); the windows around one of them, with the
+# E-value that puts the cut-off on that alignment's score.
+run "K. pneumoniae vs E. coli windows, odd cut-off" "$src/data/kpneumoniae_hs11286_145k.fa" \
+  "$src/data/ecoli_536_846k.fa" 2 --evalue 1.78e-06
+run "K. pneumoniae vs E. coli windows"              "$src/data/kpneumoniae_hs11286_145k.fa" \
+  "$src/data/ecoli_536_846k.fa" 5
 run "E. coli 948k repeats vs themselves, 2 threads" "$src/data/ecoli_536_948k.fa" "$src/data/ecoli_536_948k.fa" 25 \
   --num_threads 2
 # Two copies of a random stretch, a short one A and a long one B, apart by random junk in query and subject

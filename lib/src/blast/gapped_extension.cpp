@@ -357,6 +357,15 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
       });
   std::vector<Box>().swap(extended);
   purge_common_endpoints(prelim, [](const Box& b) -> const Box& { return b; });
+  // Between its passes blastn computes the preliminary alignments' E-values and drops those above the cut-off
+  // (Blast_HSPListReapByEvalue). With the 2/-n tables an odd score counts as the even one below it, so an alignment
+  // scoring exactly an odd cut-off is dropped here, after it took its part in the preliminary pass: traced, its
+  // alignment could run into a neighbour's and end where that one ends (the K. pneumoniae chromosome against
+  // E. coli 536: 6 lines that blastn does not print).
+  if (p.round_down)
+    prelim.erase(std::remove_if(prelim.begin(), prelim.end(),
+                                [&](const Box& b) { return (b.score & ~int64_t(1)) < p.cutoff; }),
+                 prelim.end());
   std::sort(prelim.begin(), prelim.end(), score_order);
 
   // Final pass with traceback.

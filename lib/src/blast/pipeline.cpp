@@ -56,6 +56,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     g.ambiguous = ambiguous_score(params_.reward, params_.penalty);
     g.gap_open = params_.gap_open;
     g.gap_extend = params_.gap_extend;
+    gapped_params_.round_down = gapped_.round_down;
     // BlastExtensionParametersNew: truncated, the final X-drop at least the preliminary one.
     const double ln2 = 0.69314718055994530941723212145818;
     gapped_params_.xdrop_gap = int(params_.xdrop_gap_bits * ln2 / gapped_.params.lambda);

@@ -36,6 +36,7 @@ struct GappedExtensionParams {
   int xdrop_gap = 0;    // raw
   int xdrop_final = 0;  // raw
   int64_t cutoff = 0;   // preliminary gapped score needed to keep an alignment
+  bool round_down = false;  // E-values count an odd score as the even one below (the 2/-n tables)
 };
 
 // How many extensions ran, and how many of them on several threads were found covered by an earlier result
