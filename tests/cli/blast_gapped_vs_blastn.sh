@@ -71,6 +71,14 @@ run "K. pneumoniae vs E. coli windows, odd cut-off" "$src/data/kpneumoniae_hs112
   "$src/data/ecoli_536_846k.fa" 2 --evalue 1.78e-06
 run "K. pneumoniae vs E. coli windows"              "$src/data/kpneumoniae_hs11286_145k.fa" \
   "$src/data/ecoli_536_846k.fa" 5
+# One 16-kb alignment found from three triggers, each with its own start point: blastn keeps the first of the three
+# identical preliminary alignments (its qsort is glibc's merge sort, stable), and the final alignment traced from
+# that start point takes another path among equal-scoring ones (3,618 mismatches, 158 gap openings) than from the
+# last one's (3,619 and 157).
+run "454 contig 16 vs E. coli (equal preliminary alignments)" "$src/data/contig16_454_12k.fa" \
+  "$src/data/ecoli_536_243k.fa" 30
+run "454 contig 16 vs E. coli, 2 threads" "$src/data/contig16_454_12k.fa" "$src/data/ecoli_536_243k.fa" 30 \
+  --num_threads 2
 run "E. coli 948k repeats vs themselves, 2 threads" "$src/data/ecoli_536_948k.fa" "$src/data/ecoli_536_948k.fa" 25 \
   --num_threads 2
 # Two copies of a random stretch, a short one A and a long one B, apart by random junk in query and subject
