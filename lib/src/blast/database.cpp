@@ -15,6 +15,8 @@ void DbBatch::clear() {
   codes.clear();
   packed.clear();
   invalid_runs.clear();
+  ambiguous.clear();
+  resolver_.reset();
   window = Window();
 }
 
@@ -35,6 +37,7 @@ void DbBatch::begin_record(const std::string& name, uint64_t expected_bases) {
   names.push_back(name);
   lengths.push_back(0);
   local_starts.push_back(codes.size());
+  if (blastn_bases) resolver_.emplace(expected_bases);
   const size_t need = codes.size() + size_t(expected_bases) + 1;
   if (codes.capacity() < need) codes.reserve(std::max(need, 2 * codes.capacity()));
 }
@@ -43,12 +46,15 @@ void DbBatch::append_text(const char* s, size_t n) {
   const size_t at = codes.size();
   codes.resize(at + n);  // within the reserved room: no copy
   uint8_t* out = codes.data() + at;
-  for (size_t i = 0; i < n; ++i) out[i] = base_code(s[i]);
+  if (resolver_) encode_subject_text(s, n, out, *resolver_, at, ambiguous);
+  else
+    for (size_t i = 0; i < n; ++i) out[i] = base_code(s[i]);
   lengths.back() += n;
 }
 
 void DbBatch::end_record() {
   codes.push_back(kInvalidBase);  // record separator: no w-mer spans two records
+  resolver_.reset();
 }
 
 size_t DbBatch::record_at(uint64_t local) const {

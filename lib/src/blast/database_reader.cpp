@@ -18,6 +18,7 @@ struct DatabaseReader::Impl {
   std::string path;
   bool twobit = false;
   bool keep_packed = false;  // DbBatch::packed for .2bit batches
+  bool blastn_bases = false;  // DbBatch::blastn_bases
   std::unique_ptr<TwoBitReader> tb;
   size_t tb_next = 0;
   std::unique_ptr<SequenceReader> reader;
@@ -187,6 +188,8 @@ bool DatabaseReader::is_twobit() const { return impl_->twobit; }
 
 void DatabaseReader::keep_packed(bool on) { impl_->keep_packed = on; }
 
+void DatabaseReader::blastn_subject_bases(bool on) { impl_->blastn_bases = on; }
+
 bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
 
 const std::vector<uint64_t>& DatabaseReader::record_lengths() const { return impl_->lengths; }
@@ -225,6 +228,7 @@ void DatabaseReader::restrict_records(uint64_t begin, uint64_t end) {
 bool DatabaseReader::sample_spread(uint64_t bases, uint64_t pieces, DbBatch& out) const {
   if (!impl_->twobit || pieces == 0 || totals_.bases == 0) return false;
   out.clear();
+  out.blastn_bases = false;
   const std::vector<uint64_t>& lengths = impl_->lengths;
   const uint64_t piece = std::max<uint64_t>(1, std::min(bases, totals_.bases) / pieces);
   size_t r = 0;
@@ -252,7 +256,7 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
   SequenceRecord rec;
   auto start = [&] {
     windows.reset(new RecordWindows(rec.name, uint32_t(r), impl_->next_pos, length, max_bases, impl_->window_margin,
-                                    impl_->on_window));
+                                    impl_->on_window, impl_->blastn_bases));
   };
   if (impl_->twobit) {
     // Decoded a slice at a time straight from the file's mapping.
@@ -296,6 +300,7 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
 bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                                 const std::function<void(const char*, uint64_t)>& progress) {
   batch.clear();
+  batch.blastn_bases = impl_->blastn_bases;
   if (impl_->reader) {  // the reader counts all bases it parsed; the batch's start from there
     const uint64_t before = impl_->next_pos - impl_->next_record;  // bases of the earlier batches
     if (progress) impl_->reader->on_bases([&progress, before](uint64_t b) { progress("reading", b - before); });
@@ -339,7 +344,19 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
       batch.packed.resize(size_t((at + length) / 32 + 2 + 8));
       const uint64_t written = impl_->tb->packed(i, batch.packed.data(), at);
       std::fill(batch.packed.begin() + long(written), batch.packed.end(), 0);
-      for (const auto& run : impl_->tb->n_runs(i)) batch.invalid_runs.push_back({at + run.first, at + run.second});
+      if (batch.blastn_bases) {
+        // The N blocks hold blastn's bases in the codes (add_record_codes): the same bases packed.
+        for (auto run = std::lower_bound(batch.ambiguous.begin(), batch.ambiguous.end(), at,
+                                         [](const CodeRun& x, uint64_t v) { return x.end <= v; });
+             run != batch.ambiguous.end(); ++run)
+          for (uint64_t k = run->begin; k < run->end; ++k) {
+            uint64_t& word = batch.packed[size_t(k / 32)];
+            const unsigned shift = unsigned(2 * (k % 32));
+            word = (word & ~(uint64_t(3) << shift)) | (uint64_t(batch.codes[size_t(k)]) << shift);
+          }
+      } else {
+        for (const auto& run : impl_->tb->n_runs(i)) batch.invalid_runs.push_back({at + run.first, at + run.second});
+      }
       batch.invalid_runs.push_back({at + length, at + length + 1});  // the separator
       continue;
     } else if (impl_->use_held) {

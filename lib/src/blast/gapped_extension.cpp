@@ -301,8 +301,9 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
 
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
                                      std::vector<GapTrigger> triggers, const GappedExtensionParams& p, int threads,
-                                     GappedExtensionStats* stats) {
+                                     GappedExtensionStats* stats, const uint8_t* s_true) {
   const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
+  if (!s_true) s_true = s;
   // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment. The
   // 1-Mbase self alignment of an E. coli slice against its genome holds the oldest slot while the other threads work
   // through the repeats behind it: 16 per thread left them waiting (stage 3 on two threads 1.55x one thread), 1,024
@@ -382,7 +383,7 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
   AlignmentJoins joins;
   const SpeculationStats final_stats = run_in_order_speculatively(
       prelim.size(), threads, lookahead, [&](size_t i) { return done.contains(prelim[i]); },
-      [&](size_t i) { traced[i] = trace_final(q, QL, s, SL, prelim[i], p, &joins); },
+      [&](size_t i) { traced[i] = trace_final(q, QL, s_true, SL, prelim[i], p, &joins); },
       [&](size_t i) {
         done.add(traced[i].box);
         finals.push_back(traced[i]);
@@ -402,7 +403,7 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
     stats->postponed += prelim_stats.postponed + final_stats.postponed;
   }
   // Blast_TracebackFromHSPList: common endpoints cut (and the rest rescored), then any still shared dropped.
-  trim_common_endpoints(finals, q, QL, s, SL, p);
+  trim_common_endpoints(finals, q, QL, s_true, SL, p);
   purge_common_endpoints(finals, [](const Final& f) -> const Box& { return f.box; });
   std::stable_sort(finals.begin(), finals.end(),
                    [](const Final& a, const Final& b) { return score_order(a.box, b.box); });

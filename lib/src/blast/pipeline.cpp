@@ -284,8 +284,14 @@ void BlastSearch::search_in(const DbBatch& batch, Lane& lane) {
   }
   if (!run_stage2 || !params_.gapped) return;
   if (!win.on) return extend_gapped_batch(batch, lane);
-  if (win.first()) spill_.reset(new RecordSpill);
+  if (win.first()) spill_.reset(new RecordSpill), spill_ambiguous_.clear();
   spill_->append(batch.codes.data() + (win.own_begin - win.offset), size_t(win.own_end - win.own_begin));
+  for (const CodeRun& r : batch.ambiguous) {  // those in the owned range, in record coordinates
+    const uint64_t b = std::max(r.begin + win.offset, win.own_begin), e = std::min(r.end + win.offset, win.own_end);
+    if (b >= e) continue;
+    if (!spill_ambiguous_.empty() && spill_ambiguous_.back().end == b) spill_ambiguous_.back().end = e;
+    else spill_ambiguous_.push_back(CodeRun{b, e});
+  }
   if (!win.last()) return;
   const uint8_t* record = spill_->map();
   // Where the extensions start: each gap trigger's ungapped HSP and a little around it.
@@ -296,8 +302,10 @@ void BlastSearch::search_in(const DbBatch& batch, Lane& lane) {
       around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0,
                           t.hit.s_start + t.hit.length + kAround);
   spill_->prefetch(std::move(around));
-  extend_gapped_triggers(batch.first_record, {record}, {win.record_length}, lane);
+  extend_gapped_triggers(batch.first_record, {record}, {spill_->map_true(spill_ambiguous_)}, {win.record_length},
+                         lane);
   spill_.reset();
+  spill_ambiguous_.clear();
 }
 
 void BlastSearch::prepare_stage1a() {
@@ -582,7 +590,16 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         lane.triggers[t].push_back(tr);
         return;
       }
-      if (!reevaluate_ungapped(qc.data(), s, scoring, cut.word, e)) return;
+      // Rescored and counted on the true codes, as blastn's traceback reads the subject (subject_bases.hpp).
+      thread_local std::vector<uint8_t> true_copy;
+      const uint64_t record_local = batch.local_starts[x.record];
+      const uint8_t* st = true_subject_codes(batch.codes.data(), record_local + e.s_start, e.length,
+                                             batch.ambiguous, true_copy);  // st[k]: subject base e.s_start + k
+      UngappedExtension kept = e;
+      kept.s_start = 0;
+      if (!reevaluate_ungapped(qc.data(), st, scoring, cut.word, kept)) return;
+      st += kept.s_start;
+      e.q_start = kept.q_start, e.s_start += kept.s_start, e.length = kept.length, e.score = kept.score;
       const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
       if (!(evalue <= params_.evalue)) return;
       Hsp h;
@@ -595,7 +612,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       h.s_end = h.s_start + e.length;
       h.score = e.score;
       h.align_length = e.length;
-      for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == s[e.s_start + k] && s[e.s_start + k] < 4);
+      for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == st[k] && st[k] < 4);
       h.evalue = evalue;
       h.bits = bitscore_of(karlin_, e.score);
       found[t].push_back(h);
@@ -632,10 +649,20 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
 void BlastSearch::extend_gapped_batch(const DbBatch& batch, Lane& lane) {
   std::vector<const uint8_t*> subjects;
   for (uint64_t start : batch.local_starts) subjects.push_back(batch.codes.data() + start);
-  extend_gapped_triggers(batch.first_record, subjects, batch.lengths, lane);
+  // The true codes of the records with triggers that have ambiguity codes: copies, with kInvalidBase back at them.
+  std::vector<const uint8_t*> true_subjects = subjects;
+  std::vector<std::vector<uint8_t>> copies(subjects.size());
+  if (!batch.ambiguous.empty())
+    for (const auto& v : lane.triggers)
+      for (const Trigger& t : v)
+        if (true_subjects[t.subject] == subjects[t.subject])
+          true_subjects[t.subject] = true_subject_codes(batch.codes.data(), batch.local_starts[t.subject],
+                                                        batch.lengths[t.subject], batch.ambiguous, copies[t.subject]);
+  extend_gapped_triggers(batch.first_record, subjects, true_subjects, batch.lengths, lane);
 }
 
 void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
+                                         const std::vector<const uint8_t*>& true_subjects,
                                          const std::vector<uint64_t>& lengths, Lane& lane) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Trigger> all;
@@ -664,6 +691,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
     const bool minus = (g & 1) != 0;
     const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
     const uint8_t* s = subjects[first.subject];
+    const uint8_t* s_true = true_subjects[first.subject];
     const uint64_t s_len = lengths[first.subject];
     std::vector<GapTrigger> hits;
     for (size_t i = starts[k]; i < starts[k + 1]; ++i) hits.push_back(all[i].hit);
@@ -671,7 +699,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
     gp.cutoff = cutoffs_[query].hit;
     const uint64_t q_len = qc.size();
     for (const GappedHsp& r :
-         extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k])) {
+         extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k], s_true)) {
       const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
       const double evalue = evalue_of(gapped_.params, e_score, search_space_[query]);
       if (!(evalue <= params_.evalue)) continue;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq {
@@ -62,6 +63,22 @@ const uint8_t* RecordSpill::map() {
   return static_cast<const uint8_t*>(mapped_);
 }
 
+const uint8_t* RecordSpill::map_true(const std::vector<CodeRun>& ambiguous) {
+  const uint8_t* codes = map();
+  if (ambiguous.empty() || !codes) return codes;
+  if (!true_mapped_) {
+    void* p = mmap(nullptr, size_t(size_), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
+    if (p == MAP_FAILED)
+      throw IoError(dir_ + ": cannot map a temporary file for a long database record: " + std::strerror(errno));
+    madvise(p, size_t(size_), MADV_RANDOM);
+    for (const CodeRun& r : ambiguous)
+      if (r.begin < size_) std::memset(static_cast<uint8_t*>(p) + r.begin, kInvalidBase,
+                                       size_t(std::min(r.end, size_) - r.begin));
+    true_mapped_ = p;
+  }
+  return static_cast<const uint8_t*>(true_mapped_);
+}
+
 void RecordSpill::prefetch(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
   if (!mapped_) return;
   const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
@@ -81,6 +98,8 @@ void RecordSpill::prefetch(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
 
 void RecordSpill::unmap() {
   if (mapped_) munmap(mapped_, mapped_bytes_);
+  if (true_mapped_) munmap(true_mapped_, mapped_bytes_);
+  true_mapped_ = nullptr;
   mapped_ = nullptr;
   mapped_bytes_ = 0;
 }

@@ -12,7 +12,8 @@ uint64_t round_up_64(uint64_t x) { return std::max<uint64_t>(64, (x + 63) / 64 *
 }  // namespace
 
 RecordWindows::RecordWindows(const std::string& name, uint32_t record, uint64_t record_stream, uint64_t length,
-                             uint64_t step, uint64_t margin, std::function<void(const DbBatch&)> on_window)
+                             uint64_t step, uint64_t margin, std::function<void(const DbBatch&)> on_window,
+                             bool blastn_bases)
     : on_window_(std::move(on_window)),
       length_(length),
       step_(round_up_64(step)),
@@ -27,16 +28,23 @@ RecordWindows::RecordWindows(const std::string& name, uint32_t record, uint64_t 
   win_.window.own_end = std::min(length, step_);
   window_end_ = std::min(length, step_ + margin_);
   win_.codes.reserve(size_t(std::min(length, step_ + 2 * margin_) + 1));
+  win_.blastn_bases = blastn_bases;
+  if (blastn_bases) resolver_.emplace(length);
 }
 
 void RecordWindows::append_text(const char* s, size_t n) {
-  append(s, n, [](const char* from, size_t k, uint8_t* out) {
-    for (size_t i = 0; i < k; ++i) out[i] = base_code(from[i]);
+  append(s, n, [this](const char* from, size_t k, uint8_t* out) {
+    if (resolver_) encode_subject_text(from, k, out, *resolver_, received_, ambiguous_);
+    else
+      for (size_t i = 0; i < k; ++i) out[i] = base_code(from[i]);
   });
 }
 
 void RecordWindows::append_codes(const uint8_t* c, size_t n) {
-  append(c, n, [](const uint8_t* from, size_t k, uint8_t* out) { std::memcpy(out, from, k); });
+  append(c, n, [this](const uint8_t* from, size_t k, uint8_t* out) {
+    std::memcpy(out, from, k);
+    if (resolver_) resolve_subject_codes(out, k, *resolver_, received_, ambiguous_);
+  });
 }
 
 template <class T, class Encode>
@@ -61,6 +69,17 @@ void RecordWindows::hand_on() {
   win_.lengths[0] = win_.codes.size();
   win_.first_pos = record_stream_ + w.offset;
   win_.codes.push_back(kInvalidBase);  // no w-mer runs past the window's data
+  if (resolver_) {
+    // The ambiguous positions in this window's codes; those before it are no longer needed.
+    const uint64_t end = w.offset + win_.lengths[0];
+    ambiguous_.erase(ambiguous_.begin(),
+                     std::find_if(ambiguous_.begin(), ambiguous_.end(), [&](const CodeRun& r) { return r.end > w.offset; }));
+    win_.ambiguous.clear();
+    for (const CodeRun& r : ambiguous_) {
+      if (r.begin >= end) break;
+      win_.ambiguous.push_back(CodeRun{std::max(r.begin, w.offset) - w.offset, std::min(r.end, end) - w.offset});
+    }
+  }
   on_window_(win_);
   win_.codes.pop_back();
   done_ = w.last();

@@ -562,6 +562,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   DatabaseReader db = given.db_layout.lengths.empty() ? DatabaseReader(o.db, counted)
                                                       : DatabaseReader(o.db, given.db_layout);
   const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
+  // HSPs as blastn finds them: seeds and extensions read blastn's bases where the database has ambiguity codes.
+  db.blastn_subject_bases(o.stage == "hsp");
 
   model::Plan plan;
   std::string profile_message;

@@ -8,11 +8,13 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bloomseq/backend/stage1a.hpp"
+#include "bloomseq/blast/subject_bases.hpp"
 #include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
@@ -55,6 +57,12 @@ struct DbBatch {
   std::vector<uint64_t, UninitializedAllocator<uint64_t>> packed;
   std::vector<CodeRun> invalid_runs;
 
+  // With blastn_bases (set by the reader before the records are added; clear() keeps it): each ambiguity code of a
+  // record is read as the base blastn puts there (subject_bases.hpp) instead of kInvalidBase, and `ambiguous` holds
+  // those positions (sorted runs, positions in `codes`), where the true code is kInvalidBase.
+  bool blastn_bases = false;
+  std::vector<CodeRun> ambiguous;
+
   // A window of one record longer than a batch (window.on): the batch holds that record alone, its codes are the
   // record's bases [offset, offset + lengths[0]) (then kInvalidBase) and first_pos is the stream coordinate of base
   // `offset`, so stream coordinates are those of the whole record. The window owns the w-mer starts
@@ -71,12 +79,13 @@ struct DbBatch {
   Window window;
 
   void clear();
-  // Appends one record given as text (any case; N/IUPAC become kInvalidBase).
+  // Appends one record given as text (any case; N/IUPAC become kInvalidBase, or blastn's bases: blastn_bases).
   // `encoded`, if given, is called with the bases encoded so far every few Mbases (a chromosome takes a while).
   void add_record(const std::string& name, const std::string& seq,
                   const std::function<void(uint64_t)>& encoded = nullptr);
   // Appends one record whose text comes in pieces (any case; N/IUPAC become kInvalidBase), encoded as it comes:
-  // begin_record, append_text..., end_record. `expected_bases`: room reserved up front (0: none).
+  // begin_record, append_text..., end_record. `expected_bases`: room reserved up front (0: none); with
+  // blastn_bases, the record's length (blastn's random bases are seeded with it).
   void begin_record(const std::string& name, uint64_t expected_bases = 0);
   void append_text(const char* s, size_t n);
   void end_record();
@@ -89,6 +98,10 @@ struct DbBatch {
     const size_t at = codes.size();
     codes.resize(at + length + 1);
     fill(codes.data() + at);
+    if (blastn_bases) {
+      SubjectBaseResolver resolver(length);
+      resolve_subject_codes(codes.data() + at, size_t(length), resolver, at, ambiguous);
+    }
     codes[at + length] = kInvalidBase;  // no w-mer spans two records
   }
   size_t size() const { return names.size(); }
@@ -96,6 +109,9 @@ struct DbBatch {
   size_t record_at(uint64_t local) const;
   // Stream coordinate of the code after this batch (= first_pos of the next batch).
   uint64_t end_pos() const { return first_pos + codes.size(); }
+
+ private:
+  std::optional<SubjectBaseResolver> resolver_;  // the record being appended as text (blastn_bases)
 };
 
 // The stage-1a chunks of a batch: chunk i covers w-mer starts [i*chunk_bases, (i+1)*chunk_bases); in a window,
@@ -149,6 +165,9 @@ class DatabaseReader {
   // Whether the batches of a .2bit database also carry their bases packed (DbBatch::packed): only the short-word
   // scan reads them, so the other searches skip the translation and the quarter byte per base. Off by default.
   void keep_packed(bool on);
+  // Whether the batches read each ambiguity code as the base blastn puts there (DbBatch::blastn_bases), as a search
+  // for HSPs does; off by default (seeds never span an ambiguity code). The tuning sample (sample_spread) never does.
+  void blastn_subject_bases(bool on);
   // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
   bool parses_again() const;
   // Every record's length, in file order, and a hash of every record's name and length (read with the totals):

@@ -153,9 +153,11 @@ class BlastSearch {
   // Stage 3 on the gap triggers found in `batch` (its subject records are still in memory).
   void extend_gapped_batch(const DbBatch& batch, Lane& lane);
   // Stage 3 on the gap triggers found since the last call; trigger subject i (within the batch) is record
-  // first_record + i, whose codes are subjects[i][0, lengths[i]).
+  // first_record + i, whose codes are subjects[i][0, lengths[i]) as seeded (blastn's bases at ambiguity codes), and
+  // true_subjects[i][0, lengths[i]) with the true codes, for the final alignments.
   void extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
-                              const std::vector<uint64_t>& lengths, Lane& lane);
+                              const std::vector<const uint8_t*>& true_subjects, const std::vector<uint64_t>& lengths,
+                              Lane& lane);
   struct Trigger {
     uint32_t subject = 0;  // within the batch
     uint32_t strand_index = 0;  // 2 * query + strand
@@ -181,6 +183,7 @@ class BlastSearch {
   GappedKarlin gapped_;     // with --gapped: E-values, bit scores and cut-offs
   GappedExtensionParams gapped_params_;
   std::unique_ptr<RecordSpill> spill_;          // the windowed record's codes so far, for stage 3
+  std::vector<CodeRun> spill_ambiguous_;        // and where its ambiguity codes are (record coordinates)
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query
   std::unique_ptr<Stage1aBackend> stage1a_;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "bloomseq/blast/database.hpp"
@@ -15,9 +16,11 @@ class RecordWindows {
  public:
   // `step` and `margin` are rounded up to multiples of 64 (so every window's offset is a multiple of 4).
   // `record_stream`: the stream coordinate of the record's first base; `record`: its global index.
+  // `blastn_bases`: ambiguity codes become blastn's bases (DbBatch::blastn_bases), each window's `ambiguous` says
+  // where they are.
   RecordWindows(const std::string& name, uint32_t record, uint64_t record_stream, uint64_t length, uint64_t step,
-                uint64_t margin, std::function<void(const DbBatch&)> on_window);
-  // The record's text, any case; N/IUPAC become kInvalidBase.
+                uint64_t margin, std::function<void(const DbBatch&)> on_window, bool blastn_bases = false);
+  // The record's text, any case; N/IUPAC become kInvalidBase (or blastn's bases).
   void append_text(const char* s, size_t n);
   // The record's codes (encode/dna.hpp), e.g. decoded from a .2bit file.
   void append_codes(const uint8_t* codes, size_t n);
@@ -37,6 +40,8 @@ class RecordWindows {
   uint64_t received_ = 0;
   uint64_t window_end_ = 0;  // record position one past the current window's last base
   bool done_ = false;        // the last window was handed on
+  std::optional<SubjectBaseResolver> resolver_;  // blastn_bases
+  std::vector<CodeRun> ambiguous_;                // with blastn_bases: the positions (record coordinates) so far
 };
 
 }  // namespace bloomseq
