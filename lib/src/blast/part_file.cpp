@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq {
@@ -77,7 +78,7 @@ PartHeader parse_part_header(const std::string& line, const std::string& path) {
 
 bool part_key_less(const PartKey& a, const PartKey& b) {
   if (a.query != b.query) return a.query < b.query;
-  if (a.evalue != b.evalue) return a.evalue < b.evalue;
+  if (const int c = compare_evalues(a.evalue, b.evalue)) return c < 0;
   if (a.score != b.score) return a.score > b.score;
   return a.subject > b.subject;  // the order of BlastSearch::finish (blastn's: the later subject first)
 }

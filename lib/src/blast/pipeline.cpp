@@ -98,6 +98,22 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   if (dust) dust->join();
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
+  for (size_t i = 0; i < queries_.size(); ++i) {
+    uint64_t counts[4] = {0, 0, 0, 0};
+    for (const uint8_t c : queries_.codes[i])
+      if (c < 4) ++counts[c];
+    const uint64_t minus[4] = {counts[3], counts[2], counts[1], counts[0]};
+    for (const uint64_t* strand : {static_cast<const uint64_t*>(counts), minus}) {
+      const KarlinParams ungapped = ungapped_karlin_for_composition(params_.reward, params_.penalty, strand);
+      const KarlinParams kp =
+          params_.gapped
+              ? gapped_karlin(params_.reward, params_.penalty, params_.gap_open, params_.gap_extend, ungapped).params
+              : ungapped;
+      strand_evalue_params_.push_back(kp);
+      strand_search_space_.push_back(
+          effective_search_space(kp, queries_.codes[i].size(), totals_.bases, totals_.records));
+    }
+  }
   for (const auto& q : queries_.codes) {
     if (params_.gapped) {
       // BlastInitialWordParametersUpdate for a gapped search: the ungapped cut-off is the gap trigger (in the
@@ -600,7 +616,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       if (!reevaluate_ungapped(qc.data(), st, scoring, cut.word, kept)) return;
       st += kept.s_start;
       e.q_start = kept.q_start, e.s_start += kept.s_start, e.length = kept.length, e.score = kept.score;
-      const double evalue = evalue_of(karlin_, e.score, search_space_[query]);
+      const double evalue = evalue_of(strand_evalue_params_[g], e.score, strand_search_space_[g]);
       if (!(evalue <= params_.evalue)) return;
       Hsp h;
       h.query = query;
@@ -614,7 +630,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       h.align_length = e.length;
       for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == st[k] && st[k] < 4);
       h.evalue = evalue;
-      h.bits = bitscore_of(karlin_, e.score);
+      h.bits = bitscore_of(strand_evalue_params_[g], e.score);
       found[t].push_back(h);
     };
     for (size_t u; (u = next_unit.fetch_add(1)) < units.size();) {
@@ -701,7 +717,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
     for (const GappedHsp& r :
          extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k], s_true)) {
       const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
-      const double evalue = evalue_of(gapped_.params, e_score, search_space_[query]);
+      const double evalue = evalue_of(strand_evalue_params_[g], e_score, strand_search_space_[g]);
       if (!(evalue <= params_.evalue)) continue;
       Hsp h;
       h.query = query;
@@ -717,7 +733,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
       h.gaps = r.align_length - r.identities - r.mismatches;
       h.gap_opens = r.gap_opens;
       h.evalue = evalue;
-      h.bits = bitscore_of(gapped_.params, r.score);
+      h.bits = bitscore_of(strand_evalue_params_[g], r.score);
       found[k].push_back(h);
     }
   };
@@ -775,8 +791,9 @@ std::vector<Hsp> BlastSearch::finish() {
   for (const Hsp& h : out) {
     if (best.empty() || best.back().first != std::make_pair(h.query, h.subject))
       best.push_back({{h.query, h.subject}, {h.evalue, h.score}});
-    else if (h.score > best.back().second.score)
-      best.back().second = {h.evalue, h.score};
+    else if (h.evalue < best.back().second.evalue ||
+             (compare_evalues(h.evalue, best.back().second.evalue) == 0 && h.score > best.back().second.score))
+      best.back().second = {h.evalue, h.score};  // blastn's first HSP of the subject: by E-value, then score
   }
   auto rank_of = [&](const Hsp& h) {
     auto it = std::lower_bound(best.begin(), best.end(), std::make_pair(h.query, h.subject),
@@ -787,10 +804,13 @@ std::vector<Hsp> BlastSearch::finish() {
     if (a.query != b.query) return a.query < b.query;
     if (a.subject != b.subject) {
       const Rank ra = rank_of(a), rb = rank_of(b);
-      if (ra.evalue != rb.evalue) return ra.evalue < rb.evalue;
+      if (const int c = compare_evalues(ra.evalue, rb.evalue)) return c < 0;
       if (ra.score != rb.score) return ra.score > rb.score;
       return a.subject > b.subject;  // as s_EvalueCompareHSPLists: equal best E-value and score, the later subject first
     }
+    // By E-value, then as blastn's ScoreCompareHSPs (s_EvalueCompareHSPs): equal scores on the two strands can have
+    // E-values that differ in the last bits (strand_evalue_params_); below 1e-180 they count as equal.
+    if (const int c = compare_evalues(a.evalue, b.evalue)) return c < 0;
     if (a.score != b.score) return a.score > b.score;
     // Ties as blastn's ScoreCompareHSPs breaks them: subject start up, subject end down, query start up, query end
     // down, the query on the strand aligned (a minus-strand alignment's offsets are on the reverse complement);

@@ -462,7 +462,7 @@ class StageOutput {
 };
 
 // A shard's HSPs as part-file lines: each with its subject's rank (the first HSP of a query-subject run is its
-// best: finish() orders a subject's HSPs by score, and equal scores have equal E-values).
+// best: finish() orders a subject's HSPs by E-value, then score).
 uint64_t add_part_lines(const BlastSearch& search, const std::vector<Hsp>& hsps, const TabularFormat& format,
                         StageOutput& out) {
   PartKey key;

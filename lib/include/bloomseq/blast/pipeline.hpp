@@ -190,6 +190,11 @@ class BlastSearch {
   Stage1aCapabilities caps_;
   bool stage1a_prepared_ = false;
   std::vector<double> search_space_;  // per query
+  // E-values and bit scores per query strand (index 2 * query + strand), as blastn computes them per context: the
+  // ungapped values from the strand's composition (ungapped_karlin_for_composition), the gapped ones from the
+  // table, or those ungapped ones beyond it; and the search space from them.
+  std::vector<KarlinParams> strand_evalue_params_;
+  std::vector<double> strand_search_space_;
   ConcatenatedQuery concatenated_;     // what blastn's ungapped pre-screen reads
   std::vector<std::string> subject_names_;  // of the batches searched; subject_base_ is the first one's index
   uint32_t subject_base_ = 0;
