@@ -7,9 +7,8 @@
 # coordinates, whatever their last bits. Skipped (77) when blastn is not installed.
 # Usage: blast_evalue_order_vs_blastn.sh BIN_DIR SRC_DIR
 set -euo pipefail
-bin="$1"; src="$2"
 command -v blastn >/dev/null 2>&1 || { echo "blastn not installed: skipped"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/common/lib.bash"
 awk 'NR>1' "$src/data/lambda_virus.fa" | tr -d '\n' > "$tmp/lambda.txt"
 # Two pieces of lambda as one query: weak hits of equal score on both strands against lambda and E. coli.
 { echo ">pieces"; { cut -c 4001-7000 "$tmp/lambda.txt"; cut -c 19001-21000 "$tmp/lambda.txt"; } | tr -d '\n' | fold -w 70; } \
@@ -22,36 +21,27 @@ piece=$(cut -c 10001-10450 "$tmp/lambda.txt")
 { echo ">copies"; { cut -c 20001-21000 "$tmp/lambda.txt"; echo -n "$piece" | rc; cut -c 22001-23000 "$tmp/lambda.txt";
     echo -n "$piece"; cut -c 24001-25000 "$tmp/lambda.txt"; echo -n "$piece" | rc; cut -c 26001-26500 "$tmp/lambda.txt";
     echo -n "$piece"; cut -c 30001-31000 "$tmp/lambda.txt"; } | tr -d '\n' | fold -w 70; } > "$tmp/copies_s.fa"
-status=0
-check() {  # name query subject reward penalty mode(gapped/ungapped) min_lines
+compare() {  # name query subject reward penalty mode(gapped/ungapped) min_lines
   local name="$1" q="$2" s="$3" r="$4" p="$5" mode="$6" min="$7" bl=() bb=()
   if [[ $mode == ungapped ]]; then bl=(-ungapped -sum_stats false); bb=(--ungapped); fi
   blastn -task blastn -dust no "${bl[@]+"${bl[@]}"}" -reward "$r" -penalty "$p" -query "$q" -subject "$s" -outfmt 6 \
-    2>/dev/null > "$tmp/want"
+    2>/dev/null > want
   "$bin/blast-bloom" --no-header --no-progress --dust no "${bb[@]+"${bb[@]}"}" --reward "$r" --penalty="$p" "$q" "$s" \
-    > "$tmp/got"
-  local n; n=$(wc -l < "$tmp/want")
-  if [[ $n -lt $min ]]; then echo "FAIL $name: blastn found only $n lines (expected >= $min)"; status=1; return; fi
-  if cmp -s "$tmp/want" "$tmp/got"; then
-    echo "ok   $name: $n lines identical, same order"
-  else
-    echo "FAIL $name: blastn $n, blast-bloom $(wc -l < "$tmp/got"); first differences:"
-    diff "$tmp/want" "$tmp/got" | head -n 10 || true
-    status=1
-  fi
+    > got
+  same_as_blastn "$name" "$min" want got
 }
 for sub in lambda_virus ecoli_536_200k; do
   for rp in "2 -3" "1 -2"; do
     set -- $rp
     for mode in gapped ungapped; do
-      check "pieces vs $sub, $1/$2, $mode" "$tmp/pieces.fa" "$src/data/$sub.fa" "$1" "$2" "$mode" 10
+      compare "pieces vs $sub, $1/$2, $mode" "$tmp/pieces.fa" "$src/data/$sub.fa" "$1" "$2" "$mode" 10
     done
   done
 done
 for rp in "2 -3" "1 -2"; do
   set -- $rp
   for mode in gapped ungapped; do
-    check "copies on both strands, $1/$2, $mode" "$tmp/copies_q.fa" "$tmp/copies_s.fa" "$1" "$2" "$mode" 8
+    compare "copies on both strands, $1/$2, $mode" "$tmp/copies_q.fa" "$tmp/copies_s.fa" "$1" "$2" "$mode" 8
   done
 done
-exit $status
+[[ $fails -eq 0 ]]

@@ -19,3 +19,16 @@ expect_exit() {
   if [ "$rc" -eq "$code" ] && [ "$(wc -l < err.txt)" -eq 1 ]; then ok "$name (exit $rc: $(cat err.txt))"
   else bad "$name: exit $rc, expected $code; stderr: $(head -3 err.txt)"; fi
 }
+# same_as_blastn NAME MIN WANT GOT: blast-bloom's output GOT equals blastn's WANT line for line, in order, and blastn
+# found at least MIN lines (so that the case tests something); the first differences are shown otherwise.
+same_as_blastn() {
+  local name=$1 min=$2 want=$3 got=$4 n
+  n=$(wc -l < "$want")
+  if [ "$n" -lt "$min" ]; then bad "$name: blastn found only $n lines (expected >= $min)"; return; fi
+  if cmp -s "$want" "$got"; then
+    ok "$name: $n lines identical, same order"
+  else
+    bad "$name: blastn $n, blast-bloom $(wc -l < "$got"); first differences:"
+    diff "$want" "$got" | head -n 10 || true
+  fi
+}
