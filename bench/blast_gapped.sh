@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # blast-bloom's default (gapped) output vs blastn -task blastn -dust no -outfmt 6, side by side in one run: wall and
 # CPU time, their ratio, and agreement: the share of blastn's lines that blast-bloom prints identically, blastn's
-# alignments with E <= 1e-10 missing from blast-bloom (same line), and blast-bloom's lines with E <= 1e-10 that
-# blastn does not print. Prints a table and writes OUT_DIR/blast_gapped.csv.
+# alignments with E <= 1e-10 missing from blast-bloom (same line), blast-bloom's lines with E <= 1e-10 that
+# blastn does not print, and whether the whole output is blastn's line for line in blastn's order (in_order).
+# Prints a table and writes OUT_DIR/blast_gapped.csv.
 #
 # Usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]
 #   Genomes come from scripts/fetch-data.sh (cached). BLAST_BENCH_THREADS (default 1 2): blast-bloom thread counts;
@@ -23,14 +24,14 @@ dust="${BLAST_BENCH_DUST:-no}"
 cases="${BLAST_BENCH_CASES:-lambda ecoli1m ecoli_ssuis bees}"
 csv="$out/blast_gapped.csv"
 echo "# dust=$dust; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" > "$csv"
-echo "case,tool,threads,wall_s,cpu_s,lines,identical_pct,missing_e10,extra_e10,cpu_ratio_vs_blastn" >> "$csv"
-printf "\n%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" case tool thr wall_s cpu_s lines identical% miss_e10 \
-  extra_e10 cpu/bn
+echo "case,tool,threads,wall_s,cpu_s,lines,identical_pct,missing_e10,extra_e10,in_order,cpu_ratio_vs_blastn" >> "$csv"
+printf "\n%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %8s %7s\n" case tool thr wall_s cpu_s lines identical% miss_e10 \
+  extra_e10 in_order cpu/bn
 measure() {  # -> "wall cpu" of the command, its stdout into $tmp/out
   /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" > "$tmp/out" 2> /dev/null
   awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$tmp/time"
 }
-agreement() {  # want got -> "identical_pct missing_e10 extra_e10"
+agreement() {  # want got -> "identical_pct missing_e10 extra_e10 in_order"
   python3 - "$1" "$2" <<'PY'
 import sys
 from collections import Counter
@@ -41,7 +42,7 @@ same = sum(min(n, cg[l]) for l, n in cw.items())
 strong = lambda l: float(l.split("\t")[10]) <= 1e-10
 miss = sum(max(0, n - cg[l]) for l, n in cw.items() if strong(l))
 extra = sum(max(0, n - cw[l]) for l, n in cg.items() if strong(l))
-print("%.2f %d %d" % (100.0 * same / max(len(want), 1), miss, extra))
+print("%.2f %d %d %s" % (100.0 * same / max(len(want), 1), miss, extra, "yes" if want == got else "no"))
 PY
 }
 run_case() {  # name query subject
@@ -49,15 +50,15 @@ run_case() {  # name query subject
   read -r bw bc < <(measure blastn -task blastn -dust "$dust" -query "$q" -subject "$db" -outfmt 6)
   cp "$tmp/out" "$tmp/want"
   local n; n=$(wc -l < "$tmp/want")
-  printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" "$name" blastn 1 "$bw" "$bc" "$n" - - - 1.00
-  echo "$name,blastn,1,$bw,$bc,$n,,,,1" >> "$csv"
+  printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %8s %7s\n" "$name" blastn 1 "$bw" "$bc" "$n" - - - - 1.00
+  echo "$name,blastn,1,$bw,$bc,$n,,,,,1" >> "$csv"
   for t in $threads; do
     read -r ow oc < <(measure "$bin/blast-bloom" --no-header --no-progress --dust "$dust" -t "$t" "$q" "$db")
-    read -r pct miss extra < <(agreement "$tmp/want" "$tmp/out")
+    read -r pct miss extra order < <(agreement "$tmp/want" "$tmp/out")
     local m r; m=$(wc -l < "$tmp/out"); r=$(awk -v a="$oc" -v b="$bc" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 1e-3)}')
-    printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %7s\n" "$name" blast-bloom "$t" "$ow" "$oc" "$m" "$pct" "$miss" \
-      "$extra" "$r"
-    echo "$name,blast-bloom,$t,$ow,$oc,$m,$pct,$miss,$extra,$r" >> "$csv"
+    printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %8s %7s\n" "$name" blast-bloom "$t" "$ow" "$oc" "$m" "$pct" \
+      "$miss" "$extra" "$order" "$r"
+    echo "$name,blast-bloom,$t,$ow,$oc,$m,$pct,$miss,$extra,$order,$r" >> "$csv"
   done
 }
 for c in $cases; do
