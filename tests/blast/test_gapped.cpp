@@ -84,9 +84,13 @@ const std::vector<Combo> kCombos = {
 std::vector<uint8_t> random_seq(std::mt19937& rng, int64_t len, const std::vector<uint8_t>* like) {
   std::vector<uint8_t> s(static_cast<size_t>(len), 0);
   for (int64_t i = 0; i < len; ++i) {
-    // Related sequences (mostly copies with changes) give alignments worth extending; a few N (code 4).
+    // Related sequences (mostly copies with changes) give alignments worth extending; a few N (code 4) and other
+    // IUPAC codes (16 + the bases they allow, as a subject's true codes: nucleotide_score.hpp).
+    static const uint8_t kIupac[10] = {3, 5, 9, 6, 10, 12, 7, 11, 13, 14};
     if (like && i < int64_t(like->size()) && rng() % 4 != 0) s[size_t(i)] = (*like)[size_t(i)];
-    else s[size_t(i)] = uint8_t(rng() % 23 == 0 ? 4 : rng() % 4);
+    else if (rng() % 23 == 0) s[size_t(i)] = 4;
+    else if (rng() % 31 == 0) s[size_t(i)] = uint8_t(kIupacCodeBase + kIupac[rng() % 10]);
+    else s[size_t(i)] = uint8_t(rng() % 4);
   }
   return s;
 }

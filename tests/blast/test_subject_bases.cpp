@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/nucleotide_score.hpp"
 #include "bloomseq/blast/record_windows.hpp"
 #include "bloomseq/blast/subject_bases.hpp"
 #include "bloomseq/encode/dna.hpp"
@@ -25,7 +26,7 @@ TEST_CASE("subject ambiguity codes become blastn's bases", "[subject_bases]") {
         {153, 'C'}, {172, 'T'}, {264, 'A'}, {300, 'T'}, {308, 'T'}, {384, 'A'}, {432, 'A'}, {555, 'A'},
         {1020, 'G'}, {1085, 'G'}, {1133, 'G'}, {1167, 'G'}, {1203, 'A'}, {1374, 'T'}, {1432, 'A'}, {1473, 'G'}};
     std::vector<uint8_t> codes(seq.size());
-    std::vector<CodeRun> runs;
+    std::vector<AmbiguousRun> runs;
     SubjectBaseResolver resolver(seq.size());
     encode_subject_text(seq.data(), seq.size(), codes.data(), resolver, 0, runs);
     for (const auto& [pos, base] : want) {
@@ -39,7 +40,8 @@ TEST_CASE("subject ambiguity codes become blastn's bases", "[subject_bases]") {
       if (base_code(seq[i]) < 4) REQUIRE(codes[i] == base_code(seq[i]));
       else ++ambiguous;
     size_t in_runs = 0;
-    for (const CodeRun& r : runs) {
+    for (const AmbiguousRun& r : runs) {
+      REQUIRE(r.code == kInvalidBase);  // DWV's are all N
       for (uint64_t k = r.begin; k < r.end; ++k) REQUIRE(base_code(seq[size_t(k)]) == kInvalidBase);
       in_runs += size_t(r.end - r.begin);
     }
@@ -51,7 +53,7 @@ TEST_CASE("subject ambiguity codes become blastn's bases", "[subject_bases]") {
     for (size_t i = 0; i < 100; ++i) REQUIRE(back[i] == base_code(seq[1100 + i]));
     REQUIRE(true_subject_codes(codes.data(), 1140, 20, runs, buffer) == codes.data() + 1140);  // no code there
   }
-  SECTION("IUPAC codes take one of the bases they allow") {
+  SECTION("IUPAC codes take one of the bases they allow, and keep the true code") {
     const std::string codes_in_order = "RYMKSWBDHVNrymkswbdhvn";
     const std::string want = "GTATGATAAGAACCGCTCACAT";
     SubjectBaseResolver resolver(600);
@@ -59,6 +61,21 @@ TEST_CASE("subject ambiguity codes become blastn's bases", "[subject_bases]") {
       INFO(codes_in_order[i]);
       REQUIRE(code_base(resolver.base_for(codes_in_order[i])) == want[i]);
     }
+    REQUIRE(true_ambiguity_code('R') == kIupacCodeBase + (1 | 4));
+    REQUIRE(true_ambiguity_code('b') == kIupacCodeBase + (2 | 4 | 8));
+    REQUIRE(true_ambiguity_code('N') == kInvalidBase);
+    REQUIRE(true_ambiguity_code('-') == kInvalidBase);
+    // Text with codes of several kinds: runs split where the code changes; the true codes come back.
+    const std::string text = "ACRRNNYGT";
+    std::vector<uint8_t> codes(text.size());
+    std::vector<AmbiguousRun> runs;
+    SubjectBaseResolver r2(text.size());
+    encode_subject_text(text.data(), text.size(), codes.data(), r2, 0, runs);
+    REQUIRE(runs.size() == 3);
+    std::vector<uint8_t> buffer;
+    const uint8_t* t = true_subject_codes(codes.data(), 0, text.size(), runs, buffer);
+    for (size_t i = 0; i < text.size(); ++i)
+      REQUIRE(t[i] == (base_code(text[i]) < 4 ? base_code(text[i]) : true_ambiguity_code(text[i])));
   }
 }
 
@@ -66,7 +83,7 @@ TEST_CASE("blastn's subject bases are the same in a batch, in windows and from d
   const auto records = read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + "/bee-viruses/dwv.fa");
   const std::string& seq = records[0].seq;
   std::vector<uint8_t> want(seq.size());
-  std::vector<CodeRun> want_runs;
+  std::vector<AmbiguousRun> want_runs;
   SubjectBaseResolver resolver(seq.size());
   encode_subject_text(seq.data(), seq.size(), want.data(), resolver, 0, want_runs);
 

@@ -347,7 +347,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
       if (batch.blastn_bases) {
         // The N blocks hold blastn's bases in the codes (add_record_codes): the same bases packed.
         for (auto run = std::lower_bound(batch.ambiguous.begin(), batch.ambiguous.end(), at,
-                                         [](const CodeRun& x, uint64_t v) { return x.end <= v; });
+                                         [](const AmbiguousRun& x, uint64_t v) { return x.end <= v; });
              run != batch.ambiguous.end(); ++run)
           for (uint64_t k = run->begin; k < run->end; ++k) {
             uint64_t& word = batch.packed[size_t(k / 32)];

@@ -302,11 +302,13 @@ void BlastSearch::search_in(const DbBatch& batch, Lane& lane) {
   if (!win.on) return extend_gapped_batch(batch, lane);
   if (win.first()) spill_.reset(new RecordSpill), spill_ambiguous_.clear();
   spill_->append(batch.codes.data() + (win.own_begin - win.offset), size_t(win.own_end - win.own_begin));
-  for (const CodeRun& r : batch.ambiguous) {  // those in the owned range, in record coordinates
+  for (const AmbiguousRun& r : batch.ambiguous) {  // those in the owned range, in record coordinates
     const uint64_t b = std::max(r.begin + win.offset, win.own_begin), e = std::min(r.end + win.offset, win.own_end);
     if (b >= e) continue;
-    if (!spill_ambiguous_.empty() && spill_ambiguous_.back().end == b) spill_ambiguous_.back().end = e;
-    else spill_ambiguous_.push_back(CodeRun{b, e});
+    if (!spill_ambiguous_.empty() && spill_ambiguous_.back().end == b && spill_ambiguous_.back().code == r.code)
+      spill_ambiguous_.back().end = e;
+    else
+      spill_ambiguous_.push_back(AmbiguousRun{b, e, r.code});
   }
   if (!win.last()) return;
   const uint8_t* record = spill_->map();
@@ -665,7 +667,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
 void BlastSearch::extend_gapped_batch(const DbBatch& batch, Lane& lane) {
   std::vector<const uint8_t*> subjects;
   for (uint64_t start : batch.local_starts) subjects.push_back(batch.codes.data() + start);
-  // The true codes of the records with triggers that have ambiguity codes: copies, with kInvalidBase back at them.
+  // The true codes of the records with triggers that have ambiguity codes: copies, with those codes back in place.
   std::vector<const uint8_t*> true_subjects = subjects;
   std::vector<std::vector<uint8_t>> copies(subjects.size());
   if (!batch.ambiguous.empty())

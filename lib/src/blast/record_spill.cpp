@@ -10,7 +10,6 @@
 #include <cstring>
 #include <vector>
 
-#include "bloomseq/encode/dna.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq {
@@ -63,7 +62,7 @@ const uint8_t* RecordSpill::map() {
   return static_cast<const uint8_t*>(mapped_);
 }
 
-const uint8_t* RecordSpill::map_true(const std::vector<CodeRun>& ambiguous) {
+const uint8_t* RecordSpill::map_true(const std::vector<AmbiguousRun>& ambiguous) {
   const uint8_t* codes = map();
   if (ambiguous.empty() || !codes) return codes;
   if (!true_mapped_) {
@@ -71,9 +70,8 @@ const uint8_t* RecordSpill::map_true(const std::vector<CodeRun>& ambiguous) {
     if (p == MAP_FAILED)
       throw IoError(dir_ + ": cannot map a temporary file for a long database record: " + std::strerror(errno));
     madvise(p, size_t(size_), MADV_RANDOM);
-    for (const CodeRun& r : ambiguous)
-      if (r.begin < size_) std::memset(static_cast<uint8_t*>(p) + r.begin, kInvalidBase,
-                                       size_t(std::min(r.end, size_) - r.begin));
+    for (const AmbiguousRun& r : ambiguous)
+      if (r.begin < size_) std::memset(static_cast<uint8_t*>(p) + r.begin, r.code, size_t(std::min(r.end, size_) - r.begin));
     true_mapped_ = p;
   }
   return static_cast<const uint8_t*>(true_mapped_);

@@ -73,11 +73,12 @@ void RecordWindows::hand_on() {
     // The ambiguous positions in this window's codes; those before it are no longer needed.
     const uint64_t end = w.offset + win_.lengths[0];
     ambiguous_.erase(ambiguous_.begin(),
-                     std::find_if(ambiguous_.begin(), ambiguous_.end(), [&](const CodeRun& r) { return r.end > w.offset; }));
+                     std::find_if(ambiguous_.begin(), ambiguous_.end(), [&](const AmbiguousRun& r) { return r.end > w.offset; }));
     win_.ambiguous.clear();
-    for (const CodeRun& r : ambiguous_) {
+    for (const AmbiguousRun& r : ambiguous_) {
       if (r.begin >= end) break;
-      win_.ambiguous.push_back(CodeRun{std::max(r.begin, w.offset) - w.offset, std::min(r.end, end) - w.offset});
+      win_.ambiguous.push_back(
+          AmbiguousRun{std::max(r.begin, w.offset) - w.offset, std::min(r.end, end) - w.offset, r.code});
     }
   }
   on_window_(win_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bloomseq/blast/nucleotide_score.hpp"
 #include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
@@ -45,9 +46,9 @@ uint8_t allowed_bases(char c) {
   }
 }
 
-void add_position(std::vector<CodeRun>& runs, uint64_t pos) {
-  if (!runs.empty() && runs.back().end == pos) ++runs.back().end;
-  else runs.push_back(CodeRun{pos, pos + 1});
+void add_position(std::vector<AmbiguousRun>& runs, uint64_t pos, uint8_t code) {
+  if (!runs.empty() && runs.back().end == pos && runs.back().code == code) ++runs.back().end;
+  else runs.push_back(AmbiguousRun{pos, pos + 1, code});
 }
 
 }  // namespace
@@ -65,38 +66,44 @@ uint8_t SubjectBaseResolver::base_for(char c) {
   return 0;  // unreachable: pick < the number of bits set
 }
 
+uint8_t true_ambiguity_code(char c) {
+  const uint8_t bits = allowed_bases(c);
+  return bits == 15 ? kInvalidBase : uint8_t(kIupacCodeBase + bits);
+}
+
 void encode_subject_text(const char* s, size_t n, uint8_t* out, SubjectBaseResolver& resolver, uint64_t at,
-                         std::vector<CodeRun>& runs) {
+                         std::vector<AmbiguousRun>& runs) {
   for (size_t i = 0; i < n; ++i) {
     const uint8_t code = base_code(s[i]);
     if (code < 4) {
       out[i] = code;
     } else {
       out[i] = resolver.base_for(s[i]);
-      add_position(runs, at + i);
+      add_position(runs, at + i, true_ambiguity_code(s[i]));
     }
   }
 }
 
 void resolve_subject_codes(uint8_t* codes, size_t n, SubjectBaseResolver& resolver, uint64_t at,
-                           std::vector<CodeRun>& runs) {
+                           std::vector<AmbiguousRun>& runs) {
   for (size_t i = 0; i < n; ++i)
     if (codes[i] >= 4) {
       codes[i] = resolver.base_for('N');
-      add_position(runs, at + i);
+      add_position(runs, at + i, kInvalidBase);
     }
 }
 
-const uint8_t* true_subject_codes(const uint8_t* codes, uint64_t from, uint64_t n, const std::vector<CodeRun>& runs,
-                                  std::vector<uint8_t>& buffer) {
+const uint8_t* true_subject_codes(const uint8_t* codes, uint64_t from, uint64_t n,
+                                  const std::vector<AmbiguousRun>& runs, std::vector<uint8_t>& buffer) {
   const uint64_t to = from + n;
   // The first run ending after `from`.
-  auto it = std::upper_bound(runs.begin(), runs.end(), from, [](uint64_t x, const CodeRun& r) { return x < r.end; });
+  auto it = std::upper_bound(runs.begin(), runs.end(), from,
+                             [](uint64_t x, const AmbiguousRun& r) { return x < r.end; });
   if (it == runs.end() || it->begin >= to) return codes + from;
   buffer.assign(codes + from, codes + to);
   for (; it != runs.end() && it->begin < to; ++it) {
     const uint64_t b = std::max(it->begin, from), e = std::min(it->end, to);
-    std::memset(buffer.data() + (b - from), kInvalidBase, size_t(e - b));
+    std::memset(buffer.data() + (b - from), it->code, size_t(e - b));
   }
   return buffer.data();
 }

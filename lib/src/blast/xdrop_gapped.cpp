@@ -91,14 +91,18 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
   for (int64_t j = 0; j < n; j += kLanes) {
     const int64_t b0 = lo + j;
     v8si score;
-    if (b0 >= 1 && b0 + kLanes - 1 <= N) {  // letters b0 - 1 .. b0 + 6 all exist
-      v8qu bytes;
-      if (kStepB == 1) {
-        std::memcpy(&bytes, letters + (b0 - 1), 8);
-      } else {
-        std::memcpy(&bytes, letters - (b0 + 6), 8);
-        bytes = __builtin_shufflevector(bytes, bytes, 7, 6, 5, 4, 3, 2, 1, 0);
-      }
+    // Letters b0 - 1 .. b0 + 6 all exist, and neither they nor the row's letter are IUPAC codes other than N
+    // (nucleotide_score.hpp: only a subject's true codes have them; those vectors take the lane-by-lane path).
+    v8qu bytes;
+    bool fast = b0 >= 1 && b0 + kLanes - 1 <= N && la < kIupacCodeBase;
+    if (fast) {
+      std::memcpy(&bytes, letters + (kStepB == 1 ? b0 - 1 : -(b0 + 6)), 8);
+      uint64_t raw;
+      std::memcpy(&raw, &bytes, 8);
+      fast = (raw & 0xF0F0F0F0F0F0F0F0ull) == 0;
+    }
+    if (fast) {
+      if (kStepB != 1) bytes = __builtin_shufflevector(bytes, bytes, 7, 6, 5, 4, 3, 2, 1, 0);
       const v8si lb = __builtin_convertvector(bytes, v8si);
       const v8si match = (lb == int(la)) ? v8si{} + sc.reward : v8si{} + sc.penalty;
       score = la_valid ? ((lb < 4) ? match : v8si{} + sc.ambiguous) : v8si{} + sc.ambiguous;
@@ -447,7 +451,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
         int next_diag = H[b];
         if (b < N) {
           const uint8_t lb = b_letters[b * kStepB];
-          next_diag += row_scores[lb < 4 ? lb : 4];
+          next_diag += (lb < kIupacCodeBase && la < kIupacCodeBase) ? row_scores[lb < 4 ? lb : 4] : sc.pair(la, lb);
         }
         const bool from_col = diag < score_gap_col;
         const int s1 = from_col ? score_gap_col : diag;

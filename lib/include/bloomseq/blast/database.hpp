@@ -59,9 +59,9 @@ struct DbBatch {
 
   // With blastn_bases (set by the reader before the records are added; clear() keeps it): each ambiguity code of a
   // record is read as the base blastn puts there (subject_bases.hpp) instead of kInvalidBase, and `ambiguous` holds
-  // those positions (sorted runs, positions in `codes`), where the true code is kInvalidBase.
+  // those positions (sorted runs, positions in `codes`) with their true codes.
   bool blastn_bases = false;
-  std::vector<CodeRun> ambiguous;
+  std::vector<AmbiguousRun> ambiguous;
 
   // A window of one record longer than a batch (window.on): the batch holds that record alone, its codes are the
   // record's bases [offset, offset + lengths[0]) (then kInvalidBase) and first_pos is the stream coordinate of base

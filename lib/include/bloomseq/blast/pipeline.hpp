@@ -183,7 +183,7 @@ class BlastSearch {
   GappedKarlin gapped_;     // with --gapped: E-values, bit scores and cut-offs
   GappedExtensionParams gapped_params_;
   std::unique_ptr<RecordSpill> spill_;          // the windowed record's codes so far, for stage 3
-  std::vector<CodeRun> spill_ambiguous_;        // and where its ambiguity codes are (record coordinates)
+  std::vector<AmbiguousRun> spill_ambiguous_;   // and where its ambiguity codes are (record coordinates)
   int xdrop_ = 0;
   std::vector<ExtensionCutoffs> cutoffs_;  // per query
   std::unique_ptr<Stage1aBackend> stage1a_;

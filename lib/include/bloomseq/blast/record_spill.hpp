@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "bloomseq/backend/stage1a.hpp"  // CodeRun
+#include "bloomseq/blast/subject_bases.hpp"  // AmbiguousRun
 
 namespace bloomseq {
 
@@ -28,10 +28,10 @@ class RecordSpill {
   uint64_t size() const { return size_; }
   // The codes appended so far, mapped read-only (valid until the next append or the destructor).
   const uint8_t* map();
-  // After map(): the same codes with kInvalidBase at `ambiguous` (sorted runs): the true codes of a record read with
+  // After map(): the same codes with the true codes at `ambiguous` (sorted runs): the true codes of a record read with
   // blastn's bases (subject_bases.hpp), for the final alignments. A private mapping of the same file: only the pages
   // those runs touch are copied. The map() pointer when there are none. Valid as long as map()'s.
-  const uint8_t* map_true(const std::vector<CodeRun>& ambiguous);
+  const uint8_t* map_true(const std::vector<AmbiguousRun>& ambiguous);
   // After map(): starts reading the pages of these code ranges [first, second) back at once (sorted, merged), so
   // that stage 3 waits on one batch of reads instead of on one read per fault.
   void prefetch(std::vector<std::pair<uint64_t, uint64_t>> ranges);

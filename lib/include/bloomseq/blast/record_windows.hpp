@@ -41,7 +41,7 @@ class RecordWindows {
   uint64_t window_end_ = 0;  // record position one past the current window's last base
   bool done_ = false;        // the last window was handed on
   std::optional<SubjectBaseResolver> resolver_;  // blastn_bases
-  std::vector<CodeRun> ambiguous_;                // with blastn_bases: the positions (record coordinates) so far
+  std::vector<AmbiguousRun> ambiguous_;              // with blastn_bases: the positions (record coordinates) so far
 };
 
 }  // namespace bloomseq

@@ -6,16 +6,21 @@
 // length, one draw per ambiguous position from the record's start: N (or any code allowing all four bases) takes the
 // draw's two low bits, a code allowing two or three bases the (draw mod count)-th of them in the order A, C, G, T.
 // blast-bloom does the same when it reads a database for HSPs (DatabaseReader::blastn_subject_bases), so its
-// seeds and extensions are blastn's, and keeps where the ambiguity codes were (DbBatch::ambiguous) for the final
-// stage.
+// seeds and extensions are blastn's, and keeps where the ambiguity codes were and which (DbBatch::ambiguous) for the
+// final stage, whose true codes are kInvalidBase for N and 16 + the allowed bases for the other IUPAC codes
+// (nucleotide_score.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "bloomseq/backend/stage1a.hpp"  // CodeRun
-
 namespace bloomseq {
+
+// Positions [begin, end) whose true code is `code` (kInvalidBase: N; 16 + bits: another IUPAC code).
+struct AmbiguousRun {
+  uint64_t begin = 0, end = 0;
+  uint8_t code = 4;
+};
 
 // The NCBI toolkit's CRandom (LFG) with a seed: the same sequence of 31-bit draws.
 class LaggedFibonacci {
@@ -40,18 +45,23 @@ class SubjectBaseResolver {
   LaggedFibonacci random_;
 };
 
+// The true code of a character that is not a base (either case): kInvalidBase for N (and anything else that
+// allows all four bases), 16 + the allowed bases for the other IUPAC codes.
+uint8_t true_ambiguity_code(char c);
+
 // Encodes n characters of record text into out[0, n): bases as base_code; each other character replaced by the
-// resolver's base, its position (`at` + its index) added to `runs` (sorted; adjacent positions join a run).
+// resolver's base, its position (`at` + its index) and true code added to `runs` (sorted; adjacent positions with the
+// same code join a run).
 void encode_subject_text(const char* s, size_t n, uint8_t* out, SubjectBaseResolver& resolver, uint64_t at,
-                         std::vector<CodeRun>& runs);
+                         std::vector<AmbiguousRun>& runs);
 // The same for codes already decoded (a .2bit record's N blocks are kInvalidBase): each kInvalidBase is an N.
 void resolve_subject_codes(uint8_t* codes, size_t n, SubjectBaseResolver& resolver, uint64_t at,
-                           std::vector<CodeRun>& runs);
+                           std::vector<AmbiguousRun>& runs);
 
 // The true codes of [from, from + n) of a code array whose ambiguous positions are `runs` (sorted, same
-// coordinates): a pointer into `codes` where no run meets the range, else into `buffer`, a copy with kInvalidBase
-// at those positions.
-const uint8_t* true_subject_codes(const uint8_t* codes, uint64_t from, uint64_t n, const std::vector<CodeRun>& runs,
-                                  std::vector<uint8_t>& buffer);
+// coordinates): a pointer into `codes` where no run meets the range, else into `buffer`, a copy with the runs' true
+// codes at those positions.
+const uint8_t* true_subject_codes(const uint8_t* codes, uint64_t from, uint64_t n,
+                                  const std::vector<AmbiguousRun>& runs, std::vector<uint8_t>& buffer);
 
 }  // namespace bloomseq

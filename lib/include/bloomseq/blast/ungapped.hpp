@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bloomseq/blast/huge_buffer.hpp"
+#include "bloomseq/blast/nucleotide_score.hpp"
 
 namespace bloomseq {
 
@@ -19,7 +20,7 @@ struct UngappedScoring {
   // round((3 * penalty + reward) / 4), half away from zero: -1 for 1/-2, -2 for 2/-3.
   int ambiguous = -1;
 
-  int pair(uint8_t a, uint8_t b) const { return (a < 4 && b < 4) ? (a == b ? reward : penalty) : ambiguous; }
+  int pair(uint8_t a, uint8_t b) const { return nucleotide_score(a, b, reward, penalty, ambiguous); }
 };
 
 // The `ambiguous` score for a reward/penalty pair.

@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "bloomseq/blast/nucleotide_score.hpp"
+
 namespace bloomseq {
 
 // A strided view of letters: letter k (1-based, k = 1 is the letter next to the start point) is base[(k - 1) * step].
@@ -24,10 +26,10 @@ struct LetterRun {
 struct GappedScoring {
   int reward = 2;
   int penalty = -3;
-  int ambiguous = -2;  // a code > 3 against anything (BLAST's nucleotide matrix for a fully degenerate code)
+  int ambiguous = -2;  // N against anything (BLAST's nucleotide matrix for a fully degenerate code); nucleotide_score.hpp
   int gap_open = 5;
   int gap_extend = 2;
-  int pair(uint8_t a, uint8_t b) const { return (a < 4 && b < 4) ? (a == b ? reward : penalty) : ambiguous; }
+  int pair(uint8_t a, uint8_t b) const { return nucleotide_score(a, b, reward, penalty, ambiguous); }
 };
 
 // Alignment operations, from the start point outwards.
