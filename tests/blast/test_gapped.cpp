@@ -81,15 +81,16 @@ const std::vector<Combo> kCombos = {
     {3, -2, 5, 5}, {5, -4, 10, 6}, {5, -4, 8, 6},
 };
 
-std::vector<uint8_t> random_seq(std::mt19937& rng, int64_t len, const std::vector<uint8_t>* like) {
+std::vector<uint8_t> random_seq(std::mt19937& rng, int64_t len, const std::vector<uint8_t>* like,
+                                bool iupac = false) {
   std::vector<uint8_t> s(static_cast<size_t>(len), 0);
   for (int64_t i = 0; i < len; ++i) {
-    // Related sequences (mostly copies with changes) give alignments worth extending; a few N (code 4) and other
-    // IUPAC codes (16 + the bases they allow, as a subject's true codes: nucleotide_score.hpp).
+    // Related sequences (mostly copies with changes) give alignments worth extending; a few N (code 4) and, with
+    // `iupac`, other IUPAC codes (16 + the bases they allow, as a subject's true codes: nucleotide_score.hpp).
     static const uint8_t kIupac[10] = {3, 5, 9, 6, 10, 12, 7, 11, 13, 14};
     if (like && i < int64_t(like->size()) && rng() % 4 != 0) s[size_t(i)] = (*like)[size_t(i)];
     else if (rng() % 23 == 0) s[size_t(i)] = 4;
-    else if (rng() % 31 == 0) s[size_t(i)] = uint8_t(kIupacCodeBase + kIupac[rng() % 10]);
+    else if (iupac && rng() % 31 == 0) s[size_t(i)] = uint8_t(kIupacCodeBase + kIupac[rng() % 10]);
     else s[size_t(i)] = uint8_t(rng() % 4);
   }
   return s;
@@ -180,13 +181,12 @@ TEST_CASE("gapped X-drop alignment without a drop-off equals the brute-force opt
   for (const Combo& c : kCombos) {
     const GappedScoring sc{c.reward, c.penalty, -1, c.open, c.extend};
     for (int trial = 0; trial < 60; ++trial) {
-      const std::vector<uint8_t> A = random_seq(rng, int64_t(rng() % 14), nullptr);
-      const std::vector<uint8_t> B = random_seq(rng, int64_t(rng() % 14), &A);
+      const std::vector<uint8_t> A = random_seq(rng, int64_t(rng() % 14), nullptr, true);
+      const std::vector<uint8_t> B = random_seq(rng, int64_t(rng() % 14), &A, true);
       const Best want = brute_force(A, B, sc);
       for (bool tb : {false, true}) {
-        const XdropAlignment got =
-            xdrop_gapped_align(LetterRun{A.data(), 1, int64_t(A.size())}, LetterRun{B.data(), 1, int64_t(B.size())},
-                               sc, 1000000, tb);
+        const XdropAlignment got = xdrop_gapped_align(LetterRun{A.data(), 1, int64_t(A.size()), true},
+                                                      LetterRun{B.data(), 1, int64_t(B.size()), true}, sc, 1000000, tb);
         INFO("reward " << c.reward << " penalty " << c.penalty << " gaps " << c.open << "/" << c.extend);
         REQUIRE(got.score == want.score);
         if (want.score > 0) {
@@ -206,17 +206,19 @@ TEST_CASE("gapped X-drop alignment without a drop-off equals the brute-force opt
 
 TEST_CASE("gapped X-drop alignment follows BLAST's window rules cell for cell", "[gapped]") {
   // Related sequences long enough for the window to open, close and drop columns; small and large drop-offs; both
-  // reading directions; score-only and traceback; the vector rows (where the CPU has them) and the scalar ones.
-  // Score, ends and every operation must equal the transcription's.
+  // reading directions; score-only and traceback; the vector rows (where the CPU has them) and the scalar ones;
+  // letters with IUPAC codes other than N (a subject's true codes) and without. Score, ends and every operation must
+  // equal the transcription's.
   const bool vectors = GENERATE(true, false);
+  const bool iupac = GENERATE(false, true);
   const bool running_vectors = xdrop_vector_rows(vectors);
-  INFO("vector rows " << running_vectors);
+  INFO("vector rows " << running_vectors << " IUPAC codes " << iupac);
   std::mt19937 rng(2026);
   for (const Combo& c : kCombos) {
     const GappedScoring sc{c.reward, c.penalty, -1, c.open, c.extend};
     for (int trial = 0; trial < 40; ++trial) {
-      const std::vector<uint8_t> A = random_seq(rng, 1 + int64_t(rng() % 300), nullptr);
-      std::vector<uint8_t> B = random_seq(rng, 1 + int64_t(rng() % 300), &A);
+      const std::vector<uint8_t> A = random_seq(rng, 1 + int64_t(rng() % 300), nullptr, iupac);
+      std::vector<uint8_t> B = random_seq(rng, 1 + int64_t(rng() % 300), &A, iupac);
       if (trial % 3 == 0 && B.size() > 10) B.erase(B.begin() + 5, B.begin() + 5 + int64_t(rng() % 5));  // an indel
       if (trial % 4 == 1)
         for (auto& ch : B)
@@ -224,8 +226,8 @@ TEST_CASE("gapped X-drop alignment follows BLAST's window rules cell for cell", 
       if (trial % 7 == 2 && B.size() > 30) B.insert(B.begin() + 20, B.begin(), B.begin() + int64_t(rng() % 10));
       const int x = trial % 5 == 0 ? 1000 : 1 + int(rng() % 40);
       for (int dir : {1, -1}) {
-        const LetterRun ra{dir == 1 ? A.data() : A.data() + A.size() - 1, dir, int64_t(A.size())};
-        const LetterRun rb{dir == 1 ? B.data() : B.data() + B.size() - 1, dir, int64_t(B.size())};
+        const LetterRun ra{dir == 1 ? A.data() : A.data() + A.size() - 1, dir, int64_t(A.size()), iupac};
+        const LetterRun rb{dir == 1 ? B.data() : B.data() + B.size() - 1, dir, int64_t(B.size()), iupac};
         for (bool tb : {false, true}) {
           const XdropAlignment want = reference_xdrop(ra, rb, sc, x, tb);
           const XdropAlignment got = xdrop_gapped_align(ra, rb, sc, x, tb);

@@ -320,8 +320,10 @@ void BlastSearch::search_in(const DbBatch& batch, Lane& lane) {
       around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0,
                           t.hit.s_start + t.hit.length + kAround);
   spill_->prefetch(std::move(around));
-  extend_gapped_triggers(batch.first_record, {record}, {spill_->map_true(spill_ambiguous_)}, {win.record_length},
-                         lane);
+  const bool iupac = std::any_of(spill_ambiguous_.begin(), spill_ambiguous_.end(),
+                                 [](const AmbiguousRun& r) { return r.code >= kIupacCodeBase; });
+  extend_gapped_triggers(batch.first_record, {record}, {spill_->map_true(spill_ambiguous_)}, {iupac},
+                         {win.record_length}, lane);
   spill_.reset();
   spill_ambiguous_.clear();
 }
@@ -669,19 +671,25 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch, Lane& lane) {
   for (uint64_t start : batch.local_starts) subjects.push_back(batch.codes.data() + start);
   // The true codes of the records with triggers that have ambiguity codes: copies, with those codes back in place.
   std::vector<const uint8_t*> true_subjects = subjects;
+  std::vector<bool> true_iupac(subjects.size(), false);
   std::vector<std::vector<uint8_t>> copies(subjects.size());
   if (!batch.ambiguous.empty())
     for (const auto& v : lane.triggers)
-      for (const Trigger& t : v)
-        if (true_subjects[t.subject] == subjects[t.subject])
-          true_subjects[t.subject] = true_subject_codes(batch.codes.data(), batch.local_starts[t.subject],
-                                                        batch.lengths[t.subject], batch.ambiguous, copies[t.subject]);
-  extend_gapped_triggers(batch.first_record, subjects, true_subjects, batch.lengths, lane);
+      for (const Trigger& t : v) {
+        const size_t r = t.subject;
+        if (true_subjects[r] != subjects[r]) continue;
+        true_subjects[r] = true_subject_codes(batch.codes.data(), batch.local_starts[r], batch.lengths[r],
+                                              batch.ambiguous, copies[r]);
+        if (true_subjects[r] != subjects[r])
+          true_iupac[r] = std::any_of(copies[r].begin(), copies[r].end(), [](uint8_t c) { return c >= kIupacCodeBase; });
+      }
+  extend_gapped_triggers(batch.first_record, subjects, true_subjects, true_iupac, batch.lengths, lane);
 }
 
 void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
                                          const std::vector<const uint8_t*>& true_subjects,
-                                         const std::vector<uint64_t>& lengths, Lane& lane) {
+                                         const std::vector<bool>& true_iupac, const std::vector<uint64_t>& lengths,
+                                         Lane& lane) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Trigger> all;
   for (auto& v : lane.triggers) {
@@ -717,7 +725,8 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
     gp.cutoff = cutoffs_[query].hit;
     const uint64_t q_len = qc.size();
     for (const GappedHsp& r :
-         extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k], s_true)) {
+         extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k], s_true,
+                       true_iupac[first.subject])) {
       const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
       const double evalue = evalue_of(strand_evalue_params_[g], e_score, strand_search_space_[g]);
       if (!(evalue <= params_.evalue)) continue;

@@ -91,18 +91,14 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
   for (int64_t j = 0; j < n; j += kLanes) {
     const int64_t b0 = lo + j;
     v8si score;
-    // Letters b0 - 1 .. b0 + 6 all exist, and neither they nor the row's letter are IUPAC codes other than N
-    // (nucleotide_score.hpp: only a subject's true codes have them; those vectors take the lane-by-lane path).
-    v8qu bytes;
-    bool fast = b0 >= 1 && b0 + kLanes - 1 <= N && la < kIupacCodeBase;
-    if (fast) {
-      std::memcpy(&bytes, letters + (kStepB == 1 ? b0 - 1 : -(b0 + 6)), 8);
-      uint64_t raw;
-      std::memcpy(&raw, &bytes, 8);
-      fast = (raw & 0xF0F0F0F0F0F0F0F0ull) == 0;
-    }
-    if (fast) {
-      if (kStepB != 1) bytes = __builtin_shufflevector(bytes, bytes, 7, 6, 5, 4, 3, 2, 1, 0);
+    if (b0 >= 1 && b0 + kLanes - 1 <= N) {  // letters b0 - 1 .. b0 + 6 all exist
+      v8qu bytes;
+      if (kStepB == 1) {
+        std::memcpy(&bytes, letters + (b0 - 1), 8);
+      } else {
+        std::memcpy(&bytes, letters - (b0 + 6), 8);
+        bytes = __builtin_shufflevector(bytes, bytes, 7, 6, 5, 4, 3, 2, 1, 0);
+      }
       const v8si lb = __builtin_convertvector(bytes, v8si);
       const v8si match = (lb == int(la)) ? v8si{} + sc.reward : v8si{} + sc.penalty;
       score = la_valid ? ((lb < 4) ? match : v8si{} + sc.ambiguous) : v8si{} + sc.ambiguous;
@@ -293,7 +289,9 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   const int64_t M = A.length, N = B.length;
   if (M <= 0 || N <= 0) return out;
   static const bool cpu_has_vectors = vector_rows_available();
-  const bool vector_rows = cpu_has_vectors && g_vector_rows.load(std::memory_order_relaxed) != 0;
+  // Letters with IUPAC codes other than N (a subject's true codes, rarely) take the scalar rows, which score them.
+  const bool vector_rows =
+      cpu_has_vectors && g_vector_rows.load(std::memory_order_relaxed) != 0 && !A.iupac && !B.iupac;
 
   // Columns are touched only inside the X-drop window: grow on demand (reused between calls on a thread). Column b's
   // best score and vertical gap score at index b + 1 of two arrays: index 0 (column -1) stays minus infinity, and
@@ -364,7 +362,7 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
   // Scores by letter code (0..3 bases, anything above ambiguous), one row per letter of A.
   int table[5][5];
   for (int u = 0; u < 5; ++u)
-    for (int v = 0; v < 5; ++v) table[u][v] = sc.pair(uint8_t(u), uint8_t(v));
+    for (int v = 0; v < 5; ++v) table[u][v] = (u < 4 && v < 4) ? (u == v ? sc.reward : sc.penalty) : sc.ambiguous;
   const uint8_t* b_letters = B.base;  // letter k at b_letters[(k - 1) * kStepB]
   int64_t b_size = i, first_b = 0;
   int best_score = 0;
@@ -605,7 +603,7 @@ XdropAlignment xdrop_gapped_align(const LetterRun& A, const LetterRun& B, const 
   // Any other stride: copy the letters into order.
   std::vector<uint8_t> copy(size_t(std::max<int64_t>(B.length, 0)));
   for (int64_t k = 1; k <= B.length; ++k) copy[size_t(k - 1)] = B.at(k);
-  const LetterRun contiguous{copy.data(), 1, B.length};
+  const LetterRun contiguous{copy.data(), 1, B.length, B.iupac};
   return traceback ? align<1, true>(A, contiguous, sc, x_dropoff) : align<1, false>(A, contiguous, sc, x_dropoff);
 }
 

@@ -154,10 +154,11 @@ class BlastSearch {
   void extend_gapped_batch(const DbBatch& batch, Lane& lane);
   // Stage 3 on the gap triggers found since the last call; trigger subject i (within the batch) is record
   // first_record + i, whose codes are subjects[i][0, lengths[i]) as seeded (blastn's bases at ambiguity codes), and
-  // true_subjects[i][0, lengths[i]) with the true codes, for the final alignments.
+  // true_subjects[i][0, lengths[i]) with the true codes, for the final alignments (true_iupac[i]: those hold IUPAC
+  // codes other than N).
   void extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
-                              const std::vector<const uint8_t*>& true_subjects, const std::vector<uint64_t>& lengths,
-                              Lane& lane);
+                              const std::vector<const uint8_t*>& true_subjects, const std::vector<bool>& true_iupac,
+                              const std::vector<uint64_t>& lengths, Lane& lane);
   struct Trigger {
     uint32_t subject = 0;  // within the batch
     uint32_t strand_index = 0;  // 2 * query + strand

@@ -20,6 +20,7 @@ struct LetterRun {
   const uint8_t* base = nullptr;
   int64_t step = 1;
   int64_t length = 0;  // letters available
+  bool iupac = false;  // may hold IUPAC codes other than N (16 + bits, nucleotide_score.hpp): a subject's true codes
   uint8_t at(int64_t k) const { return base[(k - 1) * step]; }
 };
 
