@@ -320,10 +320,8 @@ void BlastSearch::search_in(const DbBatch& batch, Lane& lane) {
       around.emplace_back(t.hit.s_start > kAround ? t.hit.s_start - kAround : 0,
                           t.hit.s_start + t.hit.length + kAround);
   spill_->prefetch(std::move(around));
-  const bool iupac = std::any_of(spill_ambiguous_.begin(), spill_ambiguous_.end(),
-                                 [](const AmbiguousRun& r) { return r.code >= kIupacCodeBase; });
-  extend_gapped_triggers(batch.first_record, {record}, {spill_->map_true(spill_ambiguous_)}, {iupac},
-                         {win.record_length}, lane);
+  extend_gapped_triggers(batch.first_record, {record}, {spill_->map_true(spill_ambiguous_)},
+                         {any_iupac(spill_ambiguous_, 0, win.record_length)}, {win.record_length}, lane);
   spill_.reset();
   spill_ambiguous_.clear();
 }
@@ -680,8 +678,7 @@ void BlastSearch::extend_gapped_batch(const DbBatch& batch, Lane& lane) {
         if (true_subjects[r] != subjects[r]) continue;
         true_subjects[r] = true_subject_codes(batch.codes.data(), batch.local_starts[r], batch.lengths[r],
                                               batch.ambiguous, copies[r]);
-        if (true_subjects[r] != subjects[r])
-          true_iupac[r] = std::any_of(copies[r].begin(), copies[r].end(), [](uint8_t c) { return c >= kIupacCodeBase; });
+        true_iupac[r] = any_iupac(batch.ambiguous, batch.local_starts[r], batch.local_starts[r] + batch.lengths[r]);
       }
   extend_gapped_triggers(batch.first_record, subjects, true_subjects, true_iupac, batch.lengths, lane);
 }

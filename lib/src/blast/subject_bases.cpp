@@ -93,6 +93,14 @@ void resolve_subject_codes(uint8_t* codes, size_t n, SubjectBaseResolver& resolv
     }
 }
 
+bool any_iupac(const std::vector<AmbiguousRun>& runs, uint64_t from, uint64_t to) {
+  auto it = std::upper_bound(runs.begin(), runs.end(), from,
+                             [](uint64_t x, const AmbiguousRun& r) { return x < r.end; });
+  for (; it != runs.end() && it->begin < to; ++it)
+    if (it->code >= kIupacCodeBase) return true;
+  return false;
+}
+
 const uint8_t* true_subject_codes(const uint8_t* codes, uint64_t from, uint64_t n,
                                   const std::vector<AmbiguousRun>& runs, std::vector<uint8_t>& buffer) {
   const uint64_t to = from + n;

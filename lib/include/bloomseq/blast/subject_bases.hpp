@@ -58,6 +58,9 @@ void encode_subject_text(const char* s, size_t n, uint8_t* out, SubjectBaseResol
 void resolve_subject_codes(uint8_t* codes, size_t n, SubjectBaseResolver& resolver, uint64_t at,
                            std::vector<AmbiguousRun>& runs);
 
+// Whether runs meeting [from, to) hold IUPAC codes other than N.
+bool any_iupac(const std::vector<AmbiguousRun>& runs, uint64_t from, uint64_t to);
+
 // The true codes of [from, from + n) of a code array whose ambiguous positions are `runs` (sorted, same
 // coordinates): a pointer into `codes` where no run meets the range, else into `buffer`, a copy with the runs' true
 // codes at those positions.
