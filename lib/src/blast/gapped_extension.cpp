@@ -135,15 +135,15 @@ GappedHsp describe(const uint8_t* q, const uint8_t* s, const Box& b, const std::
 
 // The final alignment of one preliminary one (Blast_TracebackFromHSPList's work on one HSP): from a start point
 // inside a run of identities, both ways with traceback; leading or trailing gaps dropped.
-// `s_iupac`: the subject's letters (true codes) may hold IUPAC codes other than N.
+// `q_iupac`, `s_iupac`: the query's or the subject's letters (true codes) may hold IUPAC codes other than N.
 Final trace_final(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Box h, const GappedExtensionParams& p,
-                  AlignmentJoins* joins, bool s_iupac) {
+                  AlignmentJoins* joins, bool q_iupac, bool s_iupac) {
   choose_start(q, s, SL, h);
   const int64_t qs = h.q_gapped, ss = h.s_gapped;
   // Rows are query letters here (ALIGN_EX); the left part includes the start point.
-  const XdropAlignment left = xdrop_gapped_align(LetterRun{q + qs, -1, qs + 1}, LetterRun{s + ss, -1, ss + 1, s_iupac},
+  const XdropAlignment left = xdrop_gapped_align(LetterRun{q + qs, -1, qs + 1, q_iupac}, LetterRun{s + ss, -1, ss + 1, s_iupac},
                                                  p.scoring, p.xdrop_final, true, joins);
-  const XdropAlignment right = xdrop_gapped_align(LetterRun{q + qs + 1, 1, QL - qs - 1},
+  const XdropAlignment right = xdrop_gapped_align(LetterRun{q + qs + 1, 1, QL - qs - 1, q_iupac},
                                                   LetterRun{s + ss + 1, 1, SL - ss - 1, s_iupac}, p.scoring,
                                                   p.xdrop_final, true, joins);
   Final f;
@@ -302,7 +302,8 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
 
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
                                      std::vector<GapTrigger> triggers, const GappedExtensionParams& p, int threads,
-                                     GappedExtensionStats* stats, const uint8_t* s_true, bool s_true_iupac) {
+                                     GappedExtensionStats* stats, const uint8_t* s_true, bool s_true_iupac,
+                                     bool q_iupac) {
   const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
   if (!s_true) s_true = s;
   // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment. The
@@ -342,11 +343,11 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
         if (q_mid > QL || s_mid > SL) q_mid -= 4, s_mid -= 4;
         // Rows are subject letters, columns query letters, as in blastn's packed-subject alignment.
         const XdropAlignment left = xdrop_gapped_align(LetterRun{s + s_mid - 1, -1, s_mid},
-                                                       LetterRun{q + q_mid - 1, -1, q_mid}, p.scoring, x, false);
+                                                       LetterRun{q + q_mid - 1, -1, q_mid, q_iupac}, p.scoring, x, false);
         Box g{q_mid - left.b_end, q_mid, s_mid - left.a_end, s_mid, left.score, q_off, s_off};
         if (q_mid < QL && s_mid < SL) {
           const XdropAlignment right = xdrop_gapped_align(LetterRun{s + s_mid, 1, SL - s_mid},
-                                                          LetterRun{q + q_mid, 1, QL - q_mid}, p.scoring, x, false);
+                                                          LetterRun{q + q_mid, 1, QL - q_mid, q_iupac}, p.scoring, x, false);
           g.q_end = q_mid + right.b_end;
           g.s_end = s_mid + right.a_end;
           g.score += right.score;
@@ -384,7 +385,7 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
   AlignmentJoins joins;
   const SpeculationStats final_stats = run_in_order_speculatively(
       prelim.size(), threads, lookahead, [&](size_t i) { return done.contains(prelim[i]); },
-      [&](size_t i) { traced[i] = trace_final(q, QL, s_true, SL, prelim[i], p, &joins, s_true_iupac); },
+      [&](size_t i) { traced[i] = trace_final(q, QL, s_true, SL, prelim[i], p, &joins, q_iupac, s_true_iupac); },
       [&](size_t i) {
         done.add(traced[i].box);
         finals.push_back(traced[i]);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "bloomseq/blast/nucleotide_score.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq {
@@ -198,21 +199,30 @@ double karlin_k(const ScoreProbabilities& sp, double lambda, double H) {
 }  // namespace
 
 KarlinParams ungapped_karlin_for_composition(int reward, int penalty, const uint64_t counts[4]) {
+  uint64_t letters[kBlastnaLetters] = {counts[0], counts[1], counts[2], counts[3]};
+  return ungapped_karlin_for_letters(reward, penalty, letters);
+}
+
+KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t counts[kBlastnaLetters]) {
   const KarlinParams tabulated = ungapped_karlin(reward, penalty);
-  // Blast_ResFreqResComp: the query's letter probabilities; the uniform ones (25 of 100) for the subject.
+  // Blast_ResFreqResComp: the query's letter probabilities (N not counted: BlastResCompStr zeroes the ambiguous
+  // residues, N and the gap, but counts the other IUPAC codes); the uniform ones (25 of 100) for the subject.
+  constexpr int kN = kBlastnaLetters - 1;
   double total = 0.;
-  for (int b = 0; b < 4; ++b) total += double(counts[b]);
+  for (int b = 0; b < kN; ++b) total += double(counts[b]);
   if (total == 0.) return tabulated;
-  double p1[4];
-  for (int b = 0; b < 4; ++b) p1[b] = double(counts[b]) / total;
+  double p1[kN];
+  for (int b = 0; b < kN; ++b) p1[b] = double(counts[b]) / total;
   const double p2 = 25.00 / 100.;
-  // BlastScoreFreqCalc: the pairs in the matrix's order; pairs with an ambiguity code add nothing (their
-  // probability is 0 here).
+  // BlastScoreFreqCalc: the pairs in the matrix's order (query letter, then subject letter); the subject's letters
+  // other than the four bases have probability 0 and add nothing.
   ScoreProbabilities sp;
   const int lo = penalty, hi = reward;
   std::vector<double> prob(size_t(hi - lo + 1), 0.0);
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) prob[size_t((a == b ? reward : penalty) - lo)] += p1[a] * p2;
+  const int ambiguous = degenerate_match(15u, reward, penalty);  // N; not reached (N is not counted)
+  for (int a = 0; a < kN; ++a)
+    for (uint8_t b = 0; b < 4; ++b)
+      prob[size_t(nucleotide_score(code_of_blastna(uint8_t(a)), b, reward, penalty, ambiguous) - lo)] += p1[a] * p2;
   double sum = 0.;
   int obs_min = INT32_MIN, obs_max = INT32_MIN;
   for (int s = lo; s <= hi; ++s)

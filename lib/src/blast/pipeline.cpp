@@ -12,7 +12,9 @@
 
 #include "bloomseq/blast/dust.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
+#include "bloomseq/blast/nucleotide_score.hpp"
 #include "bloomseq/blast/strided_seeds.hpp"
+#include "bloomseq/blast/subject_bases.hpp"
 #include "bloomseq/blast/ungapped.hpp"
 #include "bloomseq/bloom/bloom_vector.hpp"
 #include "bloomseq/encode/sequence.hpp"
@@ -29,6 +31,21 @@ void QuerySet::add(const std::string& name, const std::string& seq) {
   std::vector<uint8_t> rc(codes.back().rbegin(), codes.back().rend());
   for (auto& c : rc) c = complement_code(c);
   rc_codes.push_back(std::move(rc));
+  std::vector<uint8_t> scored, scored_rc;
+  const std::vector<uint8_t>& plus = codes.back();
+  for (size_t i = 0; i < plus.size(); ++i) {
+    if (plus[i] < 4) continue;
+    const uint8_t code = true_ambiguity_code(seq[i]);
+    if (code < kIupacCodeBase) continue;
+    if (scored.empty()) scored = plus;
+    scored[i] = code;
+  }
+  if (!scored.empty()) {
+    scored_rc.assign(scored.rbegin(), scored.rend());
+    for (auto& c : scored_rc) c = complement_extension_code(c);
+  }
+  true_codes.push_back(std::move(scored));
+  true_rc_codes.push_back(std::move(scored_rc));
 }
 
 namespace {
@@ -47,7 +64,6 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   params_.validate();
   lane_.threads = params_.threads;
   karlin_ = ungapped_karlin(params_.reward, params_.penalty);
-  xdrop_ = xdrop_raw(karlin_, params_.xdrop_bits);
   if (params_.gapped) {
     gapped_ = gapped_karlin(params_.reward, params_.penalty, params_.gap_open, params_.gap_extend, karlin_);
     GappedScoring& g = gapped_params_.scoring;
@@ -97,39 +113,44 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     presence_ = WordPresence(partial ? scoped : queries_.codes, params_.w);
   if (dust) dust->join();
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
-  for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.codes[i], queries_.rc_codes[i]);
+  for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.scored_strand(2 * i), queries_.scored_strand(2 * i + 1));
   for (size_t i = 0; i < queries_.size(); ++i) {
-    uint64_t counts[4] = {0, 0, 0, 0};
-    for (const uint8_t c : queries_.codes[i])
-      if (c < 4) ++counts[c];
-    const uint64_t minus[4] = {counts[3], counts[2], counts[1], counts[0]};
-    for (const uint64_t* strand : {static_cast<const uint64_t*>(counts), minus}) {
-      const KarlinParams ungapped = ungapped_karlin_for_composition(params_.reward, params_.penalty, strand);
+    // Each strand's letters as blastn counts them (BLASTNA), the minus strand's the complements of the plus one's.
+    uint64_t counts[kBlastnaLetters] = {}, minus[kBlastnaLetters] = {};
+    for (const uint8_t c : queries_.scored_strand(2 * i)) ++counts[blastna_of_code(c)];
+    for (uint8_t l = 0; l < kBlastnaLetters; ++l)
+      minus[blastna_of_code(complement_extension_code(code_of_blastna(l)))] += counts[l];
+    for (const uint64_t* strand : {static_cast<const uint64_t*>(counts), static_cast<const uint64_t*>(minus)}) {
+      const KarlinParams ungapped = ungapped_karlin_for_letters(params_.reward, params_.penalty, strand);
       const KarlinParams kp =
           params_.gapped
               ? gapped_karlin(params_.reward, params_.penalty, params_.gap_open, params_.gap_extend, ungapped).params
               : ungapped;
+      strand_ungapped_params_.push_back(ungapped);
       strand_evalue_params_.push_back(kp);
       strand_search_space_.push_back(
           effective_search_space(kp, queries_.codes[i].size(), totals_.bases, totals_.records));
     }
   }
-  for (const auto& q : queries_.codes) {
+  // blastn's cut-offs and ungapped X-drop per context (BlastInitialWordParametersNew/Update,
+  // BlastHitSavingParametersUpdate): from the strand's own ungapped values, as its E-values. For a query of bases
+  // and N they are the tabulated ones to ~1e-16; a query's other IUPAC codes move them.
+  for (size_t g = 0; g < strand_evalue_params_.size(); ++g) {
+    const KarlinParams& ungapped = strand_ungapped_params_[g];
+    ExtensionCutoffs c;
     if (params_.gapped) {
-      // BlastInitialWordParametersUpdate for a gapped search: the ungapped cut-off is the gap trigger (in the
-      // ungapped statistics), at most the gapped hit cut-off.
-      search_space_.push_back(effective_search_space(gapped_.params, q.size(), totals_.bases, totals_.records));
-      ExtensionCutoffs c;
-      c.hit = score_for_evalue(gapped_.params, search_space_.back(), params_.evalue);
+      // The ungapped cut-off of a gapped search is the gap trigger, at most the gapped hit cut-off.
+      c.hit = score_for_evalue(strand_evalue_params_[g], strand_search_space_[g], params_.evalue);
       const int64_t trigger =
-          int64_t((params_.gap_trigger_bits * 0.69314718055994530941723212145818 + karlin_.logK) / karlin_.lambda);
+          int64_t((params_.gap_trigger_bits * 0.69314718055994530941723212145818 + ungapped.logK) / ungapped.lambda);
       c.word = std::min(trigger, c.hit);
       c.reduced = int64_t(0.8 * double(c.word));
-      cutoffs_.push_back(c);
     } else {
-      search_space_.push_back(effective_search_space(karlin_, q.size(), totals_.bases, totals_.records));
-      cutoffs_.push_back(extension_cutoffs(karlin_, q.size(), search_space_.back(), mean_subject, params_.evalue));
+      c = extension_cutoffs(ungapped, queries_.codes[g / 2].size(), strand_search_space_[g], mean_subject,
+                            params_.evalue);
     }
+    c.xdrop = xdrop_raw(ungapped, params_.xdrop_bits);
+    cutoffs_.push_back(c);
   }
   lane_.stats.seconds_build = seconds_since(t0);
   lane_.stats.tp.assign(filters_.count(), 0);
@@ -466,7 +487,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   const size_t n_chunks = seeds.size();
   const size_t G = queries_.size() * 2;
   if (lane.diagonals.size() != G) lane.diagonals.resize(G);
-  const UngappedScoring scoring{params_.reward, params_.penalty, xdrop_,
+  const UngappedScoring scoring{params_.reward, params_.penalty, 0,
                                 ambiguous_score(params_.reward, params_.penalty)};
   const bool bucketed = batch.end_pos() - batch.first_pos <= UINT32_MAX;
   constexpr int kRegionShift = 16;  // 64Ki slots of 4 bytes per region
@@ -477,7 +498,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     uint32_t q_pos;   // on the strand extended (the reverse complement for minus seeds)
   };
   auto strand_of = [&](size_t g) -> const std::vector<uint8_t>& {
-    return (g & 1) ? queries_.rc_codes[g / 2] : queries_.codes[g / 2];
+    return queries_.scored_strand(g);
   };
   // What a seed's bucket needs from its strand, looked up once per strand, not per seed.
   struct StrandInfo {
@@ -586,15 +607,17 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       if (!diag.should_extend(rec_stream + x.s_pos, q_pos)) return;  // already explored on this diagonal
       const uint8_t* s = batch.codes.data() + batch.local_starts[x.record];
       const uint64_t s_len = batch.lengths[x.record];
-      const ExtensionCutoffs& cut = cutoffs_[query];
+      const ExtensionCutoffs& cut = cutoffs_[g];
+      UngappedScoring sc = scoring;
+      sc.xdrop = cut.xdrop;
       ++extensions[t];
       // As blastn: a failed extension marks only the word itself as explored.
       if (w >= 11 && approximate_ungapped_score(concatenated_.codes.data(), concatenated_.codes.size() - 1, s, s_len,
-                                                concatenated_.offset[g] + q_pos, x.s_pos, scoring) < cut.reduced) {
+                                                concatenated_.offset[g] + q_pos, x.s_pos, sc) < cut.reduced) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
         return;
       }
-      UngappedExtension e = extend_ungapped(qc.data(), q_len, s, s_len, q_pos, x.s_pos, scoring);
+      UngappedExtension e = extend_ungapped(qc.data(), q_len, s, s_len, q_pos, x.s_pos, sc);
       if (e.score < cut.word) {
         diag.record(rec_stream + x.s_pos, q_pos, rec_stream + x.s_pos + uint64_t(w));
         return;
@@ -615,7 +638,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
                                              batch.ambiguous, true_copy);  // st[k]: subject base e.s_start + k
       UngappedExtension kept = e;
       kept.s_start = 0;
-      if (!reevaluate_ungapped(qc.data(), st, scoring, cut.word, kept)) return;
+      if (!reevaluate_ungapped(qc.data(), st, sc, cut.word, kept)) return;
       st += kept.s_start;
       e.q_start = kept.q_start, e.s_start += kept.s_start, e.length = kept.length, e.score = kept.score;
       const double evalue = evalue_of(strand_evalue_params_[g], e.score, strand_search_space_[g]);
@@ -630,7 +653,8 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       h.s_end = h.s_start + e.length;
       h.score = e.score;
       h.align_length = e.length;
-      for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == st[k] && st[k] < 4);
+      // As blastn counts them (s_Blast_HSPGetNumIdentitiesAndPositives): equal letters, ambiguity codes included.
+      for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == st[k]);
       h.evalue = evalue;
       h.bits = bitscore_of(strand_evalue_params_[g], e.score);
       found[t].push_back(h);
@@ -712,18 +736,18 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
     const uint32_t g = first.strand_index;
     const uint32_t query = g / 2;
     const bool minus = (g & 1) != 0;
-    const std::vector<uint8_t>& qc = minus ? queries_.rc_codes[query] : queries_.codes[query];
+    const std::vector<uint8_t>& qc = queries_.scored_strand(g);
     const uint8_t* s = subjects[first.subject];
     const uint8_t* s_true = true_subjects[first.subject];
     const uint64_t s_len = lengths[first.subject];
     std::vector<GapTrigger> hits;
     for (size_t i = starts[k]; i < starts[k + 1]; ++i) hits.push_back(all[i].hit);
     GappedExtensionParams gp = gapped_params_;
-    gp.cutoff = cutoffs_[query].hit;
+    gp.cutoff = cutoffs_[g].hit;
     const uint64_t q_len = qc.size();
     for (const GappedHsp& r :
          extend_gapped(qc.data(), q_len, s, s_len, std::move(hits), gp, threads, &extension_stats[k], s_true,
-                       true_iupac[first.subject])) {
+                       true_iupac[first.subject], queries_.has_iupac(query))) {
       const int64_t e_score = gapped_.round_down ? (r.score & ~int64_t(1)) : r.score;
       const double evalue = evalue_of(strand_evalue_params_[g], e_score, strand_search_space_[g]);
       if (!(evalue <= params_.evalue)) continue;

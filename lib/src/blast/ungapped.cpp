@@ -66,7 +66,7 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
     const uint8_t* ss = s + sa;
     if (ss[0] > 3 || ss[1] > 3 || ss[2] > 3 || ss[3] > 3) {
       int64_t g = 0;
-      for (int j = 0; j < 4; ++j) g += sc.pair(qq[j] > 3 ? kInvalidBase : qq[j], ss[j]);
+      for (int j = 0; j < 4; ++j) g += sc.pair(qq[j] < ConcatenatedQuery::kN ? code_of_blastna(qq[j]) : kInvalidBase, ss[j]);
       return g;
     }
     const unsigned qb = ((unsigned(qq[0]) << 6) | (unsigned(qq[1]) << 4) | (unsigned(qq[2]) << 2) | qq[3]) & 0xFFu;
@@ -152,7 +152,7 @@ ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length
 void ConcatenatedQuery::add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus) {
   for (const std::vector<uint8_t>* strand : {&plus, &minus}) {
     offset.push_back(codes.size());
-    for (uint8_t c : *strand) codes.push_back(c < 4 ? c : kN);
+    for (uint8_t c : *strand) codes.push_back(blastna_of_code(c));
     codes.push_back(kSentinel);
   }
 }

@@ -52,10 +52,12 @@ struct GappedExtensionStats {
 // extend later candidates while earlier ones are still being extended and decide them in order: the result is
 // the one-thread result, whatever the thread count. `s_true` (default: s): the subject's true codes where s holds
 // blastn's bases for its ambiguity codes (subject_bases.hpp); the preliminary pass reads s, the final one s_true.
-// `s_true_iupac`: s_true holds IUPAC codes other than N (nucleotide_score.hpp).
+// `s_true_iupac`: s_true holds IUPAC codes other than N; `q_iupac`: q does (QuerySet::true_codes;
+// nucleotide_score.hpp).
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
                                      std::vector<GapTrigger> triggers, const GappedExtensionParams& params,
                                      int threads = 1, GappedExtensionStats* stats = nullptr,
-                                     const uint8_t* s_true = nullptr, bool s_true_iupac = false);
+                                     const uint8_t* s_true = nullptr, bool s_true_iupac = false,
+                                     bool q_iupac = false);
 
 }  // namespace bloomseq

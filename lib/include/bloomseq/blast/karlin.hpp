@@ -27,6 +27,11 @@ KarlinParams ungapped_karlin(int reward, int penalty);
 // strands then differ in the last bits, which decides its order among lines that print alike. The tabulated
 // values (with the uniform beta) where the composition gives no valid result (no bases). Same support as above.
 KarlinParams ungapped_karlin_for_composition(int reward, int penalty, const uint64_t counts[4]);
+// The same from the counts of each BLASTNA letter (A C G T R Y M K W S B D H V N: blastna_index in
+// nucleotide_score.hpp): blastn counts a query's IUPAC codes other than N in its composition, scored against each
+// base as its matrix scores them.
+constexpr int kBlastnaLetters = 15;
+KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t counts[kBlastnaLetters]);
 
 // BLAST's integer length adjustment ell for a query of m bases against n bases in N sequences.
 int64_t length_adjustment(const KarlinParams& kp, uint64_t query_length, uint64_t db_length, uint64_t db_sequences);

@@ -30,8 +30,19 @@ struct QuerySet {
   std::vector<std::string> names;
   std::vector<std::vector<uint8_t>> codes;     // plus strand, 2-bit codes (kInvalidBase for N/IUPAC)
   std::vector<std::vector<uint8_t>> rc_codes;  // reverse complement
+  // What the extensions score, as blastn scores its query's BLASTNA letters: empty for a record without IUPAC codes
+  // other than N (codes and rc_codes serve), else its codes with each such code as 16 + the bases it allows
+  // (nucleotide_score.hpp), and their reverse complement. Such codes never seed (codes holds kInvalidBase there).
+  std::vector<std::vector<uint8_t>> true_codes, true_rc_codes;
   void add(const std::string& name, const std::string& seq);
   size_t size() const { return names.size(); }
+  bool has_iupac(size_t record) const { return !true_codes[record].empty(); }
+  // Strand g = 2 * record + (minus ? 1 : 0) as the extensions read it.
+  const std::vector<uint8_t>& scored_strand(size_t g) const {
+    const size_t r = g / 2;
+    if (has_iupac(r)) return (g & 1) ? true_rc_codes[r] : true_codes[r];
+    return (g & 1) ? rc_codes[r] : codes[r];
+  }
 };
 
 // One HSP (ungapped, or gapped with --gapped). Coordinates are 0-based half-open on the plus strands of query and
@@ -185,16 +196,14 @@ class BlastSearch {
   GappedExtensionParams gapped_params_;
   std::unique_ptr<RecordSpill> spill_;          // the windowed record's codes so far, for stage 3
   std::vector<AmbiguousRun> spill_ambiguous_;   // and where its ambiguity codes are (record coordinates)
-  int xdrop_ = 0;
-  std::vector<ExtensionCutoffs> cutoffs_;  // per query
+  std::vector<ExtensionCutoffs> cutoffs_;  // per query strand (index 2 * query + strand)
   std::unique_ptr<Stage1aBackend> stage1a_;
   Stage1aCapabilities caps_;
   bool stage1a_prepared_ = false;
-  std::vector<double> search_space_;  // per query
   // E-values and bit scores per query strand (index 2 * query + strand), as blastn computes them per context: the
   // ungapped values from the strand's composition (ungapped_karlin_for_composition), the gapped ones from the
   // table, or those ungapped ones beyond it; and the search space from them.
-  std::vector<KarlinParams> strand_evalue_params_;
+  std::vector<KarlinParams> strand_ungapped_params_, strand_evalue_params_;
   std::vector<double> strand_search_space_;
   ConcatenatedQuery concatenated_;     // what blastn's ungapped pre-screen reads
   std::vector<std::string> subject_names_;  // of the batches searched; subject_base_ is the first one's index

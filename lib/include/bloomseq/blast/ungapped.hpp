@@ -54,7 +54,7 @@ int64_t approximate_ungapped_score(const uint8_t* q, uint64_t q_len, const uint8
 // Neighbouring records are adjacent only within one of blastn's query batches, whose sizes blastn adapts to the
 // hit counts of earlier batches; across records this layout assumes one batch (docs/blast-bloom.md).
 struct ConcatenatedQuery {
-  static constexpr uint8_t kN = 14;         // blastn's code for N (and here for every ambiguity code)
+  static constexpr uint8_t kN = 14;         // blastn's code for N; other IUPAC codes have theirs (blastna_of_code)
   static constexpr uint8_t kSentinel = 15;  // between strands
   std::vector<uint8_t> codes;    // ends with a sentinel; blastn's query length excludes it
   std::vector<uint64_t> offset;  // per query strand g = 2 * record + (minus ? 1 : 0)
@@ -69,6 +69,7 @@ struct ExtensionCutoffs {
   int64_t hit = 1;
   int64_t word = 1;
   int64_t reduced = 0;
+  int xdrop = 0;  // the ungapped X-drop in raw score (x_dropoff_init)
 };
 struct KarlinParams;
 ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length, double search_space,
