@@ -47,14 +47,9 @@ while i < len(e):
 open(out + '/q_ecoli.fa', 'w').write(fasta('ecoli_codes', ''.join(e)))
 PY
 compare() {  # name query subject min_lines blastn_opts... -- ours...
-  local name="$1" query="$2" subject="$3" min="$4"; shift 4
-  local bl=() bb=()
-  while [[ $# -gt 0 && $1 != -- ]]; do bl+=("$1"); shift; done
-  shift
-  bb=("$@")
-  blastn -task blastn -dust no ${bl[@]+"${bl[@]}"} -query "$query" -subject "$subject" -outfmt 6 2>/dev/null > want
-  "$bin/blast-bloom" --no-header --no-progress --dust no ${bb[@]+"${bb[@]}"} "$query" "$subject" > got
-  same_as_blastn "$name" "$min" want got
+  local name="$1" query="$2" subject="$3" min="$4"
+  shift 4
+  compare_with_blastn "$name" "$query" "$subject" "$subject" "$min" no "$@"
 }
 q="$tmp/q_lambda.fa"; l="$src/data/lambda_virus.fa"; s="$tmp/s_lambda.fa"
 compare "lambda with codes vs lambda, gapped"              "$q" "$l" 15 --

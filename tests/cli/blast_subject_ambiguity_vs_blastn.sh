@@ -31,17 +31,7 @@ open(sys.argv[2] + '/query.fa', 'w').write(fasta('around_gaps', seq[4000:7000] +
                                            fasta('around_ns', seq[29000:45000]))
 PY
 "$bin/blast-bloom" encode "$tmp/subject.fa" -o "$tmp/subject.2bit"
-compare() {  # name query subject(blastn) subject(blast-bloom) min_lines sorted(yes/no) blastn_opts... -- ours...
-  local name="$1" query="$2" bsub="$3" osub="$4" min="$5" sorted="$6"; shift 6
-  local bl=() bb=()
-  while [[ $# -gt 0 && $1 != -- ]]; do bl+=("$1"); shift; done
-  shift
-  bb=("$@")
-  blastn -task blastn -dust no ${bl[@]+"${bl[@]}"} -query "$query" -subject "$bsub" -outfmt 6 2>/dev/null > want
-  "$bin/blast-bloom" --no-header --no-progress --dust no ${bb[@]+"${bb[@]}"} "$query" "$osub" > got
-  if [[ $sorted == yes ]]; then sort -o want want; sort -o got got; name+=" (both sorted)"; fi
-  same_as_blastn "$name" "$min" want got
-}
+compare() { compare_with_blastn "$@"; }  # name query subject(blastn) subject(blast-bloom) min sorted blastn_opts -- ours
 # The first 200 kbases of E. coli against DWV (69 scattered N): a seed at DWV 1,135 extends over the N at 1,134.
 # Read as an ambiguity code there, its ungapped extension reached the gap trigger and gave a line of E 0.14 that
 # blastn does not print.

@@ -32,3 +32,19 @@ same_as_blastn() {
     diff "$want" "$got" | head -n 10 || true
   fi
 }
+# compare_with_blastn NAME QUERY BLASTN_SUBJECT OURS_SUBJECT MIN SORTED BLASTN_OPTS... -- OURS_OPTS...: runs
+# blastn -task blastn -dust no and blast-bloom --dust no on the pair (the subject may differ in form: FASTA for
+# blastn, .2bit for blast-bloom) and checks with same_as_blastn; SORTED=yes sorts both first (ungapped output whose
+# order is not compared).
+compare_with_blastn() {
+  local name="$1" query="$2" bsub="$3" osub="$4" min="$5" sorted="$6"
+  shift 6
+  local bl=() bb=()
+  while [[ $# -gt 0 && $1 != -- ]]; do bl+=("$1"); shift; done
+  shift
+  bb=("$@")
+  blastn -task blastn -dust no ${bl[@]+"${bl[@]}"} -query "$query" -subject "$bsub" -outfmt 6 2>/dev/null > want
+  "$bin/blast-bloom" --no-header --no-progress --dust no ${bb[@]+"${bb[@]}"} "$query" "$osub" > got
+  if [[ $sorted == yes ]]; then sort -o want want; sort -o got got; name+=" (both sorted)"; fi
+  same_as_blastn "$name" "$min" want got
+}
