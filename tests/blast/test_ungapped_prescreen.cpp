@@ -7,6 +7,7 @@
 // reach the pre-screen as blastn's letter values (a swapped letter changes the packed bytes).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
