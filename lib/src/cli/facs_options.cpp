@@ -435,11 +435,13 @@ FacsPlanShardsOptions parse_facs_plan_shards(int argc, const char* const* argv, 
   if (!r.count("shards")) throw UsageError("plan-shards: -n N (the number of shards) is required");
   if (!r.count("output")) throw UsageError("plan-shards: -o PLAN is required");
   p.reads = r["reads"].as<std::vector<std::string>>()[0];
+  if (p.reads.empty()) throw UsageError("plan-shards: READS is an empty file name");
   if (r.count("mate")) p.mate = r["mate"].as<std::string>();
   if (r.count("mate") && p.mate.empty()) throw UsageError("plan-shards: --mate needs a file");
   p.shards = r["shards"].as<uint64_t>();
   if (p.shards < 1 || p.shards > (uint64_t(1) << 24)) throw UsageError("plan-shards: -n must be 1..16777216");
   p.output = r["output"].as<std::string>();
+  if (p.output.empty()) throw UsageError("plan-shards: -o needs a file name");
   p.quiet = r.count("quiet") > 0;
   return p;
 }
