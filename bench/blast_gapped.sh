@@ -9,6 +9,9 @@
 #   Genomes come from scripts/fetch-data.sh (cached). BLAST_BENCH_THREADS (default 1 2): blast-bloom thread counts;
 #   blastn -subject runs on one thread. BLAST_BENCH_CASES (default all): a subset of lambda ecoli1m ecoli_ssuis bees.
 #   BLAST_BENCH_DUST=yes: both tools with their default DUST (plain blastn -task blastn) instead of -dust no.
+#   BLAST_BENCH_TASK=megablast: blastn -task megablast against blast-bloom --task megablast (default blastn).
+#   Held-out cases (not in the default set): kp_ecoli (K. pneumoniae HS11286 vs E. coli 536), contigs_ecoli (the
+#   152 454-contigs of abacas-examples vs E. coli 536), ssuis_self (S. suis against itself).
 set -euo pipefail
 bin="${1:?usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
@@ -21,9 +24,10 @@ for f in "$here"/data/bee-viruses/*.fa; do cat "$f"; echo; done | sed '/^$/d' > 
 
 threads="${BLAST_BENCH_THREADS:-1 2}"
 dust="${BLAST_BENCH_DUST:-no}"
+task="${BLAST_BENCH_TASK:-blastn}"
 cases="${BLAST_BENCH_CASES:-lambda ecoli1m ecoli_ssuis bees}"
 csv="$out/blast_gapped.csv"
-echo "# dust=$dust; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" > "$csv"
+echo "# task=$task dust=$dust; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" > "$csv"
 echo "case,tool,threads,wall_s,cpu_s,lines,identical_pct,missing_e10,extra_e10,in_order,cpu_ratio_vs_blastn" >> "$csv"
 printf "\n%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %8s %7s\n" case tool thr wall_s cpu_s lines identical% miss_e10 \
   extra_e10 in_order cpu/bn
@@ -47,13 +51,13 @@ PY
 }
 run_case() {  # name query subject
   local name="$1" q="$2" db="$3"
-  read -r bw bc < <(measure blastn -task blastn -dust "$dust" -query "$q" -subject "$db" -outfmt 6)
+  read -r bw bc < <(measure blastn -task "$task" -dust "$dust" -query "$q" -subject "$db" -outfmt 6)
   cp "$tmp/out" "$tmp/want"
   local n; n=$(wc -l < "$tmp/want")
   printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %8s %7s\n" "$name" blastn 1 "$bw" "$bc" "$n" - - - - 1.00
   echo "$name,blastn,1,$bw,$bc,$n,,,,,1" >> "$csv"
   for t in $threads; do
-    read -r ow oc < <(measure "$bin/blast-bloom" --no-header --no-progress --dust "$dust" -t "$t" "$q" "$db")
+    read -r ow oc < <(measure "$bin/blast-bloom" --task "$task" --no-header --no-progress --dust "$dust" -t "$t" "$q" "$db")
     read -r pct miss extra order < <(agreement "$tmp/want" "$tmp/out")
     local m r; m=$(wc -l < "$tmp/out"); r=$(awk -v a="$oc" -v b="$bc" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 1e-3)}')
     printf "%-16s %-12s %3s %8s %8s %7s %10s %8s %8s %8s %7s\n" "$name" blast-bloom "$t" "$ow" "$oc" "$m" "$pct" \
@@ -67,6 +71,9 @@ for c in $cases; do
     ecoli1m) run_case "ecoli1M-ecoli" "$ecoli_1m" "$ecoli" ;;
     ecoli_ssuis) run_case "ecoli-ssuis" "$ecoli" "$ssuis" ;;
     bees) run_case "bees-bees" "$bees" "$bees" ;;
+    kp_ecoli) run_case "kpneu-ecoli" "${path[klebsiella_hs11286.fa]}" "$ecoli" ;;
+    contigs_ecoli) run_case "contigs-ecoli" "${path[ecoli_454_contigs.fa]}" "$ecoli" ;;
+    ssuis_self) run_case "ssuis-ssuis" "$ssuis" "$ssuis" ;;
   esac
 done
 echo "CSV: $csv"

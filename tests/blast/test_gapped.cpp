@@ -469,7 +469,16 @@ TEST_CASE("gapped Karlin-Altschul values follow blastn's tables and rules", "[ga
   // 2/-4 is 1/-2 scaled by 2: gap costs and lambda scale with it.
   CHECK(gapped_karlin(2, -4, 4, 4, u12).params.lambda == Approx(1.33 / 2));
   CHECK_THROWS_AS(gapped_karlin(2, -3, 1, 1, u23), UsageError);
-  CHECK_THROWS_AS(gapped_karlin(2, -3, 0, 0, u23), UsageError);
+  // Gap costs 0/0: the tables' linear row (megablast's greedy extension; blastn -task megablast prints E-values
+  // and bit scores from these); a table without one refuses them.
+  const GappedKarlin lin12 = gapped_karlin(1, -2, 0, 0, u12);
+  CHECK(lin12.params.lambda == Approx(1.28));
+  CHECK(lin12.params.K == Approx(0.46));
+  CHECK(lin12.params.alpha == Approx(1.5));
+  CHECK(lin12.params.beta == Approx(-2));
+  CHECK(gapped_karlin(2, -3, 0, 0, u23).params.lambda == Approx(0.55));
+  CHECK(gapped_karlin(2, -4, 0, 0, u12).params.lambda == Approx(1.28 / 2));
+  CHECK_THROWS_AS(gapped_karlin(3, -4, 0, 0, u23), UsageError);
   CHECK_THROWS_AS(gapped_karlin(7, -11, 5, 2, u23), UsageError);
 }
 

@@ -1,8 +1,8 @@
 // KeptAlignments (stage 3's containment index) against a flat model of blastn's interval tree: every alignment
 // added is compared with every one kept, by the rules of BlastIntervalTreeAddHSP (a start or an end shared with a
 // better kept alignment: not kept; shared with a worse one: that one dropped) and s_HSPIsContained (both ends
-// inside, score no higher, start or end within 50 diagonals). Small coordinate ranges make shared endpoints,
-// containment and ties common.
+// inside, score no higher, start or end within 50 diagonals, or megablast's 6). Small coordinate ranges make shared
+// endpoints, containment and ties common.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -16,6 +16,7 @@ using namespace bloomseq;
 namespace {
 
 struct FlatTree {
+  int64_t separation = 50;
   std::vector<AlignmentBox> kept;
 
   // s_HSPsHaveCommonEndpoint: true when `in` is the one to keep.
@@ -56,7 +57,7 @@ struct FlatTree {
       if (!inside) continue;
       const int64_t d_start = std::llabs((t.q_start - t.s_start) - (in.q_start - in.s_start));
       const int64_t d_end = std::llabs((t.q_end - t.s_end) - (in.q_end - in.s_end));
-      if (d_start < 50 || d_end < 50) return true;
+      if (d_start < separation || d_end < separation) return true;
     }
     return false;
   }
@@ -77,11 +78,14 @@ AlignmentBox random_box(std::mt19937& rng) {
 }  // namespace
 
 TEST_CASE("kept alignments follow blastn's interval tree: endpoint rules and containment") {
+  const int64_t separation = GENERATE(kMinDiagSeparation, kMegablastMinDiagSeparation);
+  INFO("min_diag_separation " << separation);
   std::mt19937 rng(31337);
   size_t refused = 0, contained = 0, dropped = 0;
   for (int round = 0; round < 200; ++round) {
-    KeptAlignments index;
+    KeptAlignments index(separation);
     FlatTree model;
+    model.separation = separation;
     for (int step = 0; step < 60; ++step) {
       const AlignmentBox b = random_box(rng);
       if (!model.add(b)) ++refused;

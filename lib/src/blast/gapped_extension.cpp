@@ -1,5 +1,6 @@
 #include "bloomseq/blast/gapped_extension.hpp"
 
+#include "bloomseq/blast/greedy_gapped.hpp"
 #include "bloomseq/blast/in_order_speculation.hpp"
 #include "bloomseq/blast/kept_alignments.hpp"
 
@@ -179,6 +180,21 @@ Final trace_final(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Bo
   return f;
 }
 
+// Megablast's final alignment (Blast_TracebackFromHSPList with eGreedyTbck): from the start point chosen as for
+// blastn, greedily both ways with traceback and the final X-drop. Its score is the greedy one (ambiguity codes
+// mismatch) until the rescoring that follows.
+Final trace_final_greedy(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, Box h,
+                         const GappedExtensionParams& p) {
+  choose_start(q, s, SL, h);
+  GreedyAlignment a = greedy_gapped_align(q, QL, s, SL, h.q_gapped, h.s_gapped, p.scoring.reward, p.scoring.penalty,
+                                          p.xdrop_final, true);
+  Final f;
+  f.box = Box{a.q_start, a.q_end, a.s_start, a.s_end, a.score};
+  f.ops = std::move(a.ops);
+  f.hsp = describe(q, s, f.box, f.ops);
+  return f;
+}
+
 // Cuts an alignment where it first reaches query position q_cut and subject position s_cut (a gap run is taken
 // whole), keeping the part after that point (keep_tail) or before it (s_CutOffGapEditScript). An alignment that
 // never reaches both is left as it is.
@@ -212,8 +228,11 @@ void cut_alignment(Final& f, int64_t q_cut, int64_t s_cut, bool keep_tail) {
 // Blast_HSPReevaluateWithAmbiguitiesGapped, on the remainder of a cut alignment: its best-scoring stretch
 // (restarting wherever the running score falls below zero, unless the best so far already reaches the cut-off),
 // then lengthened both ways by identical unambiguous bases. False when its score stays below `cutoff`.
+// `factor`: scores are counted `factor` times over and divided at the end, as BLAST counts linear gaps of odd
+// rewards (megablast: gap columns cost (reward - 2 x penalty) x factor / 2 each); the cut-off is compared unscaled
+// inside the loop, as in BLAST.
 bool reevaluate(Final& f, const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL, const GappedScoring& g,
-                int64_t cutoff) {
+                int64_t cutoff, int factor = 1) {
   Box& b = f.box;
   const std::vector<GapOp>& ops = f.ops;
   int64_t sum = 0, score = 0;
@@ -223,7 +242,7 @@ bool reevaluate(Final& f, const uint8_t* q, int64_t QL, const uint8_t* s, int64_
   while (k < ops.size()) {
     const GapOp op = ops[k];
     if (op == GapOp::substitution) {
-      sum += g.pair(q[qi], s[si]);
+      sum += factor * g.pair(q[qi], s[si]);
       ++qi, ++si, ++k;
     } else {
       int64_t n = 0;
@@ -244,6 +263,7 @@ bool reevaluate(Final& f, const uint8_t* q, int64_t QL, const uint8_t* s, int64_
       best_q_end = qi, best_s_end = si, best_k_end = k;
     }
   }
+  score /= factor;
   if (best_k_end > best_k) {
     int64_t left = 0, right = 0;
     while (best_q - left > 0 && best_s - left > 0 && q[best_q - left - 1] < 4 &&
@@ -294,8 +314,21 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
     }
     finals.push_back(std::move(kept[i]));
   }
-  for (Final& f : cut)
-    if (reevaluate(f, q, QL, s, SL, p.scoring, p.cutoff)) finals.push_back(std::move(f));
+  if (!p.greedy) {
+    for (Final& f : cut)
+      if (reevaluate(f, q, QL, s, SL, p.scoring, p.cutoff)) finals.push_back(std::move(f));
+    return;
+  }
+  // Megablast rescores every alignment: the greedy score does not see ambiguity codes.
+  for (Final& f : cut) finals.push_back(std::move(f));
+  GappedScoring linear = p.scoring;
+  const int factor = p.scoring.reward % 2 == 1 ? 2 : 1;
+  linear.gap_open = 0;
+  linear.gap_extend = (p.scoring.reward - 2 * p.scoring.penalty) * factor / 2;
+  std::vector<Final> rescored;
+  for (Final& f : finals)
+    if (reevaluate(f, q, QL, s, SL, linear, p.cutoff, factor)) rescored.push_back(std::move(f));
+  finals.swap(rescored);
 }
 
 }  // namespace
@@ -328,13 +361,23 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
     return Box{int64_t(t.q_start), int64_t(t.q_start + t.length), int64_t(t.s_start), int64_t(t.s_start + t.length),
                t.score};
   };
+  const int64_t separation = p.greedy ? kMegablastMinDiagSeparation : kMinDiagSeparation;
   std::vector<Box> extended(triggers.size());
   std::vector<Box> prelim;
-  KeptBoxes prelim_index;
+  KeptBoxes prelim_index(separation);
   const SpeculationStats prelim_stats = run_in_order_speculatively(
       triggers.size(), threads, lookahead, [&](size_t i) { return prelim_index.contains(ungapped_box(i)); },
       [&](size_t i) {
         const GapTrigger& t = triggers[i];
+        if (p.greedy) {
+          // BLAST_GetGappedScore with eGreedyScoreOnly: from the middle of the ungapped HSP, on the subject's
+          // blastn bases.
+          const GreedyAlignment a =
+              greedy_gapped_align(q, QL, s, SL, int64_t(t.q_start + t.length / 2), int64_t(t.s_start + t.length / 2),
+                                  p.scoring.reward, p.scoring.penalty, p.xdrop_gap, false);
+          extended[i] = Box{a.q_start, a.q_end, a.s_start, a.s_end, a.score, a.q_seed, a.s_seed};
+          return;
+        }
         int64_t q_off = int64_t(t.q_seed), s_off = int64_t(t.s_seed);
         if (int64_t(t.s_start + t.length) >= s_off + 8) q_off += 3, s_off += 3;
         const int x = int(std::min<int64_t>(p.xdrop_gap, t.score));
@@ -379,13 +422,16 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
   // Final pass with traceback.
   std::vector<Final> traced(prelim.size());
   std::vector<Final> finals;
-  KeptBoxes done;
+  KeptBoxes done(separation);
   // A repeat's final alignment that bridges onto a self-match follows it to its end: it takes the self-match's
   // end and path from where their windows agree (AlignmentJoins) instead of tracing them again.
   AlignmentJoins joins;
   const SpeculationStats final_stats = run_in_order_speculatively(
       prelim.size(), threads, lookahead, [&](size_t i) { return done.contains(prelim[i]); },
-      [&](size_t i) { traced[i] = trace_final(q, QL, s_true, SL, prelim[i], p, &joins, q_iupac, s_true_iupac); },
+      [&](size_t i) {
+        traced[i] = p.greedy ? trace_final_greedy(q, QL, s_true, SL, prelim[i], p)
+                             : trace_final(q, QL, s_true, SL, prelim[i], p, &joins, q_iupac, s_true_iupac);
+      },
       [&](size_t i) {
         done.add(traced[i].box);
         finals.push_back(traced[i]);
@@ -410,7 +456,7 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
   std::stable_sort(finals.begin(), finals.end(),
                    [](const Final& a, const Final& b) { return score_order(a.box, b.box); });
   std::vector<GappedHsp> out;
-  KeptBoxes kept;
+  KeptBoxes kept(separation);
   for (const Final& f : finals) {
     if (kept.contains(f.box)) continue;
     kept.add(f.box);

@@ -72,25 +72,30 @@ GappedKarlin gapped_karlin(int reward, int penalty, int gap_open, int gap_extend
   for (const Table& t : tables())
     if (t.reward == reward / divisor && t.penalty == penalty / divisor) table = &t;
   if (!table) throw UsageError("reward/penalty " + pair + " not supported by blastn's gapped statistics");
-  if (gap_open == 0 && gap_extend == 0)
-    throw UsageError("gap costs 0/0 (linear, megablast's greedy extension) are not supported");
   GappedKarlin g;
   g.round_down = table->round_down;
+  auto take = [&](const Row& r) {
+    KarlinParams& k = g.params;
+    k.lambda = r.lambda / divisor;
+    k.K = r.K;
+    k.logK = std::log(r.K);
+    k.H = r.H;
+    k.alpha = r.alpha / divisor;
+    k.beta = r.beta;
+    return g;
+  };
+  // Gap costs 0/0: linear gaps (megablast's greedy extension), the table's first row where it has one.
+  if (gap_open == 0 && gap_extend == 0) {
+    const Row& first = table->rows.front();
+    if (first.open == 0 && first.extend == 0) return take(first);
+    throw UsageError("gap costs 0/0 (linear gaps) not supported for reward/penalty " + pair);
+  }
   std::string supported;
   for (const Row& r : table->rows) {
     if (r.open == 0 && r.extend == 0 && &r == &table->rows.front()) continue;  // the linear entry
     const int open = r.open * divisor, extend = r.extend * divisor;
     supported += " " + std::to_string(open) + "/" + std::to_string(extend);
-    if (open == gap_open && extend == gap_extend) {
-      KarlinParams& k = g.params;
-      k.lambda = r.lambda / divisor;
-      k.K = r.K;
-      k.logK = std::log(r.K);
-      k.H = r.H;
-      k.alpha = r.alpha / divisor;
-      k.beta = r.beta;
-      return g;
-    }
+    if (open == gap_open && extend == gap_extend) return take(r);
   }
   const int open_max = table->open_max * divisor, extend_max = table->extend_max * divisor;
   if (gap_open >= open_max && gap_extend >= extend_max) {

@@ -67,8 +67,12 @@ void BlastParams::validate() const {
   if (batch_bases < 1) bad("batch size must be at least 1 base, got 0");
   if (reward <= 0) bad("reward must be positive, got " + std::to_string(reward));
   if (penalty >= 0) bad("penalty must be negative, got " + std::to_string(penalty));
-  if (!(xdrop_bits > 0) || !std::isfinite(xdrop_bits)) bad("X-drop must be a positive number of bits");
+  if (!(xdrop_bits >= 0) || !std::isfinite(xdrop_bits))
+    bad("X-drop must be a positive number of bits (or 0: the ungapped cut-off)");
   if (!(evalue > 0) || !std::isfinite(evalue)) bad("E-value cutoff must be a positive number");
+  if (greedy && (gap_open != 0 || gap_extend != 0))
+    bad("megablast's greedy extension supports linear gaps only (gap open 0, extend 0), got " +
+        std::to_string(gap_open) + "/" + std::to_string(gap_extend));
   if (probe_word < 0 || probe_word >= w)
     bad("probe word must be 0 (off) or 1..w-1, got " + std::to_string(probe_word) + " with w = " + std::to_string(w));
   if (exact_filter) {

@@ -73,6 +73,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     g.gap_open = params_.gap_open;
     g.gap_extend = params_.gap_extend;
     gapped_params_.round_down = gapped_.round_down;
+    gapped_params_.greedy = params_.greedy;
     // BlastExtensionParametersNew: truncated, the final X-drop at least the preliminary one.
     const double ln2 = 0.69314718055994530941723212145818;
     gapped_params_.xdrop_gap = int(params_.xdrop_gap_bits * ln2 / gapped_.params.lambda);
@@ -149,7 +150,8 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
       c = extension_cutoffs(ungapped, queries_.codes[g / 2].size(), strand_search_space_[g], mean_subject,
                             params_.evalue);
     }
-    c.xdrop = xdrop_raw(ungapped, params_.xdrop_bits);
+    // X-drop 0 is BLAST's "none given" (megablast's default): the ungapped cut-off itself (x_dropoff_init 0).
+    c.xdrop = params_.xdrop_bits > 0 ? xdrop_raw(ungapped, params_.xdrop_bits) : int(c.word);
     cutoffs_.push_back(c);
   }
   lane_.stats.seconds_build = seconds_since(t0);

@@ -88,7 +88,7 @@ void write_search_plan(const std::string& path, const SearchPlan& plan) {
   j.value("layout", layout_name(p.layout)).value("threads", p.threads);
   j.value("chunk_bases", p.chunk_bases).value("batch_bases", p.batch_bases);
   j.value("reward", p.reward).value("penalty", p.penalty).value("gapped", p.gapped);
-  j.value("gapopen", p.gap_open).value("gapextend", p.gap_extend);
+  j.value("gapopen", p.gap_open).value("gapextend", p.gap_extend).value("greedy", p.greedy);
   j.value("xdrop", hex_double(p.xdrop_bits)).value("xdrop_gap", hex_double(p.xdrop_gap_bits));
   j.value("xdrop_gap_final", hex_double(p.xdrop_final_bits)).value("gap_trigger", hex_double(p.gap_trigger_bits));
   j.value("evalue", hex_double(p.evalue)).value("dust", p.dust);
@@ -196,6 +196,7 @@ SearchPlan read_search_plan(const std::string& path) {
     p.dust = boolean("dust");
     p.gap_open = int(integer("gapopen"));
     p.gap_extend = int(integer("gapextend"));
+    p.greedy = boolean("greedy");
     p.xdrop_bits = real("xdrop");
     p.xdrop_gap_bits = real("xdrop_gap");
     p.xdrop_final_bits = real("xdrop_gap_final");

@@ -282,7 +282,7 @@ std::string shard_identity(const SearchRequest& o, const BlastParams& p, const Q
        " reward=" + std::to_string(p.reward) + " penalty=" + std::to_string(p.penalty) +
        " xdrop=" + hex_double(p.xdrop_bits) + " evalue=" + hex_double(p.evalue) +
        " gapped=" + std::to_string(p.gapped) + " dust=" + std::to_string(p.dust) + " gapopen=" + std::to_string(p.gap_open) +
-       " gapextend=" + std::to_string(p.gap_extend) + " xdrop_gap=" + hex_double(p.xdrop_gap_bits) +
+       " gapextend=" + std::to_string(p.gap_extend) + " greedy=" + std::to_string(p.greedy) + " xdrop_gap=" + hex_double(p.xdrop_gap_bits) +
        " xdrop_gap_final=" + hex_double(p.xdrop_final_bits) + " gap_trigger=" + hex_double(p.gap_trigger_bits);
   char h[24];
   std::snprintf(h, sizeof h, "%016llx", (unsigned long long)query_hash);

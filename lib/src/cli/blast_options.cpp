@@ -99,6 +99,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                         "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
                         "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
   opts.add_options("Search")
+      ("task", "blastn (the default, as blastn -task blastn) or megablast (as blastn -task megablast, blastn's "
+               "own default: w 28, 1/-2, linear gaps 0/0, greedy extension, X-drop 25 bits)",
+       cxxopts::value<std::string>()->default_value("blastn"))
       ("w,word-size", "word size w (1..32)", cxxopts::value<int>()->default_value("11"))
       ("reward", "match reward (1/-2 or 2/-3)", cxxopts::value<int>()->default_value("2"))
       ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-3"))
@@ -201,6 +204,24 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.gap_extend = r["gapextend"].as<int>();
   p.xdrop_gap_bits = r["xdrop-gap"].as<double>();
   p.xdrop_final_bits = r["xdrop-gap-final"].as<double>();
+  {
+    const std::string task = r["task"].as<std::string>();
+    if (task == "megablast") {
+      // blastn -task megablast's defaults, for the options not given.
+      p.greedy = true;
+      if (!r.count("word-size")) p.w = 28;
+      if (!r.count("reward")) p.reward = 1;
+      if (!r.count("penalty")) p.penalty = -2;
+      if (!r.count("gapopen")) p.gap_open = 0;
+      if (!r.count("gapextend")) p.gap_extend = 0;
+      if (!r.count("xdrop-gap")) p.xdrop_gap_bits = 25;
+      // blastn's megablast sets no ungapped X-drop, so BLAST takes the ungapped cut-off score for it (a larger X
+      // than -task blastn's 20 bits: 1 Mbase of E. coli against its genome gives 1,168 ungapped HSPs, not 1,171).
+      if (!r.count("xdrop")) p.xdrop_bits = 0;
+    } else if (task != "blastn") {
+      throw UsageError("--task: '" + task + "' (expected blastn or megablast)");
+    }
+  }
 
   if (r.count("sub-query")) p.n_sub = parse_size(r["sub-query"].as<std::string>(), "--sub-query");
   p.m_bits = parse_size(r["bloom-bits"].as<std::string>(), "--bloom-bits");
@@ -214,7 +235,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   // Reject unsupported scoring before reading anything.
   const KarlinParams ungapped = ungapped_karlin(p.reward, p.penalty);
   if (p.gapped) {
-    if (p.gap_open < 0 || p.gap_extend < 1) throw UsageError("--gapopen must be >= 0 and --gapextend >= 1");
+    if (!p.greedy && (p.gap_open < 0 || p.gap_extend < 1))
+      throw UsageError("--gapopen must be >= 0 and --gapextend >= 1");
     if (!(p.xdrop_gap_bits > 0) || !(p.xdrop_final_bits > 0)) throw UsageError("--xdrop-gap and --xdrop-gap-final must be positive");
     gapped_karlin(p.reward, p.penalty, p.gap_open, p.gap_extend, ungapped);
   }
@@ -283,7 +305,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   if (r.count("plan")) {
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
-    for (const char* opt : {"word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
+    for (const char* opt : {"task", "word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
                             "xdrop-gap-final", "evalue", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "tune-check", "batch"})

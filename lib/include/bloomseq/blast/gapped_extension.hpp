@@ -6,7 +6,7 @@
 // start or an end only the best. Final pass (Blast_TracebackFromHSPList): best first, skipping those inside a
 // final alignment, each is aligned again with traceback and X = xdrop_final from a start point inside a run of
 // matches (BlastGetStartForGappedAlignmentNucl); again one per start or end, then best first, one not inside a
-// better one. E-values and the E-value cut-off are the caller's.
+// better one. E-values and the E-value cut-off are the caller's. With `greedy`, megablast's extension instead.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -37,6 +37,11 @@ struct GappedExtensionParams {
   int xdrop_final = 0;  // raw
   int64_t cutoff = 0;   // preliminary gapped score needed to keep an alignment
   bool round_down = false;  // E-values count an odd score as the even one below (the 2/-n tables)
+  // blastn -task megablast: both passes extend greedily with linear gaps (greedy_gapped.hpp; gap costs in `scoring`
+  // unused), from the middle of the ungapped HSP and then from the start point the preliminary pass estimated;
+  // every final alignment is rescored with BLAST's matrix (its greedy score ignores ambiguity codes), and the
+  // containment tests use megablast's 6 diagonals instead of 50.
+  bool greedy = false;
 };
 
 // How many extensions ran, and how many of them on several threads were found covered by an earlier result

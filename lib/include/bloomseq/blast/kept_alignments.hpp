@@ -17,19 +17,21 @@ struct AlignmentBox {
   int64_t q_gapped = 0, s_gapped = 0;  // where the final alignment starts looking
 };
 
-// BLAST's containment test (s_HSPIsContained; blastn's min_diag_separation is 50): both ends of `in` inside
-// `by`'s query and subject ranges (ends inclusive), a score no higher, and its start or its end within 50
-// diagonals of `by`'s start or end (alignments on distant diagonals, such as repeats inside a long self-match,
-// are kept).
+// BLAST's containment test (s_HSPIsContained): both ends of `in` inside `by`'s query and subject ranges (ends
+// inclusive), a score no higher, and its start or its end within `separation` diagonals of `by`'s start or end
+// (alignments on distant diagonals, such as repeats inside a long self-match, are kept). blastn's
+// min_diag_separation is 50 for -task blastn and 6 for megablast.
 constexpr int64_t kMinDiagSeparation = 50;
-inline bool alignment_contained(const AlignmentBox& in, const AlignmentBox& by) {
+constexpr int64_t kMegablastMinDiagSeparation = 6;
+inline bool alignment_contained(const AlignmentBox& in, const AlignmentBox& by,
+                                int64_t separation = kMinDiagSeparation) {
   if (!(in.score <= by.score && by.q_start <= in.q_start && in.q_start <= by.q_end && by.s_start <= in.s_start &&
         in.s_start <= by.s_end && by.q_start <= in.q_end && in.q_end <= by.q_end && by.s_start <= in.s_end &&
         in.s_end <= by.s_end))
     return false;
-  auto close = [](int64_t q1, int64_t s1, int64_t q2, int64_t s2) {
+  auto close = [separation](int64_t q1, int64_t s1, int64_t q2, int64_t s2) {
     const int64_t d = (q1 - s1) - (q2 - s2);
-    return (d < 0 ? -d : d) < kMinDiagSeparation;
+    return (d < 0 ? -d : d) < separation;
   };
   return close(by.q_start, by.s_start, in.q_start, in.s_start) || close(by.q_end, by.s_end, in.q_end, in.s_end);
 }
@@ -46,10 +48,11 @@ inline bool replaces_at_endpoint(const AlignmentBox& in, const AlignmentBox& kep
 // eQueryAndSubject): an alignment sharing its start or its end with a better one is not kept, and one it beats is
 // dropped (at most one kept alignment has a given start, and one a given end). So an alignment that ran into a
 // better one and ended where it ends contains nothing: a repeat's copy next to a self-match is still traced.
-// Indexed by the 50-diagonal band of their start and of their end: a container's start or end lies within 50
-// diagonals of the tested alignment's, so only the neighbouring bands need looking at.
+// Indexed by the band of `separation` diagonals of their start and of their end: a container's start or end lies
+// within that many diagonals of the tested alignment's, so only the neighbouring bands need looking at.
 class KeptAlignments {
  public:
+  explicit KeptAlignments(int64_t separation = kMinDiagSeparation) : separation_(separation) {}
   void add(const AlignmentBox& b) {
     const auto s = by_start_point_.find(point(b.q_start, b.s_start));
     if (s != by_start_point_.end()) {
@@ -77,7 +80,7 @@ class KeptAlignments {
           const auto it = map->find(k);
           if (it == map->end()) continue;
           for (size_t i : it->second)
-            if (live_[i] && alignment_contained(in, boxes_[i])) return true;
+            if (live_[i] && alignment_contained(in, boxes_[i], separation_)) return true;
         }
     return false;
   }
@@ -95,9 +98,10 @@ class KeptAlignments {
     by_start_point_.erase(point(boxes_[i].q_start, boxes_[i].s_start));
     by_end_point_.erase(point(boxes_[i].q_end, boxes_[i].s_end));
   }
-  static int64_t band(int64_t diagonal) {
-    return diagonal >= 0 ? diagonal / kMinDiagSeparation : -((-diagonal + kMinDiagSeparation - 1) / kMinDiagSeparation);
+  int64_t band(int64_t diagonal) const {
+    return diagonal >= 0 ? diagonal / separation_ : -((-diagonal + separation_ - 1) / separation_);
   }
+  int64_t separation_;
   std::vector<AlignmentBox> boxes_;
   std::vector<bool> live_;
   std::unordered_map<int64_t, std::vector<size_t>> by_start_, by_end_;

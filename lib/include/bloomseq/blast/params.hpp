@@ -33,7 +33,8 @@ struct BlastParams {
   uint64_t batch_bases = uint64_t(64) << 20; // database records held in memory at once (whole records)
   int reward = 1;
   int penalty = -2;
-  double xdrop_bits = 20.0;  // ungapped X-drop in bits (blastn -xdrop_ungap)
+  double xdrop_bits = 20.0;  // ungapped X-drop in bits (blastn -xdrop_ungap); 0: the ungapped cut-off score, as
+                             // BLAST takes it when none is set (megablast's default)
   double evalue = 10.0;
   // Gapped extension (blastn -task blastn): ungapped HSPs that reach the gap trigger are extended with gaps
   // (gapped_extension.hpp). Off: the ungapped HSPs themselves are reported (blastn -ungapped -sum_stats false).
@@ -43,6 +44,8 @@ struct BlastParams {
   double xdrop_gap_bits = 30.0;  // preliminary gapped X-drop (blastn -xdrop_gap)
   double xdrop_final_bits = 100.0;  // X-drop of the final alignment with traceback (blastn -xdrop_gap_final)
   double gap_trigger_bits = 27.0;   // ungapped score in bits that triggers a gapped extension
+  // blastn -task megablast's extension: greedy, with linear gaps (gap_open = gap_extend = 0; greedy_gapped.hpp).
+  bool greedy = false;
   // blastn's DUST (dust.hpp) on each query record, for seeding only, as blastn's default soft masking: a seed's
   // w-mer must lie outside every masked interval; extensions run over the masked bases.
   bool dust = false;

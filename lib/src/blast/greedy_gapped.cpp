@@ -1,0 +1,436 @@
+#include "bloomseq/blast/greedy_gapped.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace bloomseq {
+namespace {
+
+constexpr int64_t kInvalid = -2;  // below any offset, and kInvalid + 1 too (the recurrence adds one)
+
+// BLAST's edit operations: ins = a query letter against a gap, del = a subject letter against a gap.
+enum class Edit : uint8_t { sub, ins, del };
+
+struct EditScript {
+  std::vector<Edit> op;
+  std::vector<int64_t> num;
+  int64_t size() const { return int64_t(op.size()); }
+};
+
+// Furthest-reaching subject offsets per distance and diagonal (diagonal k: query offset = subject offset + k).
+// With traceback every distance's row is kept; score-only needs the previous row only.
+class DiagonalRows {
+ public:
+  explicit DiagonalRows(bool keep_all) : keep_all_(keep_all) {}
+  // Row d for diagonals [lo, hi], with room for the sentinels the next distance writes around them.
+  void open(int64_t d, int64_t lo, int64_t hi) {
+    lo -= 3, hi += 3;
+    if (keep_all_) {
+      starts_.push_back(int64_t(pool_.size()) - lo);
+      lows_.push_back(lo);
+      highs_.push_back(hi);
+      pool_.resize(pool_.size() + size_t(hi - lo + 1), kInvalid);
+    } else {
+      Row& r = two_[d & 1];
+      r.lo = lo;
+      r.v.assign(size_t(hi - lo + 1), kInvalid);
+    }
+  }
+  int64_t& at(int64_t d, int64_t k) {
+    if (keep_all_) {
+      assert(k >= lows_[size_t(d)] && k <= highs_[size_t(d)]);
+      return pool_[size_t(starts_[size_t(d)] + k)];
+    }
+    Row& r = two_[d & 1];
+    assert(k >= r.lo && k - r.lo < int64_t(r.v.size()));
+    return r.v[size_t(k - r.lo)];
+  }
+
+ private:
+  struct Row {
+    int64_t lo = 0;
+    std::vector<int64_t> v;
+  };
+  bool keep_all_;
+  std::vector<int64_t> pool_, starts_, lows_, highs_;
+  Row two_[2];
+};
+
+// GapPrelimEditBlockAdd: runs of one operation merge.
+void add_edit(EditScript& e, Edit op, int64_t n) {
+  if (n == 0) return;
+  if (!e.op.empty() && e.op.back() == op) {
+    e.num.back() += n;
+  } else {
+    e.op.push_back(op);
+    e.num.push_back(n);
+  }
+}
+
+struct OneWay {
+  GreedyHalf half;
+  EditScript block;  // traceback: from the far end back to the start point (BLAST's preliminary edit block)
+};
+
+// BLAST_GreedyAlign. `a` is the query side (only its letters below 4 can match), `b` the subject side.
+OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t b_len, bool reverse, int64_t X,
+                      int64_t match_cost, int64_t mismatch_cost, bool traceback) {
+  auto A = [&](int64_t i) { return reverse ? a[a_len - 1 - i] : a[i]; };
+  auto B = [&](int64_t j) { return reverse ? b[b_len - 1 - j] : b[j]; };
+  auto first_mismatch = [&](int64_t i, int64_t j) {
+    const int64_t from = i;
+    while (i < a_len && j < b_len) {
+      const uint8_t x = A(i);
+      if (x >= 4 || x != B(j)) break;
+      ++i, ++j;
+    }
+    return i - from;
+  };
+  OneWay r;
+  GreedyHalf& h = r.half;
+  const int64_t xdrop_offset = (X + match_cost / 2) / (match_cost + mismatch_cost) + 1;
+  int64_t index = first_mismatch(0, 0);
+  h.a_len = h.b_len = index;
+  h.seed_len = index;
+  int64_t longest = index;
+  if (index == a_len || index == b_len) {
+    if (traceback) add_edit(r.block, Edit::sub, index);
+    return r;
+  }
+  // best[d + xdrop_offset]: the best score of distance d; the distances before 0 score 0.
+  std::vector<int64_t> best(size_t(xdrop_offset), 0);
+  auto best_of = [&](int64_t d) { return best[size_t(d + xdrop_offset)]; };
+  DiagonalRows rows(traceback);
+  rows.open(0, 0, 0);
+  rows.at(0, 0) = index;
+  best.push_back(index * match_cost);
+  int64_t lower = -1, upper = 1;
+  bool end_a = false, end_b = false;
+  rows.open(1, lower, upper);
+  int64_t best_dist = 0, best_diag = 0;
+  for (int64_t d = 1;; ++d) {
+    rows.at(d - 1, lower - 1) = kInvalid;
+    rows.at(d - 1, lower) = kInvalid;
+    rows.at(d - 1, upper) = kInvalid;
+    rows.at(d - 1, upper + 1) = kInvalid;
+    int64_t xdrop_score = best_of(d - xdrop_offset) + (match_cost + mismatch_cost) * d - X;
+    xdrop_score = int64_t(std::ceil(double(xdrop_score) / double(match_cost / 2)));
+    int64_t curr_extent = 0, curr_b = 0, curr_diag = 0;
+    const int64_t from = lower, to = upper;
+    for (int64_t k = from; k <= to; ++k) {
+      int64_t j = std::max(rows.at(d - 1, k + 1), rows.at(d - 1, k)) + 1;
+      j = std::max(j, rows.at(d - 1, k - 1));
+      int64_t i = j + k;
+      if (j < 0 || i + j < xdrop_score) {
+        if (k == lower) ++lower;
+        else rows.at(d, k) = kInvalid;
+        continue;
+      }
+      upper = k;
+      const int64_t run = first_mismatch(i, j);
+      if (run > longest) {
+        h.seed_a = i, h.seed_b = j, h.seed_len = longest = run;
+      }
+      i += run, j += run;
+      rows.at(d, k) = j;
+      if (i + j > curr_extent) {
+        curr_extent = i + j;
+        curr_b = j;
+        curr_diag = k;
+      }
+      if (j == b_len) {
+        lower = k + 1;
+        end_b = true;
+      }
+      if (i == a_len) {
+        upper = k - 1;
+        end_a = true;
+      }
+    }
+    const int64_t curr_score = curr_extent * (match_cost / 2) - d * (match_cost + mismatch_cost);
+    if (curr_score >= best_of(d - 1)) {
+      best.push_back(curr_score);
+      best_dist = d;
+      best_diag = curr_diag;
+      h.b_len = curr_b;
+      h.a_len = curr_b + best_diag;
+    } else {
+      best.push_back(best_of(d - 1));
+    }
+    if (lower > upper) break;
+    if (!end_b) --lower;
+    if (!end_a) ++upper;
+    rows.open(d + 1, lower, upper);
+  }
+  h.distance = best_dist;
+  if (!traceback) return r;
+  int64_t j = h.b_len, diag = best_diag;
+  for (int64_t d = best_dist; d > 0; --d) {
+    // The operation that reached this point: the predecessor with the largest subject offset.
+    const int64_t lo = rows.at(d - 1, diag - 1), mid = rows.at(d - 1, diag), hi = rows.at(d - 1, diag + 1);
+    int64_t next_diag, next_j;
+    if (lo > std::max(mid, hi)) next_diag = diag - 1, next_j = lo;
+    else if (mid > hi) next_diag = diag, next_j = mid;
+    else next_diag = diag + 1, next_j = hi;
+    if (next_diag == diag) {
+      if (j - next_j > 0) add_edit(r.block, Edit::sub, j - next_j);
+    } else if (next_diag < diag) {
+      if (j - next_j > 0) add_edit(r.block, Edit::sub, j - next_j);
+      add_edit(r.block, Edit::ins, 1);
+    } else {
+      if (j - next_j - 1 > 0) add_edit(r.block, Edit::sub, j - next_j - 1);
+      add_edit(r.block, Edit::del, 1);
+    }
+    diag = next_diag;
+    j = next_j;
+  }
+  add_edit(r.block, Edit::sub, rows.at(0, 0));
+  return r;
+}
+
+GapOp column_of(Edit e) {
+  return e == Edit::sub ? GapOp::substitution : e == Edit::ins ? GapOp::gap_in_b : GapOp::gap_in_a;
+}
+
+// s_UpdateEditScript: the substitution run at `pos` grows by bf letters before it and af after it, the gaps beside
+// it absorbing the difference.
+void update_edit_script(EditScript& e, int64_t pos, int64_t bf, int64_t af) {
+  if (bf > 0) {
+    int64_t op = pos, qd = bf, sd = bf;
+    do {
+      if (--op < 0) return;
+      switch (e.op[size_t(op)]) {
+        case Edit::sub: qd -= e.num[size_t(op)], sd -= e.num[size_t(op)]; break;
+        case Edit::ins: qd -= e.num[size_t(op)]; break;
+        case Edit::del: sd -= e.num[size_t(op)]; break;
+      }
+    } while (qd > 0 || sd > 0);
+    e.num[size_t(op)] = -std::max(qd, sd);
+    e.op[size_t(op++)] = Edit::sub;
+    for (; op < pos - 1; ++op) e.num[size_t(op)] = 0;
+    e.num[size_t(pos)] += bf;
+    qd -= sd;
+    e.op[size_t(pos - 1)] = qd > 0 ? Edit::del : Edit::ins;
+    e.num[size_t(pos - 1)] = qd > 0 ? qd : -qd;
+  }
+  if (af > 0) {
+    int64_t op = pos, qd = af, sd = af;
+    do {
+      if (++op >= e.size()) return;
+      switch (e.op[size_t(op)]) {
+        case Edit::sub: qd -= e.num[size_t(op)], sd -= e.num[size_t(op)]; break;
+        case Edit::ins: qd -= e.num[size_t(op)]; break;
+        case Edit::del: sd -= e.num[size_t(op)]; break;
+      }
+    } while (qd > 0 || sd > 0);
+    e.num[size_t(op)] = -std::max(qd, sd);
+    e.op[size_t(op--)] = Edit::sub;
+    for (; op > pos + 1; --op) e.num[size_t(op)] = 0;
+    e.num[size_t(pos)] += af;
+    qd -= sd;
+    e.op[size_t(pos + 1)] = qd > 0 ? Edit::del : Edit::ins;
+    e.num[size_t(pos + 1)] = qd > 0 ? qd : -qd;
+  }
+}
+
+// s_RebuildEditScript: empty operations dropped, runs of one kind merged, and a gap in one sequence next to a gap
+// in the other turned into substitutions for the shorter of the two.
+void rebuild_edit_script(EditScript& e) {
+  int64_t j = -1;
+  for (int64_t i = 0; i < e.size(); ++i) {
+    const size_t I = size_t(i);
+    if (e.num[I] == 0) continue;
+    if (j >= 0 && e.op[I] == e.op[size_t(j)]) {
+      e.num[size_t(j)] += e.num[I];
+    } else if (j == -1 || e.op[I] == Edit::sub || e.op[size_t(j)] == Edit::sub) {
+      ++j;
+      e.op[size_t(j)] = e.op[I];
+      e.num[size_t(j)] = e.num[I];
+    } else {
+      const int64_t d = e.num[size_t(j)] - e.num[I];
+      if (d > 0) {
+        if (j > 0) e.num[size_t(j - 1)] += e.num[I];
+        e.num[size_t(j)] = d;
+      } else if (d < 0) {
+        if (j == 0 && i - j > 0) {
+          e.op[size_t(j)] = Edit::sub;
+          ++j;
+        } else {
+          e.num[size_t(j - 1)] += e.num[size_t(j)];
+        }
+        e.num[size_t(j)] = -d;
+        e.op[size_t(j)] = e.op[I];
+      } else {
+        if (j > 0) e.num[size_t(j - 1)] += e.num[size_t(j)];
+        --j;
+      }
+    }
+  }
+  e.op.resize(size_t(j + 1));
+  e.num.resize(size_t(j + 1));
+}
+
+// s_ReduceGaps on the alignment [q0, q_end) x [s0, s_end) of the whole sequences q and s: runs of 12 or more
+// substitutions take in the identities that the gaps beside them hide, and a gap-substitutions-gap pattern of
+// fewer than 12 columns is shifted when that costs no identities. Letters compare raw (N equals N), as BLAST's do;
+// BLAST may look at subject letters before the alignment (never before the sequence here).
+void reduce_gaps(EditScript& e, const uint8_t* q, const uint8_t* s, int64_t q0, int64_t s0, int64_t q_end,
+                 int64_t s_end) {
+  auto same = [&](int64_t qi, int64_t si) { return qi >= 0 && si >= 0 && q[qi] == s[si]; };
+  int64_t q1 = q0, s1 = s0;  // BLAST's pointers
+  for (int64_t i = 0; i < e.size(); ++i) {
+    const size_t I = size_t(i);
+    if (e.num[I] == 0) continue;
+    if (e.op[I] == Edit::sub) {
+      if (e.num[I] >= 12) {
+        int64_t nm1 = 1;
+        if (i > 0)
+          while (q1 - nm1 >= q0 && same(q1 - nm1, s1 - nm1)) ++nm1;
+        q1 += e.num[I];
+        s1 += e.num[I];
+        int64_t nm2 = 0;
+        if (i < e.size() - 1) {
+          // BLAST's loop advances past the first mismatch before leaving; the decrement below undoes that.
+          while (q1 + 1 < q_end && s1 + 1 < s_end) {
+            const bool equal = same(q1, s1);
+            ++q1, ++s1;
+            if (!equal) break;
+            ++nm2;
+          }
+        }
+        if (nm1 > 1 || nm2 > 0) update_edit_script(e, i, nm1 - 1, nm2);
+        --q1, --s1;
+      } else {
+        q1 += e.num[I];
+        s1 += e.num[I];
+      }
+    } else if (e.op[I] == Edit::ins) {
+      q1 += e.num[I];
+    } else {
+      s1 += e.num[I];
+    }
+  }
+  rebuild_edit_script(e);
+
+  int64_t qp = q0, sp = s0;
+  for (int64_t i = 0; i < e.size(); ++i) {
+    const size_t I = size_t(i);
+    if (e.op[I] == Edit::sub) {
+      qp += e.num[I];
+      sp += e.num[I];
+      continue;
+    }
+    if (i > 1 && e.op[I] != e.op[I - 2] && e.num[I - 2] > 0) {
+      int64_t d = e.num[I] + e.num[I - 1] + e.num[I - 2];
+      if (d == 3) {
+        e.num[I - 2] = 0;
+        e.num[I - 1] = 2;
+        e.num[I] = 0;
+        if (e.op[I] == Edit::ins) ++qp;
+        else ++sp;
+      } else if (d < 12) {
+        int64_t nm1 = 0, nm2 = 0;
+        d = std::min(e.num[I], e.num[I - 2]);
+        qp -= e.num[I - 1];
+        sp -= e.num[I - 1];
+        int64_t qa = qp, sa = sp;
+        if (e.op[I] == Edit::ins) sp -= d;
+        else qp -= d;
+        for (int64_t k = 0; k < e.num[I - 1]; ++k, ++qa, ++sa, ++qp, ++sp) {
+          if (same(qa, sa)) ++nm1;
+          if (same(qp, sp)) ++nm2;
+        }
+        for (int64_t k = 0; k < d; ++k, ++qp, ++sp)
+          if (same(qp, sp)) ++nm2;
+        if (nm2 >= nm1 - d) {
+          e.num[I - 2] -= d;
+          e.num[I - 1] += d;
+          e.num[I] -= d;
+        } else {
+          qp = qa;
+          sp = sa;
+        }
+      }
+    }
+    if (e.op[I] == Edit::ins) qp += e.num[I];
+    else sp += e.num[I];
+  }
+  rebuild_edit_script(e);
+}
+
+}  // namespace
+
+GreedyHalf greedy_align_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t b_len, bool reverse,
+                                int x_dropoff, int match_cost, int mismatch_cost, bool traceback) {
+  OneWay r = greedy_one_way(a, a_len, b, b_len, reverse, x_dropoff, match_cost, mismatch_cost, traceback);
+  // The block runs from the far end inwards; columns from the start point outwards.
+  for (size_t i = r.block.op.size(); i-- > 0;)
+    r.half.ops.insert(r.half.ops.end(), size_t(r.block.num[i]), column_of(r.block.op[i]));
+  return r.half;
+}
+
+GreedyAlignment greedy_gapped_align(const uint8_t* q, int64_t q_len, const uint8_t* s, int64_t s_len, int64_t q_off,
+                                    int64_t s_off, int reward, int penalty, int x_dropoff, bool traceback) {
+  // BLAST_AffineGreedyAlign's scaling: an odd reward is doubled, with the penalty and X, so reward/2 is whole.
+  int64_t match = reward, mismatch = -penalty, X = x_dropoff;
+  if (match % 2 == 1) match *= 2, mismatch *= 2, X *= 2;
+  const OneWay right = greedy_one_way(q + q_off, q_len - q_off, s + s_off, s_len - s_off, false, X, match, mismatch,
+                                      traceback);
+  const OneWay left = greedy_one_way(q, q_off, s, s_off, true, X, match, mismatch, traceback);
+  GreedyAlignment g;
+  g.distance = right.half.distance + left.half.distance;
+  const int64_t letters = right.half.a_len + right.half.b_len + left.half.a_len + left.half.b_len;
+  g.score = letters * reward / 2 - g.distance * (reward - penalty);
+  g.q_start = q_off - left.half.a_len;
+  g.s_start = s_off - left.half.b_len;
+  g.q_end = q_off + right.half.a_len;
+  g.s_end = s_off + right.half.b_len;
+  g.q_seed = q_off, g.s_seed = s_off;
+  if (traceback) {
+    // Blast_PrelimEditBlockToGapEditScript: the left block already runs left to right; the right one is reversed;
+    // the operations meeting at the start point merge when of one kind.
+    EditScript e = left.block;
+    const EditScript& f = right.block;
+    size_t k = f.op.size();
+    if (k > 0 && !e.op.empty() && e.op.back() == f.op.back()) e.num.back() += f.num[--k];
+    while (k-- > 0) {
+      e.op.push_back(f.op[k]);
+      e.num.push_back(f.num[k]);
+    }
+    reduce_gaps(e, q, s, g.q_start, g.s_start, g.q_end, g.s_end);
+    for (size_t i = 0; i < e.op.size(); ++i) {
+      assert(e.num[i] >= 0);
+      g.ops.insert(g.ops.end(), size_t(e.num[i]), column_of(e.op[i]));
+    }
+    return g;
+  }
+  // The final alignment's start point: the middle of the longer of the two longest runs of matches (one per
+  // direction), kept inside the alignment's box.
+  const int64_t q_box_l = g.q_start, s_box_l = g.s_start, q_box_r = g.q_end, s_box_r = g.s_end;
+  int64_t q_seed_l = q_off - left.half.seed_a, s_seed_l = s_off - left.half.seed_b;
+  int64_t q_seed_r = q_off + right.half.seed_a, s_seed_r = s_off + right.half.seed_b;
+  int64_t len_l = 0, len_r = 0;
+  if (q_seed_r < q_box_r && s_seed_r < s_box_r) {
+    len_r = std::min(q_box_r - q_seed_r, s_box_r - s_seed_r);
+    len_r = std::min(len_r, right.half.seed_len) / 2;
+  } else {
+    q_seed_r = q_off, s_seed_r = s_off;
+  }
+  if (q_seed_l > q_box_l && s_seed_l > s_box_l) {
+    len_l = std::min(q_seed_l - q_box_l, s_seed_l - s_box_l);
+    len_l = std::min(len_l, left.half.seed_len) / 2;
+  } else {
+    q_seed_l = q_off, s_seed_l = s_off;
+  }
+  if (len_r > len_l) {
+    g.q_seed = q_seed_r + len_r;
+    g.s_seed = s_seed_r + len_r;
+  } else {
+    g.q_seed = q_seed_l - len_l;
+    g.s_seed = s_seed_l - len_l;
+  }
+  return g;
+}
+
+}  // namespace bloomseq
