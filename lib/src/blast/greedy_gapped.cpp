@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 
 namespace bloomseq {
 namespace {
@@ -36,6 +37,23 @@ class DiagonalRows {
       r.lo = lo;
       r.v.assign(size_t(hi - lo + 1), kInvalid);
     }
+  }
+  // Row d as a view indexed by diagonal; valid until the next open().
+  struct View {
+    int64_t* base;
+    int64_t lo, hi;
+    int64_t& operator[](int64_t k) const {
+      assert(k >= lo && k <= hi);
+      return base[k - lo];
+    }
+  };
+  View row(int64_t d) {
+    if (keep_all_) {
+      const size_t i = size_t(d);
+      return View{pool_.data() + (starts_[i] + lows_[i]), lows_[i], highs_[i]};
+    }
+    Row& r = two_[d & 1];
+    return View{r.v.data(), r.lo, r.lo + int64_t(r.v.size()) - 1};
   }
   int64_t& at(int64_t d, int64_t k) {
     if (keep_all_) {
@@ -80,6 +98,19 @@ OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t
   auto B = [&](int64_t j) { return reverse ? b[b_len - 1 - j] : b[j]; };
   auto first_mismatch = [&](int64_t i, int64_t j) {
     const int64_t from = i;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // Eight letters per step (most of the time goes here: runs of matches between differences). A byte differs
+    // where the letters differ or the query letter is not a base.
+    constexpr uint64_t kNotBase = 0xFCFCFCFCFCFCFCFCull;
+    while (i + 8 <= a_len && j + 8 <= b_len) {
+      uint64_t x, y;
+      std::memcpy(&x, reverse ? a + (a_len - i - 8) : a + i, 8);
+      std::memcpy(&y, reverse ? b + (b_len - j - 8) : b + j, 8);
+      const uint64_t diff = (x ^ y) | (x & kNotBase);
+      if (diff != 0) return i - from + (reverse ? __builtin_clzll(diff) : __builtin_ctzll(diff)) / 8;
+      i += 8, j += 8;
+    }
+#endif
     while (i < a_len && j < b_len) {
       const uint8_t x = A(i);
       if (x >= 4 || x != B(j)) break;
@@ -110,21 +141,22 @@ OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t
   rows.open(1, lower, upper);
   int64_t best_dist = 0, best_diag = 0;
   for (int64_t d = 1;; ++d) {
-    rows.at(d - 1, lower - 1) = kInvalid;
-    rows.at(d - 1, lower) = kInvalid;
-    rows.at(d - 1, upper) = kInvalid;
-    rows.at(d - 1, upper + 1) = kInvalid;
+    const DiagonalRows::View prev = rows.row(d - 1), cur = rows.row(d);
+    prev[lower - 1] = kInvalid;
+    prev[lower] = kInvalid;
+    prev[upper] = kInvalid;
+    prev[upper + 1] = kInvalid;
     int64_t xdrop_score = best_of(d - xdrop_offset) + (match_cost + mismatch_cost) * d - X;
     xdrop_score = int64_t(std::ceil(double(xdrop_score) / double(match_cost / 2)));
     int64_t curr_extent = 0, curr_b = 0, curr_diag = 0;
     const int64_t from = lower, to = upper;
     for (int64_t k = from; k <= to; ++k) {
-      int64_t j = std::max(rows.at(d - 1, k + 1), rows.at(d - 1, k)) + 1;
-      j = std::max(j, rows.at(d - 1, k - 1));
+      int64_t j = std::max(prev[k + 1], prev[k]) + 1;
+      j = std::max(j, prev[k - 1]);
       int64_t i = j + k;
       if (j < 0 || i + j < xdrop_score) {
         if (k == lower) ++lower;
-        else rows.at(d, k) = kInvalid;
+        else cur[k] = kInvalid;
         continue;
       }
       upper = k;
@@ -133,7 +165,7 @@ OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t
         h.seed_a = i, h.seed_b = j, h.seed_len = longest = run;
       }
       i += run, j += run;
-      rows.at(d, k) = j;
+      cur[k] = j;
       if (i + j > curr_extent) {
         curr_extent = i + j;
         curr_b = j;
