@@ -25,6 +25,7 @@ Examples:
   blast-bloom data/lambda_virus.fa data/ecoli_536_200k.fa                 HSPs (BLAST tabular, 12 columns)
   blast-bloom -w 28 -t 2 query.fa genome.2bit -o hits.tsv --stats run.json
   blast-bloom --reward 2 --penalty=-3 query.fa db.fa                      blastn's -task blastn scoring
+  blast-bloom --task megablast query.fa db.fa                             as plain blastn (-task megablast)
   blast-bloom --stage 1a --sub-query 500 -m 65536 -k 4 query.fa db.fa     the Bloom-filter hits themselves
   blast-bloom --stage 1b query.fa db.fa                                   exact seeds
   blast-bloom --auto-tune --target-fpr 1e-3 query.fa db.fa --stats run.json   parameters from the performance model
@@ -53,6 +54,7 @@ The HSPs are meant to equal those of
   blastn -task blastn -subject DB -outfmt 6                  (the default: gapped, w 11, 2/-3, gaps 5/2, DUST)
   blastn -task blastn -ungapped -sum_stats false -outfmt 6   (--ungapped)
   blastn -task blastn -dust no ...                           (--dust no)
+  blastn -task megablast ...                                 (--task megablast; blastn's own default task)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
 --outfmt columns: std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident
 positive ppos qstart qend sstart send evalue bitscore score qlen slen qcovhsp sstrand, e.g.
@@ -107,7 +109,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-3"))
       ("gapopen", "gap open cost (blastn -gapopen)", cxxopts::value<int>()->default_value("5"))
       ("gapextend", "gap extension cost (blastn -gapextend)", cxxopts::value<int>()->default_value("2"))
-      ("xdrop", "ungapped X-drop in bits (blastn -xdrop_ungap)", cxxopts::value<double>()->default_value("20"))
+      ("xdrop", "ungapped X-drop in bits (blastn -xdrop_ungap; 0: the ungapped cut-off score, megablast's default)",
+       cxxopts::value<double>()->default_value("20"))
       ("xdrop-gap", "preliminary gapped X-drop in bits (blastn -xdrop_gap)", cxxopts::value<double>()->default_value("30"))
       ("xdrop-gap-final", "final gapped X-drop in bits (blastn -xdrop_gap_final)",
        cxxopts::value<double>()->default_value("100"))
