@@ -4,7 +4,8 @@
 # megablast leaves unset (BLAST then takes the ungapped cut-off), containment within 6 diagonals, and every final
 # alignment rescored with the nucleotide matrix. Inputs made here from the bundled genomes: pieces of an "evolved"
 # copy of E. coli (substitutions, short insertions and deletions, a tandem duplication, one piece reverse-
-# complemented) against the original, with DUST and without, gapped and ungapped, one and two threads, 2/-3, w 20;
+# complemented) against the original, with DUST and without, gapped and ungapped, one and two threads, 2/-3, w 20,
+# two database shards merged;
 # a query with IUPAC codes and a subject with codes and a run of N; the bee viruses against themselves.
 # Skipped (77) when blastn is not installed.
 # Usage: blast_megablast_vs_blastn.sh BIN_DIR SRC_DIR
@@ -73,6 +74,14 @@ compare "evolved pieces vs a subject with codes and N"     "$q" "$tmp/s_codes.fa
 compare "piece with codes vs subject with codes, ungapped" "$tmp/q_codes.fa" "$tmp/s_codes.fa" 5 -ungapped -- --ungapped
 for f in "$src"/data/bee-viruses/*.fa; do cat "$f"; echo; done | grep -v '^$' > bees.fa
 compare "bee viruses against themselves"                   bees.fa bees.fa 10 --
+# Database shards carry the task: two shards of a two-record subject, merged, print the single run's lines.
+cat "$g" "$tmp/s_codes.fa" > two.fa
+"$bin/blast-bloom" --task megablast --no-header --no-progress "$q" two.fa > single.tsv
+for i in 1 2; do "$bin/blast-bloom" --task megablast --no-progress --db-shard $i/2 "$q" two.fa -o part$i.bbp; done
+"$bin/blast-bloom" merge -o merged.tsv part1.bbp part2.bbp
+grep -v '^#' merged.tsv > merged_lines.tsv
+check "two database shards merged = the single megablast run ($(wc -l < single.tsv) lines)" \
+  "[ -s single.tsv ] && cmp -s single.tsv merged_lines.tsv"
 # Affine gap costs with the greedy extension are refused with one line.
 set +e
 expect_exit 64 "megablast with affine gaps refused" "$bin/blast-bloom" --task megablast --gapopen 5 --gapextend 2 "$q" "$g"
