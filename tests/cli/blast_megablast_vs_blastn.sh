@@ -3,7 +3,7 @@
 # 1/-2, linear gaps with the greedy extension (preliminary X-drop 25 bits, final 100), the ungapped X-drop that
 # megablast leaves unset (BLAST then takes the ungapped cut-off), containment within 6 diagonals, and every final
 # alignment rescored with the nucleotide matrix. Inputs made here from the bundled genomes: pieces of an "evolved"
-# copy of E. coli (substitutions, short insertions and deletions, a tandem duplication, one piece reverse-
+# copy of E. coli (substitutions, short insertions and deletions, a tandem duplication, every other piece reverse-
 # complemented) against the original, with DUST and without, gapped and ungapped, one and two threads, 2/-3, w 20,
 # two database shards merged;
 # a query with IUPAC codes and a subject with codes and a run of N; the bee viruses against themselves.

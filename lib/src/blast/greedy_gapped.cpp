@@ -225,45 +225,35 @@ GapOp column_of(Edit e) {
   return e == Edit::sub ? GapOp::substitution : e == Edit::ins ? GapOp::gap_in_b : GapOp::gap_in_a;
 }
 
-// s_UpdateEditScript: the substitution run at `pos` grows by bf letters before it and af after it, the gaps beside
-// it absorbing the difference.
+// One side of s_UpdateEditScript: the substitution run at `pos` grows by n letters on the side `step` points to
+// (-1 before it, +1 after it), the operations there giving up as many letters of each sequence, and the gap left
+// between them goes next to the run. False when the operations on that side run out first (BLAST then leaves the
+// rest of the update undone).
+bool absorb_into_run(EditScript& e, int64_t pos, int64_t n, int64_t step) {
+  int64_t op = pos, qd = n, sd = n;
+  do {
+    op += step;
+    if (op < 0 || op >= e.size()) return false;
+    switch (e.op[size_t(op)]) {
+      case Edit::sub: qd -= e.num[size_t(op)], sd -= e.num[size_t(op)]; break;
+      case Edit::ins: qd -= e.num[size_t(op)]; break;
+      case Edit::del: sd -= e.num[size_t(op)]; break;
+    }
+  } while (qd > 0 || sd > 0);
+  e.num[size_t(op)] = -std::max(qd, sd);
+  e.op[size_t(op)] = Edit::sub;
+  for (int64_t k = op - step; step < 0 ? k < pos - 1 : k > pos + 1; k -= step) e.num[size_t(k)] = 0;
+  e.num[size_t(pos)] += n;
+  qd -= sd;
+  e.op[size_t(pos + step)] = qd > 0 ? Edit::del : Edit::ins;
+  e.num[size_t(pos + step)] = qd > 0 ? qd : -qd;
+  return true;
+}
+
+// s_UpdateEditScript: the substitution run at `pos` grows by bf letters before it and af after it.
 void update_edit_script(EditScript& e, int64_t pos, int64_t bf, int64_t af) {
-  if (bf > 0) {
-    int64_t op = pos, qd = bf, sd = bf;
-    do {
-      if (--op < 0) return;
-      switch (e.op[size_t(op)]) {
-        case Edit::sub: qd -= e.num[size_t(op)], sd -= e.num[size_t(op)]; break;
-        case Edit::ins: qd -= e.num[size_t(op)]; break;
-        case Edit::del: sd -= e.num[size_t(op)]; break;
-      }
-    } while (qd > 0 || sd > 0);
-    e.num[size_t(op)] = -std::max(qd, sd);
-    e.op[size_t(op++)] = Edit::sub;
-    for (; op < pos - 1; ++op) e.num[size_t(op)] = 0;
-    e.num[size_t(pos)] += bf;
-    qd -= sd;
-    e.op[size_t(pos - 1)] = qd > 0 ? Edit::del : Edit::ins;
-    e.num[size_t(pos - 1)] = qd > 0 ? qd : -qd;
-  }
-  if (af > 0) {
-    int64_t op = pos, qd = af, sd = af;
-    do {
-      if (++op >= e.size()) return;
-      switch (e.op[size_t(op)]) {
-        case Edit::sub: qd -= e.num[size_t(op)], sd -= e.num[size_t(op)]; break;
-        case Edit::ins: qd -= e.num[size_t(op)]; break;
-        case Edit::del: sd -= e.num[size_t(op)]; break;
-      }
-    } while (qd > 0 || sd > 0);
-    e.num[size_t(op)] = -std::max(qd, sd);
-    e.op[size_t(op--)] = Edit::sub;
-    for (; op > pos + 1; --op) e.num[size_t(op)] = 0;
-    e.num[size_t(pos)] += af;
-    qd -= sd;
-    e.op[size_t(pos + 1)] = qd > 0 ? Edit::del : Edit::ins;
-    e.num[size_t(pos + 1)] = qd > 0 ? qd : -qd;
-  }
+  if (bf > 0 && !absorb_into_run(e, pos, bf, -1)) return;
+  if (af > 0) absorb_into_run(e, pos, af, 1);
 }
 
 // s_RebuildEditScript: empty operations dropped, runs of one kind merged, and a gap in one sequence next to a gap
