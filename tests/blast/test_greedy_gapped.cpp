@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <random>
 #include <vector>
 
@@ -37,6 +38,30 @@ int64_t best_prefix_score(const std::vector<uint8_t>& a, const std::vector<uint8
   return best;
 }
 
+// The same with affine gaps (Gotoh): a run of L gap columns costs open + L x extend.
+int64_t best_prefix_score_affine(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, int64_t match,
+                                 int64_t mismatch, int64_t open, int64_t extend) {
+  const size_t n = a.size(), m = b.size();
+  constexpr int64_t kNone = INT64_MIN / 4;
+  std::vector<std::vector<int64_t>> H(n + 1, std::vector<int64_t>(m + 1, kNone)), E = H, F = H;
+  H[0][0] = 0;
+  int64_t best = 0;
+  for (size_t i = 0; i <= n; ++i)
+    for (size_t j = 0; j <= m; ++j) {
+      if (i == 0 && j == 0) continue;
+      if (j > 0) E[i][j] = std::max(H[i][j - 1] - open - extend, E[i][j - 1] - extend);
+      if (i > 0) F[i][j] = std::max(H[i - 1][j] - open - extend, F[i - 1][j] - extend);
+      int64_t h = std::max(E[i][j], F[i][j]);
+      if (i > 0 && j > 0) {
+        const bool same = a[i - 1] < 4 && a[i - 1] == b[j - 1];
+        h = std::max(h, H[i - 1][j - 1] + (same ? match : -mismatch));
+      }
+      H[i][j] = h;
+      best = std::max(best, h);
+    }
+  return best;
+}
+
 // A copy of `a` with substitutions, insertions and deletions at the given rate each.
 std::vector<uint8_t> mutate(const std::vector<uint8_t>& a, double rate, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(0, 1);
@@ -54,18 +79,21 @@ std::vector<uint8_t> mutate(const std::vector<uint8_t>& a, double rate, std::mt1
 struct Walk {
   int64_t a = 0, b = 0, score = 0;
 };
+// A gap column costs `gap`, and each run of them `open` more.
 Walk walk(const std::vector<GapOp>& ops, const uint8_t* a, int64_t a_step, const uint8_t* b, int64_t b_step,
-          int64_t match, int64_t mismatch, int64_t gap) {
+          int64_t match, int64_t mismatch, int64_t gap, int64_t open = 0) {
   Walk w;
+  GapOp prev = GapOp::substitution;
   for (const GapOp op : ops) {
     if (op == GapOp::substitution) {
       const uint8_t x = a[w.a * a_step], y = b[w.b * b_step];
       w.score += x < 4 && x == y ? match : -mismatch;
       ++w.a, ++w.b;
     } else {
-      w.score -= gap;
+      w.score -= gap + (op != prev ? open : 0);
       (op == GapOp::gap_in_b ? w.a : w.b) += 1;
     }
+    prev = op;
   }
   return w;
 }
@@ -145,14 +173,17 @@ TEST_CASE("greedy two-way extension: box, score and columns agree, with and with
     for (auto& x : flank) x = uint8_t(rng() % 4);
     s.insert(s.begin(), flank.begin(), flank.end());
     const int64_t q_off = int64_t(q.size() / 2), s_off = std::min<int64_t>(q_off + 50, int64_t(s.size()) - 1);
-    for (const int reward : {1, 2}) {
-      const int penalty = reward == 1 ? -2 : -3;
+    struct Costs {
+      int reward, penalty, open, extend;
+    };
+    for (const Costs c : {Costs{1, -2, 0, 0}, Costs{2, -3, 0, 0}, Costs{1, -2, 2, 2}, Costs{2, -3, 5, 2}}) {
+      const int reward = c.reward, penalty = c.penalty;
       const GreedyAlignment score_only =
           greedy_gapped_align(q.data(), int64_t(q.size()), s.data(), int64_t(s.size()), q_off, s_off, reward,
-                              penalty, 13, false);
+                              penalty, c.open, c.extend, 13, false);
       const GreedyAlignment traced = greedy_gapped_align(q.data(), int64_t(q.size()), s.data(), int64_t(s.size()),
-                                                         q_off, s_off, reward, penalty, 13, true);
-      INFO("round " << round << " reward " << reward);
+                                                         q_off, s_off, reward, penalty, c.open, c.extend, 13, true);
+      INFO("round " << round << " reward " << reward << " gaps " << c.open << "/" << c.extend);
       REQUIRE(score_only.q_start == traced.q_start);
       REQUIRE(score_only.q_end == traced.q_end);
       REQUIRE(score_only.s_start == traced.s_start);
@@ -167,16 +198,67 @@ TEST_CASE("greedy two-way extension: box, score and columns agree, with and with
       REQUIRE(score_only.s_seed <= score_only.s_end);
       // The columns (after BLAST's gap reduction) use exactly the box's letters and score no less than the
       // greedy's own alignment: the reduction only moves gaps where that keeps or gains identities.
-      const int64_t match = reward % 2 ? 2 * reward : reward, mismatch = reward % 2 ? -2 * penalty : -penalty;
+      const int64_t scale = reward % 2 ? 2 : 1;
+      const int64_t match = scale * reward, mismatch = -scale * penalty;
+      const bool linear = c.open == 0 && c.extend == 0;
       const Walk w = walk(traced.ops, q.data() + traced.q_start, 1, s.data() + traced.s_start, 1, match, mismatch,
-                          match / 2 + mismatch);
+                          linear ? match / 2 + mismatch : scale * c.extend, linear ? 0 : scale * c.open);
+      // Never past a sequence's end; with linear gaps exactly the box's letters, scoring no less than the greedy's
+      // own alignment. (With affine gaps BLAST's reduction can miscount next to two opposite gaps side by side;
+      // the raw traceback is checked exactly in the affine test below.)
+      REQUIRE(traced.q_start + w.a <= int64_t(q.size()));
+      REQUIRE(traced.s_start + w.b <= int64_t(s.size()));
+      if (!linear) continue;
       REQUIRE(w.a == traced.q_end - traced.q_start);
       REQUIRE(w.b == traced.s_end - traced.s_start);
-      const int64_t scale = reward % 2 ? 2 : 1;
       REQUIRE(w.score >= traced.score * scale);
       reduced += w.score > traced.score * scale;
     }
   }
   INFO("alignments whose gap reduction gained score: " << reduced);
   SUCCEED();
+}
+
+TEST_CASE("affine greedy extension without X-drop finds the best prefix alignment under affine gaps") {
+  // One direction (BLAST_AffineGreedyAlign) in the greedy's units (an odd reward doubled with everything else);
+  // then greedy_gapped_align from the sequences' start (its left part empty) gives the same score, halved back.
+  std::mt19937 rng(4242);
+  struct Costs {
+    int reward, penalty, open, extend;
+  };
+  size_t with_gaps = 0, cases = 0;
+  for (const Costs c : {Costs{1, -2, 2, 2}, Costs{1, -2, 0, 2}, Costs{1, -2, 1, 1}, Costs{2, -3, 5, 2},
+                        Costs{2, -3, 2, 4}}) {
+    for (int round = 0; round < 150; ++round) {
+      std::vector<uint8_t> a(1 + rng() % 90);
+      for (auto& x : a) x = uint8_t(rng() % 4);
+      std::vector<uint8_t> b = mutate(a, std::vector<double>{0.0, 0.03, 0.08, 0.2}[round % 4], rng);
+      if (round % 3 == 0)
+        for (size_t i = rng() % 13; i < a.size(); i += 5 + rng() % 20) a[i] = uint8_t(4 + rng() % 12);
+      const int64_t scale = c.reward % 2 ? 2 : 1;
+      const int64_t want = best_prefix_score_affine(a, b, scale * c.reward, -scale * c.penalty, scale * c.open,
+                                                    scale * c.extend);
+      for (const bool traceback : {false, true}) {
+        INFO("gaps " << c.open << "/" << c.extend << " reward " << c.reward << " round " << round);
+        const GreedyHalf h = greedy_align_one_way(a.data(), int64_t(a.size()), b.data(), int64_t(b.size()), false,
+                                                  1 << 20, int(scale * c.reward), int(-scale * c.penalty), traceback,
+                                                  int(scale * c.open), int(scale * c.extend));
+        REQUIRE(h.score == want);
+        const GreedyAlignment g = greedy_gapped_align(a.data(), int64_t(a.size()), b.data(), int64_t(b.size()), 0, 0,
+                                                      c.reward, c.penalty, c.open, c.extend, 1 << 20, traceback);
+        REQUIRE(g.score == want / scale);  // halved back for an odd reward (BLAST_GreedyGappedAlignment)
+        REQUIRE(g.q_end == h.a_len);
+        REQUIRE(g.s_end == h.b_len);
+        if (!traceback) continue;
+        const Walk w = walk(h.ops, a.data(), 1, b.data(), 1, scale * c.reward, -scale * c.penalty, scale * c.extend,
+                            scale * c.open);
+        REQUIRE(w.a == h.a_len);
+        REQUIRE(w.b == h.b_len);
+        REQUIRE(w.score == want);
+        with_gaps += std::count(h.ops.begin(), h.ops.end(), GapOp::substitution) != ptrdiff_t(h.ops.size());
+        ++cases;
+      }
+    }
+  }
+  REQUIRE(with_gaps > cases / 4);
 }

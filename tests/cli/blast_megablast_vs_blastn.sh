@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --task megablast against blastn -task megablast (blastn's default task), line for line in blastn's order: word 28,
-# 1/-2, linear gaps with the greedy extension (preliminary X-drop 25 bits, final 100), the ungapped X-drop that
+# 1/-2, linear gaps with the greedy extension (preliminary X-drop 25 bits, final 100; affine gap costs with BLAST's
+# affine greedy aligner), the ungapped X-drop that
 # megablast leaves unset (BLAST then takes the ungapped cut-off), containment within 6 diagonals, and every final
 # alignment rescored with the nucleotide matrix. Inputs made here from the bundled genomes: pieces of an "evolved"
 # copy of E. coli (substitutions, short insertions and deletions, a tandem duplication, every other piece reverse-
@@ -69,6 +70,11 @@ compare "evolved pieces vs E. coli 200k, no DUST"          "$q" "$g" 20 -dust no
 compare "evolved pieces vs E. coli 200k, ungapped"         "$q" "$g" 20 -ungapped -- --ungapped
 compare "evolved pieces vs E. coli 200k, 2/-3"             "$q" "$g" 20 -reward 2 -penalty -3 -- --reward 2 --penalty=-3
 compare "evolved pieces vs E. coli 200k, w 20"             "$q" "$g" 20 -word_size 20 -- -w 20
+# Affine gap costs: BLAST's affine greedy aligner (distances that are costs).
+compare "evolved pieces vs E. coli 200k, gaps 2/2"         "$q" "$g" 20 -gapopen 2 -gapextend 2 -- --gapopen 2 --gapextend 2
+compare "evolved pieces vs E. coli 200k, gaps 1/1"         "$q" "$g" 20 -gapopen 1 -gapextend 1 -- --gapopen 1 --gapextend 1
+compare "evolved pieces vs E. coli 200k, 2/-3, gaps 5/2"   "$q" "$g" 20 -reward 2 -penalty -3 -gapopen 5 -gapextend 2 \
+  -- --reward 2 --penalty=-3 --gapopen 5 --gapextend 2
 compare "piece with IUPAC codes vs E. coli 200k"           "$tmp/q_codes.fa" "$g" 5 --
 compare "evolved pieces vs a subject with codes and N"     "$q" "$tmp/s_codes.fa" 5 --
 compare "piece with codes vs subject with codes, ungapped" "$tmp/q_codes.fa" "$tmp/s_codes.fa" 5 -ungapped -- --ungapped
@@ -82,8 +88,8 @@ for i in 1 2; do "$bin/blast-bloom" --task megablast --no-progress --db-shard $i
 grep -v '^#' merged.tsv > merged_lines.tsv
 check "two database shards merged = the single megablast run ($(wc -l < single.tsv) lines)" \
   "[ -s single.tsv ] && cmp -s single.tsv merged_lines.tsv"
-# Affine gap costs with the greedy extension are refused with one line.
+# A gap extension of 0 with a gap opening cost, and an unknown task, are refused with one line.
 set +e
-expect_exit 64 "megablast with affine gaps refused" "$bin/blast-bloom" --task megablast --gapopen 5 --gapextend 2 "$q" "$g"
+expect_exit 64 "megablast with gaps 2/0 refused" "$bin/blast-bloom" --task megablast --gapopen 2 --gapextend 0 "$q" "$g"
 expect_exit 64 "unknown task refused" "$bin/blast-bloom" --task dc-megablast "$q" "$g"
 [[ $fails -eq 0 ]]

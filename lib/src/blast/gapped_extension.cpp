@@ -187,7 +187,7 @@ Final trace_final_greedy(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t
                          const GappedExtensionParams& p) {
   choose_start(q, s, SL, h);
   GreedyAlignment a = greedy_gapped_align(q, QL, s, SL, h.q_gapped, h.s_gapped, p.scoring.reward, p.scoring.penalty,
-                                          p.xdrop_final, true);
+                                          p.scoring.gap_open, p.scoring.gap_extend, p.xdrop_final, true);
   Final f;
   f.box = Box{a.q_start, a.q_end, a.s_start, a.s_end, a.score};
   f.ops = std::move(a.ops);
@@ -321,13 +321,16 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
   }
   // Megablast rescores every alignment: the greedy score does not see ambiguity codes.
   for (Final& f : cut) finals.push_back(std::move(f));
-  GappedScoring linear = p.scoring;
-  const int factor = p.scoring.reward % 2 == 1 ? 2 : 1;
-  linear.gap_open = 0;
-  linear.gap_extend = (p.scoring.reward - 2 * p.scoring.penalty) * factor / 2;
+  // Linear gaps (0/0) cost (reward - 2 x penalty) / 2 a column, counted twice over for an odd reward.
+  GappedScoring g = p.scoring;
+  int factor = 1;
+  if (g.gap_open == 0 && g.gap_extend == 0) {
+    factor = g.reward % 2 == 1 ? 2 : 1;
+    g.gap_extend = (g.reward - 2 * g.penalty) * factor / 2;
+  }
   std::vector<Final> rescored;
   for (Final& f : finals)
-    if (reevaluate(f, q, QL, s, SL, linear, p.cutoff, factor)) rescored.push_back(std::move(f));
+    if (reevaluate(f, q, QL, s, SL, g, p.cutoff, factor)) rescored.push_back(std::move(f));
   finals.swap(rescored);
 }
 
@@ -374,7 +377,8 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
           // blastn bases.
           const GreedyAlignment a =
               greedy_gapped_align(q, QL, s, SL, int64_t(t.q_start + t.length / 2), int64_t(t.s_start + t.length / 2),
-                                  p.scoring.reward, p.scoring.penalty, p.xdrop_gap, false);
+                                  p.scoring.reward, p.scoring.penalty, p.scoring.gap_open, p.scoring.gap_extend,
+                                  p.xdrop_gap, false);
           extended[i] = Box{a.q_start, a.q_end, a.s_start, a.s_end, a.score, a.q_seed, a.s_seed};
           return;
         }

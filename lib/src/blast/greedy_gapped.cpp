@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 namespace bloomseq {
 namespace {
@@ -86,17 +87,33 @@ void add_edit(EditScript& e, Edit op, int64_t n) {
   }
 }
 
+// The best score up to the next distance: that distance's own score when it beats the best so far (or equals it,
+// with `ties_win`), else the best so far. True when the new distance is the best.
+bool record_best(std::vector<int64_t>& best, int64_t score, bool ties_win) {
+  const int64_t so_far = best.back();
+  const bool better = ties_win ? score >= so_far : score > so_far;
+  best.push_back(better ? score : so_far);
+  return better;
+}
+
 struct OneWay {
   GreedyHalf half;
+  int64_t score = 0;  // affine only: the extension's score (doubled for an odd reward)
   EditScript block;  // traceback: from the far end back to the start point (BLAST's preliminary edit block)
 };
 
-// BLAST_GreedyAlign. `a` is the query side (only its letters below 4 can match), `b` the subject side.
-OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t b_len, bool reverse, int64_t X,
-                      int64_t match_cost, int64_t mismatch_cost, bool traceback) {
-  auto A = [&](int64_t i) { return reverse ? a[a_len - 1 - i] : a[i]; };
-  auto B = [&](int64_t j) { return reverse ? b[b_len - 1 - j] : b[j]; };
-  auto first_mismatch = [&](int64_t i, int64_t j) {
+// Runs of matches read outwards from the start point (s_FindFirstMismatch): `a` is the query side (only its
+// letters below 4 can match), `b` the subject side; `reverse` reads both leftwards from their ends.
+struct MatchRuns {
+  const uint8_t* a;
+  int64_t a_len;
+  const uint8_t* b;
+  int64_t b_len;
+  bool reverse;
+  uint8_t A(int64_t i) const { return reverse ? a[a_len - 1 - i] : a[i]; }
+  uint8_t B(int64_t j) const { return reverse ? b[b_len - 1 - j] : b[j]; }
+  // Matches from (i, j) on.
+  int64_t first_mismatch(int64_t i, int64_t j) const {
     const int64_t from = i;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     // Eight letters per step (most of the time goes here: runs of matches between differences). A byte differs
@@ -117,7 +134,14 @@ OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t
       ++i, ++j;
     }
     return i - from;
-  };
+  }
+};
+
+// BLAST_GreedyAlign. `a` is the query side (only its letters below 4 can match), `b` the subject side.
+OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t b_len, bool reverse, int64_t X,
+                      int64_t match_cost, int64_t mismatch_cost, bool traceback) {
+  const MatchRuns runs{a, a_len, b, b_len, reverse};
+  auto first_mismatch = [&](int64_t i, int64_t j) { return runs.first_mismatch(i, j); };
   OneWay r;
   GreedyHalf& h = r.half;
   const int64_t xdrop_offset = (X + match_cost / 2) / (match_cost + mismatch_cost) + 1;
@@ -180,15 +204,12 @@ OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t
         end_a = true;
       }
     }
-    const int64_t curr_score = curr_extent * (match_cost / 2) - d * (match_cost + mismatch_cost);
-    if (curr_score >= best_of(d - 1)) {
-      best.push_back(curr_score);
+    // BLAST_GreedyAlign lets a later distance win a tie.
+    if (record_best(best, curr_extent * (match_cost / 2) - d * (match_cost + mismatch_cost), true)) {
       best_dist = d;
       best_diag = curr_diag;
       h.b_len = curr_b;
       h.a_len = curr_b + best_diag;
-    } else {
-      best.push_back(best_of(d - 1));
     }
     if (lower > upper) break;
     if (!end_b) --lower;
@@ -218,6 +239,188 @@ OneWay greedy_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t
     j = next_j;
   }
   add_edit(r.block, Edit::sub, rows.at(0, 0));
+  return r;
+}
+
+// BLAST_AffineGreedyAlign: the greedy extension with affine gaps. Distances are costs: a mismatch op_cost =
+// match + mismatch, a gap opened gap_open + gap_extend and extended gap_extend (gap_extend raised by match/2, all
+// three divided by their gcd), so a cell of distance d is reached from distances d - op_cost, d - gap_open_extend
+// and d - gap_extend; each keeps the furthest subject offset ending in a match, an insertion or a deletion. The
+// extension ends when max(op_cost, gap_open_extend) consecutive distances have no diagonal left.
+OneWay affine_one_way(const MatchRuns& runs, int64_t X, int64_t match, int64_t mismatch, int64_t in_gap_open,
+                      int64_t in_gap_extend, bool traceback) {
+  OneWay r;
+  GreedyHalf& h = r.half;
+  const int64_t match_half = match / 2;
+  int64_t op_cost = match + mismatch, gap_open = in_gap_open, gap_extend = in_gap_extend + match_half;
+  // BLAST_Gdb3
+  const int64_t common = gap_open == 0 ? std::gcd(op_cost, gap_extend) : std::gcd(op_cost, std::gcd(gap_open, gap_extend));
+  if (common > 1) op_cost /= common, gap_open /= common, gap_extend /= common;
+  const int64_t gap_open_extend = gap_open + gap_extend;
+  const int64_t max_penalty = std::max(op_cost, gap_open_extend);
+  const int64_t xdrop_offset = (X + match_half) / common + 1;
+  int64_t index = runs.first_mismatch(0, 0);
+  h.a_len = h.b_len = index;
+  h.seed_len = index;
+  int64_t longest = index;
+  if (index == runs.a_len || index == runs.b_len) {
+    if (traceback) add_edit(r.block, Edit::sub, index);
+    r.score = index * match;
+    return r;
+  }
+  struct Offsets {
+    int64_t ins = kInvalid, match = kInvalid, del = kInvalid;
+  };
+  struct Row {
+    int64_t lo = 0;
+    std::vector<Offsets> v;
+  };
+  // Rows by distance: all of them with traceback, the last max_penalty + 1 otherwise (a ring).
+  std::vector<Row> rows(traceback ? 1 : size_t(max_penalty + 1));
+  auto row = [&](int64_t d) -> Row& { return rows[traceback ? size_t(d) : size_t(d % (max_penalty + 1))]; };
+  auto open = [&](int64_t d, int64_t lo, int64_t hi) {
+    if (traceback && int64_t(rows.size()) <= d) rows.resize(size_t(d + 1));
+    Row& w = row(d);
+    w.lo = lo;
+    w.v.assign(size_t(std::max<int64_t>(hi - lo + 1, 0)), Offsets{});
+  };
+  auto cell = [&](int64_t d, int64_t k) -> Offsets& {
+    Row& w = row(d);
+    assert(k >= w.lo && k - w.lo < int64_t(w.v.size()));
+    return w.v[size_t(k - w.lo)];
+  };
+  // Diagonal bounds per distance, the max_penalty distances before 0 empty.
+  constexpr int64_t kNoDiagonal = 100000000;
+  std::vector<int64_t> lower_b(size_t(max_penalty), kNoDiagonal), upper_b(size_t(max_penalty), -kNoDiagonal);
+  auto lower_of = [&](int64_t d) { return lower_b[size_t(d + max_penalty)]; };
+  auto upper_of = [&](int64_t d) { return upper_b[size_t(d + max_penalty)]; };
+  auto valid = [&](int64_t d, int64_t k) { return k >= lower_of(d) && k <= upper_of(d); };
+  std::vector<int64_t> best(size_t(xdrop_offset), 0);
+  auto best_of = [&](int64_t d) { return best[size_t(d + xdrop_offset)]; };
+  open(0, 0, 0);
+  cell(0, 0) = Offsets{kInvalid, index, kInvalid};
+  best.push_back(index * match);
+  lower_b.push_back(0);
+  upper_b.push_back(0);
+  int64_t curr_lower = -1, curr_upper = 1, end_a_diag = 0, end_b_diag = 0, nonempty = 1;
+  int64_t best_dist = 0, best_diag = 0;
+  for (int64_t d = 1;; ) {
+    int64_t xdrop_score = best_of(d - xdrop_offset) + common * d - X;
+    xdrop_score = int64_t(std::ceil(double(xdrop_score) / double(match_half)));
+    if (xdrop_score < 0) xdrop_score = 0;
+    int64_t curr_extent = 0, curr_b = 0, curr_diag = 0;
+    const int64_t from = curr_lower, to = curr_upper;
+    open(d, from, to);
+    for (int64_t k = from; k <= to; ++k) {
+      Offsets& c = cell(d, k);
+      // A gap in the query (a subject letter against a gap): opened from a match or extended, on diagonal k + 1.
+      int64_t j = kInvalid;
+      if (valid(d - gap_open_extend, k + 1)) j = cell(d - gap_open_extend, k + 1).match;
+      if (valid(d - gap_extend, k + 1) && j < cell(d - gap_extend, k + 1).del) j = cell(d - gap_extend, k + 1).del;
+      c.del = j == kInvalid ? kInvalid : j + 1;
+      // A gap in the subject, from diagonal k - 1 (the subject offset stays).
+      j = kInvalid;
+      if (valid(d - gap_open_extend, k - 1)) j = cell(d - gap_open_extend, k - 1).match;
+      if (valid(d - gap_extend, k - 1) && j < cell(d - gap_extend, k - 1).ins) j = cell(d - gap_extend, k - 1).ins;
+      c.ins = j;
+      j = std::max(c.ins, c.del);
+      if (valid(d - op_cost, k)) j = std::max(j, cell(d - op_cost, k).match + 1);
+      int64_t i = j + k;
+      if (j < 0 || i + j < xdrop_score) {
+        if (k == curr_lower) ++curr_lower;
+        else c.match = kInvalid;
+        continue;
+      }
+      curr_upper = k;
+      const int64_t run = runs.first_mismatch(i, j);
+      if (run > longest) {
+        h.seed_a = i, h.seed_b = j, h.seed_len = longest = run;
+      }
+      i += run, j += run;
+      c.match = j;
+      if (i + j > curr_extent) {
+        curr_extent = i + j;
+        curr_b = j;
+        curr_diag = k;
+      }
+      if (i == runs.a_len) {
+        curr_upper = k;
+        end_a_diag = k - 1;
+      }
+      if (j == runs.b_len) {
+        curr_lower = k;
+        end_b_diag = k + 1;
+      }
+    }
+    if (record_best(best, curr_extent * match_half - d * common, false)) {  // ties: the earlier distance stays
+      best_dist = d;
+      best_diag = curr_diag;
+      h.b_len = curr_b;
+      h.a_len = curr_b + best_diag;
+    }
+    if (curr_lower <= curr_upper) {
+      ++nonempty;
+      lower_b.push_back(curr_lower);
+      upper_b.push_back(curr_upper);
+    } else {
+      lower_b.push_back(kNoDiagonal);
+      upper_b.push_back(-kNoDiagonal);
+    }
+    if (lower_of(d - max_penalty) <= upper_of(d - max_penalty)) --nonempty;
+    if (nonempty == 0) break;
+    ++d;
+    curr_lower = std::min(lower_of(d - gap_open_extend), lower_of(d - gap_extend)) - 1;
+    curr_lower = std::min(curr_lower, lower_of(d - op_cost));
+    if (end_b_diag > 0) curr_lower = std::max(curr_lower, end_b_diag);
+    curr_upper = std::max(upper_of(d - gap_open_extend), upper_of(d - gap_extend)) + 1;
+    curr_upper = std::max(curr_upper, upper_of(d - op_cost));
+    if (end_a_diag > 0) curr_upper = std::min(curr_upper, end_a_diag);
+  }
+  h.distance = best_dist;
+  r.score = best_of(best_dist);
+  if (!traceback) return r;
+  int64_t d = best_dist, j = h.b_len, diag = best_diag;
+  Edit state = Edit::sub;
+  while (d > 0) {
+    if (state == Edit::sub) {
+      // s_GetNextAffineTbackFromMatch: a mismatch from d - op_cost when that reaches at least as far as a gap here.
+      const Offsets& c = cell(d, diag);
+      int64_t next_j;
+      if (valid(d - op_cost, diag) && cell(d - op_cost, diag).match >= std::max(c.ins, c.del)) {
+        next_j = cell(d - op_cost, diag).match;
+        d -= op_cost;
+      } else if (c.ins > c.del) {
+        next_j = c.ins;
+        state = Edit::ins;
+      } else {
+        next_j = c.del;
+        state = Edit::del;
+      }
+      add_edit(r.block, Edit::sub, j - next_j);
+      j = next_j;
+    } else {
+      // s_GetNextAffineTbackFromIndel: the gap was opened from a match, or extended.
+      add_edit(r.block, state, 1);
+      const int64_t next_diag = state == Edit::ins ? diag - 1 : diag + 1;
+      int64_t next_j = kInvalid;
+      if (valid(d - gap_extend, next_diag))
+        next_j = state == Edit::ins ? cell(d - gap_extend, next_diag).ins : cell(d - gap_extend, next_diag).del;
+      const Edit was = state;
+      if (valid(d - gap_open_extend, next_diag) && next_j < cell(d - gap_open_extend, next_diag).match) {
+        d -= gap_open_extend;
+        state = Edit::sub;
+      } else {
+        d -= gap_extend;
+      }
+      if (was == Edit::ins) {
+        --diag;
+      } else {
+        ++diag;
+        --j;
+      }
+    }
+  }
+  add_edit(r.block, Edit::sub, cell(0, 0).match);
   return r;
 }
 
@@ -384,8 +587,13 @@ void reduce_gaps(EditScript& e, const uint8_t* q, const uint8_t* s, int64_t q0, 
 }  // namespace
 
 GreedyHalf greedy_align_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t b_len, bool reverse,
-                                int x_dropoff, int match_cost, int mismatch_cost, bool traceback) {
-  OneWay r = greedy_one_way(a, a_len, b, b_len, reverse, x_dropoff, match_cost, mismatch_cost, traceback);
+                                int x_dropoff, int match_cost, int mismatch_cost, bool traceback, int gap_open,
+                                int gap_extend) {
+  OneWay r = gap_open == 0 && gap_extend == 0
+                 ? greedy_one_way(a, a_len, b, b_len, reverse, x_dropoff, match_cost, mismatch_cost, traceback)
+                 : affine_one_way(MatchRuns{a, a_len, b, b_len, reverse}, x_dropoff, match_cost, mismatch_cost,
+                                  gap_open, gap_extend, traceback);
+  r.half.score = r.score;
   // The block runs from the far end inwards; columns from the start point outwards.
   for (size_t i = r.block.op.size(); i-- > 0;)
     r.half.ops.insert(r.half.ops.end(), size_t(r.block.num[i]), column_of(r.block.op[i]));
@@ -393,17 +601,30 @@ GreedyHalf greedy_align_one_way(const uint8_t* a, int64_t a_len, const uint8_t* 
 }
 
 GreedyAlignment greedy_gapped_align(const uint8_t* q, int64_t q_len, const uint8_t* s, int64_t s_len, int64_t q_off,
-                                    int64_t s_off, int reward, int penalty, int x_dropoff, bool traceback) {
-  // BLAST_AffineGreedyAlign's scaling: an odd reward is doubled, with the penalty and X, so reward/2 is whole.
-  int64_t match = reward, mismatch = -penalty, X = x_dropoff;
-  if (match % 2 == 1) match *= 2, mismatch *= 2, X *= 2;
-  const OneWay right = greedy_one_way(q + q_off, q_len - q_off, s + s_off, s_len - s_off, false, X, match, mismatch,
-                                      traceback);
-  const OneWay left = greedy_one_way(q, q_off, s, s_off, true, X, match, mismatch, traceback);
+                                    int64_t s_off, int reward, int penalty, int gap_open, int gap_extend,
+                                    int x_dropoff, bool traceback) {
+  // BLAST_AffineGreedyAlign's scaling: an odd reward is doubled, with the penalty, the gap costs and X, so
+  // reward/2 is whole.
+  int64_t match = reward, mismatch = -penalty, X = x_dropoff, go = gap_open, ge = gap_extend;
+  if (match % 2 == 1) match *= 2, mismatch *= 2, X *= 2, go *= 2, ge *= 2;
+  const bool linear = gap_open == 0 && gap_extend == 0;
+  const OneWay right =
+      linear ? greedy_one_way(q + q_off, q_len - q_off, s + s_off, s_len - s_off, false, X, match, mismatch, traceback)
+             : affine_one_way(MatchRuns{q + q_off, q_len - q_off, s + s_off, s_len - s_off, false}, X, match,
+                              mismatch, go, ge, traceback);
+  const OneWay left = linear ? greedy_one_way(q, q_off, s, s_off, true, X, match, mismatch, traceback)
+                             : affine_one_way(MatchRuns{q, q_off, s, s_off, true}, X, match, mismatch, go, ge,
+                                              traceback);
   GreedyAlignment g;
   g.distance = right.half.distance + left.half.distance;
-  const int64_t letters = right.half.a_len + right.half.b_len + left.half.a_len + left.half.b_len;
-  g.score = letters * reward / 2 - g.distance * (reward - penalty);
+  if (linear) {
+    // The greedy counts differences; BLAST_GreedyGappedAlignment turns them into a score.
+    const int64_t letters = right.half.a_len + right.half.b_len + left.half.a_len + left.half.b_len;
+    g.score = letters * reward / 2 - g.distance * (reward - penalty);
+  } else {
+    g.score = right.score + left.score;
+    if (reward % 2 == 1) g.score /= 2;
+  }
   g.q_start = q_off - left.half.a_len;
   g.s_start = s_off - left.half.b_len;
   g.q_end = q_off + right.half.a_len;
@@ -420,7 +641,19 @@ GreedyAlignment greedy_gapped_align(const uint8_t* q, int64_t q_len, const uint8
       e.op.push_back(f.op[k]);
       e.num.push_back(f.num[k]);
     }
+    // BLAST's gap reduction can leave a script that does not use exactly the box's letters (two opposite gaps
+    // side by side next to a long run, seen only with affine gaps on random sequences; never on the genome pairs
+    // compared with blastn); one that would read past a sequence's end is not taken.
+    const EditScript traced = e;
     reduce_gaps(e, q, s, g.q_start, g.s_start, g.q_end, g.s_end);
+    int64_t q_used = 0, s_used = 0;
+    bool script = true;
+    for (size_t i = 0; i < e.op.size(); ++i) {
+      script = script && e.num[i] >= 0;
+      if (e.op[i] != Edit::del) q_used += e.num[i];
+      if (e.op[i] != Edit::ins) s_used += e.num[i];
+    }
+    if (!script || g.q_start + q_used > q_len || g.s_start + s_used > s_len) e = traced;
     for (size_t i = 0; i < e.op.size(); ++i) {
       assert(e.num[i] >= 0);
       g.ops.insert(g.ops.end(), size_t(e.num[i]), column_of(e.op[i]));

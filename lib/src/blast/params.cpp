@@ -70,9 +70,6 @@ void BlastParams::validate() const {
   if (!(xdrop_bits >= 0) || !std::isfinite(xdrop_bits))
     bad("X-drop must be a positive number of bits (or 0: the ungapped cut-off)");
   if (!(evalue > 0) || !std::isfinite(evalue)) bad("E-value cutoff must be a positive number");
-  if (greedy && (gap_open != 0 || gap_extend != 0))
-    bad("megablast's greedy extension supports linear gaps only (gap open 0, extend 0), got " +
-        std::to_string(gap_open) + "/" + std::to_string(gap_extend));
   if (probe_word < 0 || probe_word >= w)
     bad("probe word must be 0 (off) or 1..w-1, got " + std::to_string(probe_word) + " with w = " + std::to_string(w));
   if (exact_filter) {

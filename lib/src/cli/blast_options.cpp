@@ -238,8 +238,10 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   // Reject unsupported scoring before reading anything.
   const KarlinParams ungapped = ungapped_karlin(p.reward, p.penalty);
   if (p.gapped) {
-    if (!p.greedy && (p.gap_open < 0 || p.gap_extend < 1))
-      throw UsageError("--gapopen must be >= 0 and --gapextend >= 1");
+    // Linear gaps (0/0) only with megablast's greedy extension, as blastn has it.
+    if (!(p.greedy && p.gap_open == 0 && p.gap_extend == 0) && (p.gap_open < 0 || p.gap_extend < 1))
+      throw UsageError(std::string("--gapopen must be >= 0 and --gapextend >= 1") +
+                       (p.greedy ? " (or both 0: linear gaps)" : ""));
     if (!(p.xdrop_gap_bits > 0) || !(p.xdrop_final_bits > 0)) throw UsageError("--xdrop-gap and --xdrop-gap-final must be positive");
     gapped_karlin(p.reward, p.penalty, p.gap_open, p.gap_extend, ungapped);
   }

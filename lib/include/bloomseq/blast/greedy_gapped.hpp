@@ -4,7 +4,8 @@
 // with linear gaps of cost reward/2 - penalty per column an alignment's score is (columns of both sequences) x
 // reward/2 - d x (reward - penalty), so the furthest-reaching point of each distance is the best-scoring one. The
 // X-drop test compares each distance's best score with the best of the distance X/(reward - penalty) back.
-// Odd rewards are doubled inside (with the penalty and X) so that reward/2 stays whole, as BLAST does.
+// Odd rewards are doubled inside (with the penalty and X) so that reward/2 stays whole, as BLAST does. With affine
+// gap costs the same scheme runs on distances that are costs (BLAST_AffineGreedyAlign).
 // Plain C++, no I/O: the CPU stage 3 of `--task megablast`.
 #pragma once
 #include <cstdint>
@@ -31,18 +32,25 @@ struct GreedyAlignment {
 // raw score units of reward/penalty. With traceback the columns are those of BLAST's edit script after its gap
 // reduction (s_ReduceGaps). Distances grow without a cap (BLAST doubles its cap until the extension converges,
 // which gives the same alignment).
+// Gap costs 0/0: linear gaps (BLAST_GreedyAlign); others: affine gaps, open + length x extend
+// (BLAST_AffineGreedyAlign: the same scheme with distances that are costs).
 GreedyAlignment greedy_gapped_align(const uint8_t* q, int64_t q_len, const uint8_t* s, int64_t s_len, int64_t q_off,
-                                    int64_t s_off, int reward, int penalty, int x_dropoff, bool traceback);
+                                    int64_t s_off, int reward, int penalty, int gap_open, int gap_extend,
+                                    int x_dropoff, bool traceback);
 
-// One direction (BLAST_GreedyAlign), for tests: the best distance, letters used of each sequence, and with
-// traceback the columns from the start point outwards. `reverse` reads both sequences leftwards from their ends.
+// One direction (BLAST_GreedyAlign, or BLAST_AffineGreedyAlign when a gap cost is not 0), for tests: the best
+// distance (affine: its score too), letters used of each sequence, and with traceback the columns from the start
+// point outwards, before any gap reduction. `reverse` reads both sequences leftwards from their ends. Costs in the
+// greedy's own units (an odd reward already doubled, with everything else).
 struct GreedyHalf {
   int64_t distance = 0;
+  int64_t score = 0;  // affine only
   int64_t a_len = 0, b_len = 0;
   int64_t seed_a = 0, seed_b = 0, seed_len = 0;  // longest run of matches met (offsets from the start point)
   std::vector<GapOp> ops;                        // from the start point outwards (gap_in_a: a letter of b only)
 };
 GreedyHalf greedy_align_one_way(const uint8_t* a, int64_t a_len, const uint8_t* b, int64_t b_len, bool reverse,
-                                int x_dropoff, int match_cost, int mismatch_cost, bool traceback);
+                                int x_dropoff, int match_cost, int mismatch_cost, bool traceback, int gap_open = 0,
+                                int gap_extend = 0);
 
 }  // namespace bloomseq
