@@ -1,4 +1,4 @@
-// Greedy gapped extension with linear gap costs, as blastn -task megablast computes its alignments (Zhang, Schwartz,
+// Greedy gapped extension, as blastn -task megablast computes its alignments (Zhang, Schwartz,
 // Wagner and Miller 2000; BLAST's BLAST_GreedyAlign and BLAST_GreedyGappedAlignment). Instead of scores it tracks
 // the distance (mismatches + gap columns) and, for each distance d, the furthest-reaching point on every diagonal;
 // with linear gaps of cost reward/2 - penalty per column an alignment's score is (columns of both sequences) x
