@@ -98,6 +98,13 @@ Walk walk(const std::vector<GapOp>& ops, const uint8_t* a, int64_t a_step, const
   return w;
 }
 
+// An X-drop that never stops an extension of these sequences: no alignment of them has more than |a| + |b| columns,
+// each costing at most `worst_column` against the best so far. (The greedy runs through distances until the X-drop
+// ends it, so a needlessly large X, such as 2^20, costs about X distances per call.)
+int no_drop(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, int64_t worst_column) {
+  return int((int64_t(a.size() + b.size()) + 2) * worst_column);
+}
+
 }  // namespace
 
 TEST_CASE("greedy extension without X-drop finds the best prefix alignment under linear gaps") {
@@ -124,7 +131,8 @@ TEST_CASE("greedy extension without X-drop finds the best prefix alignment under
       const int64_t want = best_prefix_score(a, b, match, mismatch, gap);
       for (const bool traceback : {false, true}) {
         const GreedyHalf h = greedy_align_one_way(a.data(), int64_t(a.size()), b.data(), int64_t(b.size()), false,
-                                                  1 << 20, int(match), int(mismatch), traceback);
+                                                  no_drop(a, b, match + mismatch), int(match), int(mismatch),
+                                                  traceback);
         const int64_t got = (h.a_len + h.b_len) * (match / 2) - h.distance * (match + mismatch);
         INFO("reward " << sc.reward << " round " << round << " len " << len << " rate " << rate);
         REQUIRE(got == want);
@@ -236,16 +244,19 @@ TEST_CASE("affine greedy extension without X-drop finds the best prefix alignmen
       if (round % 3 == 0)
         for (size_t i = rng() % 13; i < a.size(); i += 5 + rng() % 20) a[i] = uint8_t(4 + rng() % 12);
       const int64_t scale = c.reward % 2 ? 2 : 1;
+      const int64_t worst_column = c.reward - c.penalty + c.open + c.extend;  // unscaled
       const int64_t want = best_prefix_score_affine(a, b, scale * c.reward, -scale * c.penalty, scale * c.open,
                                                     scale * c.extend);
       for (const bool traceback : {false, true}) {
         INFO("gaps " << c.open << "/" << c.extend << " reward " << c.reward << " round " << round);
         const GreedyHalf h = greedy_align_one_way(a.data(), int64_t(a.size()), b.data(), int64_t(b.size()), false,
-                                                  1 << 20, int(scale * c.reward), int(-scale * c.penalty), traceback,
-                                                  int(scale * c.open), int(scale * c.extend));
+                                                  no_drop(a, b, scale * worst_column), int(scale * c.reward),
+                                                  int(-scale * c.penalty), traceback, int(scale * c.open),
+                                                  int(scale * c.extend));
         REQUIRE(h.score == want);
         const GreedyAlignment g = greedy_gapped_align(a.data(), int64_t(a.size()), b.data(), int64_t(b.size()), 0, 0,
-                                                      c.reward, c.penalty, c.open, c.extend, 1 << 20, traceback);
+                                                      c.reward, c.penalty, c.open, c.extend,
+                                                      no_drop(a, b, worst_column), traceback);
         REQUIRE(g.score == want / scale);  // halved back for an odd reward (BLAST_GreedyGappedAlignment)
         REQUIRE(g.q_end == h.a_len);
         REQUIRE(g.s_end == h.b_len);
