@@ -54,6 +54,7 @@ struct VectorRow {
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))  // GCC and clang
 #define BLOOMSEQ_XDROP_VECTOR 1
+#include <immintrin.h>
 typedef int v8si __attribute__((vector_size(32)));
 typedef unsigned char v8qu __attribute__((vector_size(8)));
 typedef unsigned char v32qu __attribute__((vector_size(32)));
@@ -138,10 +139,14 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
     gap_carry = v8si{} + gap_incl[7];
     const v8si in_window = col < v8si{} + int(n);
     const v8si cell = in_window ? vmax(h0, gap_row) : minus_inf;
-    const v8si best_incl = vmax(prefix_max(cell, minus_inf), best_carry);
-    const v8si best_before_cell = shift_in<1>(best_incl, best_carry);
-    if (best_incl[7] > best_carry[0]) best_vector = j;
-    best_carry = v8si{} + best_incl[7];
+    const v8si beats = cell > best_carry;
+    v8si best_before_cell = best_carry;  // when no cell beats the best so far (most vectors once it lies behind)
+    if (!_mm256_testz_si256(__m256i(beats), __m256i(beats))) {
+      const v8si best_incl = vmax(prefix_max(cell, minus_inf), best_carry);
+      best_before_cell = shift_in<1>(best_incl, best_carry);
+      best_vector = j;
+      best_carry = v8si{} + best_incl[7];
+    }
     const v8si keep = (best_before_cell - cell) <= xv;
     const v8si opened = cell - oe;
     const v8si col_extended = gap_col - ext;
