@@ -35,8 +35,8 @@ constexpr int64_t kLanes = 8;  // cells per vector in the vector row
 // The vector row (AVX2, eight 32-bit lanes; vector extensions of GCC and clang). BLAST computes a row cell after
 // cell: a cell's horizontal gap score comes from the cells to its left, and it is tested against the best score so
 // far, this row's earlier cells included. Both are prefix maxima, so a row is computed in vectors with a log-step
-// scan:
-//  * diagonal and vertical gap first, for all cells (they only read the last row): h0 = max(diag, E);
+// scan, vector by vector, the maxima of the vectors before carried in registers:
+//  * diagonal and vertical gap (they only read the last row): h0 = max(diag, E);
 //  * the horizontal gap into cell j of the window: F_j = max over c < j of (h0_c - open - extend * (j - 1 - c)),
 //    an exclusive prefix maximum of h0_c - open + extend * c (a gap opened from a cell whose score came from that
 //    gap is never better than extending it, so h0 suffices);
@@ -80,15 +80,19 @@ template <int kStepB, bool traceback>
 __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo, int64_t hi, int64_t N,
                                                      const uint8_t* letters, uint8_t la, const GappedScoring& sc,
                                                      int open_extend, int extend, int x, int best_before,
-                                                     uint8_t* ops, int* scratch) {
+                                                     uint8_t* ops) {
   const v8si lane = {0, 1, 2, 3, 4, 5, 6, 7};
   const v8si minus_inf = v8si{} + kMinScore;
-  int* h0s = scratch;                                      // h0 of the window's cells, then kLanes of padding
-  int* diags = scratch + (hi - lo + kLanes);               // the diagonal's score (traceback only)
   const int64_t n = hi - lo;
-  // Pass 1: diagonal and vertical gap. The diagonal into cell b reads letter b - 1 of B (0-based) and H[b - 1];
-  // none enters the window's first cell.
   const int la_valid = la < 4;
+  const v8si ext = v8si{} + extend, oe = v8si{} + open_extend, xv = v8si{} + x;
+  v8si gap_carry = minus_inf;                  // max of h0_c - oe + extend * c over the cells before the vector
+  v8si best_carry = v8si{} + best_before;      // the best before the vector
+  v8si last_row = minus_inf;                   // the last row's H over the vector before (overwritten since)
+  int64_t best_vector = -1;
+  // One pass, a vector of cells at a time. The diagonal into cell b reads letter b - 1 of B (0-based) and the last
+  // row's H[b - 1]: the vector before has already written this row's H there, so the last row's values come from
+  // the register holding them (none enters the window's first cell).
   for (int64_t j = 0; j < n; j += kLanes) {
     const int64_t b0 = lo + j;
     v8si score;
@@ -111,33 +115,20 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
       }
       std::memcpy(&score, tmp, sizeof score);
     }
-    v8si up_left, gap_col;
-    std::memcpy(&up_left, H + b0 - 1, sizeof up_left);
+    v8si row_h, gap_col;
+    std::memcpy(&row_h, H + b0, sizeof row_h);
     std::memcpy(&gap_col, E + b0, sizeof gap_col);
-    v8si diag = up_left + score;
+    v8si diag = shift_in<1>(row_h, last_row) + score;
+    last_row = row_h;
     if (j == 0) diag = lane == 0 ? minus_inf : diag;
-    v8si h0 = vmax(diag, gap_col);
-    const v8si in_window = (lane + int(j)) < v8si{} + int(n);
-    h0 = in_window ? h0 : minus_inf;
-    std::memcpy(h0s + j, &h0, sizeof h0);
-    if (traceback) std::memcpy(diags + j, &diag, sizeof diag);
-  }
-  // Pass 2: horizontal gap, cell, drop, the row's new values.
-  const v8si ext = v8si{} + extend, oe = v8si{} + open_extend, xv = v8si{} + x;
-  v8si gap_carry = minus_inf;                  // max of h0_c - oe + extend * c over the cells before the vector
-  v8si best_carry = v8si{} + best_before;      // the best before the vector
-  int64_t best_vector = -1;
-  for (int64_t j = 0; j < n; j += kLanes) {
-    const int64_t b0 = lo + j;
-    v8si h0, gap_col;
-    std::memcpy(&h0, h0s + j, sizeof h0);
-    std::memcpy(&gap_col, E + b0, sizeof gap_col);
     const v8si col = lane + int(j);  // the cells' places in the window
+    const v8si in_window = col < v8si{} + int(n);
+    // Diagonal and vertical gap, then the horizontal gap (a prefix maximum, see above), the cell and the drop.
+    const v8si h0 = in_window ? vmax(diag, gap_col) : minus_inf;
     const v8si opened_from = h0 - oe + ext * col;
     const v8si gap_incl = vmax(prefix_max(opened_from, minus_inf), gap_carry);
     const v8si gap_row = shift_in<1>(gap_incl, gap_carry) - ext * (col - 1);
     gap_carry = v8si{} + gap_incl[7];
-    const v8si in_window = col < v8si{} + int(n);
     const v8si cell = in_window ? vmax(h0, gap_row) : minus_inf;
     const v8si beats = cell > best_carry;
     v8si best_before_cell = best_carry;  // when no cell beats the best so far (most vectors once it lies behind)
@@ -155,8 +146,6 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
     std::memcpy(H + b0, &new_h, sizeof new_h);
     std::memcpy(E + b0, &new_e, sizeof new_e);
     if (traceback) {
-      v8si diag;
-      std::memcpy(&diag, diags + j, sizeof diag);
       const v8si from_row = h0 < gap_row;
       const v8si from_col = (diag < gap_col) & ~from_row;
       const v8si extends = ((col_extended >= opened) & kExtendGapB) | (((gap_row - ext) >= opened) & kExtendGapA);
@@ -190,7 +179,7 @@ bool vector_rows_available() {
 bool vector_rows_available() { return false; }
 template <int kStepB, bool traceback>
 VectorRow vector_row(int*, int*, int64_t, int64_t, int64_t, const uint8_t*, uint8_t, const GappedScoring&, int, int,
-                     int, int best_before, uint8_t*, int*) {
+                     int, int best_before, uint8_t*) {
   return {best_before, -1, kMinScore};
 }
 #endif
@@ -438,11 +427,8 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
     int score_gap_row = kMinScore;  // the horizontal gap's score leaving the row's last cell
     int64_t row_best_b = -1;         // the row's new best cell, if any (best_a, best_b after the row)
     if (vector_rows) {
-      thread_local std::vector<int> scratch;
-      const size_t scratch_cells = size_t(2 * (b_size - first_b) + 4 * kLanes);  // h0 and diagonal, padded
-      if (scratch.size() < scratch_cells) scratch.resize(scratch_cells);
       const VectorRow r = vector_row<kStepB, traceback>(
-          H, E, first_b, b_size, N, b_letters, la, sc, gap_open_extend, gap_extend, x, best_score, row, scratch.data());
+          H, E, first_b, b_size, N, b_letters, la, sc, gap_open_extend, gap_extend, x, best_score, row);
       if (r.best > best_score) best_score = r.best, row_best_b = r.best_b;
       score_gap_row = r.gap_row;
     } else {
