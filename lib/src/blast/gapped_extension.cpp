@@ -191,7 +191,7 @@ Final trace_final_greedy(const uint8_t* q, int64_t QL, const uint8_t* s, int64_t
   Final f;
   f.box = Box{a.q_start, a.q_end, a.s_start, a.s_end, a.score};
   f.ops = std::move(a.ops);
-  f.hsp = describe(q, s, f.box, f.ops);
+  // f.hsp is left empty: every greedy alignment is rescored (trim_common_endpoints), which describes those kept.
   return f;
 }
 
