@@ -13,6 +13,7 @@
 
 #include "bloomseq/blast/dust.hpp"
 #include "bloomseq/encode/sequence.hpp"
+#include "bloomseq/io/sequence_reader.hpp"
 
 using namespace bloomseq;
 
@@ -95,7 +96,9 @@ std::string mixed(std::mt19937_64& rng, size_t pieces) {
 void check(const std::string& seq, const DustParams& p = {}) {
   const std::vector<uint8_t> codes = encode_codes(seq);
   INFO(seq);
-  REQUIRE(dust_intervals(codes.data(), codes.size(), p) == brute_force_dust(codes, p));
+  DustParams as_a = p;
+  as_a.n_bases = DustN::as_a;  // the definition reads a fixed sequence; BLAST+'s N draws are tested below
+  REQUIRE(dust_intervals(codes.data(), codes.size(), as_a) == brute_force_dust(codes, as_a));
 }
 
 }  // namespace
@@ -134,4 +137,49 @@ TEST_CASE("DUST against the brute force at other levels and windows") {
   std::mt19937_64 rng(7);
   for (const DustParams p : {DustParams{10, 20, 1}, DustParams{30, 40, 1}, DustParams{20, 64, 5}})
     for (int i = 0; i < 100; ++i) check(mixed(rng, 2 + rng() % 5), p);
+}
+
+// An N as BLAST+ reads it: a base drawn from the toolkit's fixed-seed generator each time the letter is read, other
+// ambiguity codes as A. The expected intervals are blastn 2.12's own query masks (-task blastn, default -dust, read
+// from its -outfmt 11 archive) and dustmasker's for DWV; none of them comes from this code.
+TEST_CASE("DUST reads N as BLAST+ does: blastn's masks") {
+  const std::string flank = "ACGTTGCAAGTCCTGATGCA", after = "TCGGATCCAGTAGCTAGGCTTACGCATGACG";
+  const struct {
+    std::string seq;
+    Intervals blastn;
+  } cases[] = {
+      // The first two letters' draws (C, then A) in BLAST+'s order: NN + poly-A starts the mask at 1, NN + (AC)n at 2.
+      {"NNAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACGTTGCAAGTCCTGATGCAATCGGATCCAGTAGCTAGG", {{1, 32}}},
+      {"NNCACACACACACACACACACACACACACACACGTTGCAAGTCCTGATGCAATCGGATCCAGTAGCTAGG", {{0, 32}}},
+      {"NNACACACACACACACACACACACACACACACACGTTGCAAGTCCTGATGCAATCGGATCCAGTAGCTAGG", {{2, 33}}},
+      {"NNNNTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTGCAAGTCCTGATGCAATCGGATCCAGTAGCTAGG", {{4, 34}}},
+      // 150 Ns are no homopolymer: their draws happen to hold one low-complexity stretch.
+      {std::string(150, 'N') + "ACGTTGCAAGTCCTGATGCAATCGGATCCAGTAGCTAGG", {{105, 112}}},
+      // An N or an IUPAC letter inside a poly-A run.
+      {flank + std::string(20, 'A') + "N" + std::string(16, 'A') + "N" + std::string(14, 'A') + after, {{19, 71}}},
+      {flank + std::string(20, 'A') + "R" + std::string(16, 'A') + "Y" + std::string(14, 'A') + after, {{19, 71}}},
+  };
+  // The search's letters: N is kInvalidBase, another IUPAC code anything else above 3.
+  auto letters = [](const std::string& seq) {
+    std::vector<uint8_t> codes = encode_codes(seq);
+    for (size_t i = 0; i < seq.size(); ++i)
+      if (seq[i] != 'N' && seq[i] != 'n' && codes[i] > 3) codes[i] = 16;
+    return codes;
+  };
+  for (const auto& c : cases) {
+    INFO(c.seq);
+    const std::vector<uint8_t> codes = letters(c.seq);
+    REQUIRE(dust_intervals(codes.data(), codes.size()) == c.blastn);
+  }
+  // Read as A, the Ns would be one homopolymer, masked with the run that follows.
+  const std::vector<uint8_t> n_run = encode_codes(std::string(150, 'N') + "ACGTTGCAAGTCCTGATGCAATCGG");
+  DustParams as_a;
+  as_a.n_bases = DustN::as_a;
+  REQUIRE(dust_intervals(n_run.data(), n_run.size(), as_a).front().first == 0);
+  // DWV (bundled): Ns at 1,022, 1,090 and 1,133 (1-based) inside a low-complexity stretch from 947; dustmasker and
+  // blastn end its mask at 1,112 (0-based), where reading the Ns as A ended it at 1,141.
+  const auto dwv = read_all_sequences(std::string(BLOOMSEQ_DATA_DIR) + "/bee-viruses/dwv.fa");
+  REQUIRE(dwv.size() == 1);
+  const std::vector<uint8_t> d = letters(dwv[0].seq);
+  REQUIRE(dust_intervals(d.data(), d.size()) == Intervals{{947, 1112}, {9823, 9865}});
 }

@@ -4,8 +4,37 @@
 #include <array>
 #include <deque>
 
+#include "bloomseq/encode/dna.hpp"
+
 namespace bloomseq {
 namespace {
+
+// BLAST+'s DUST reads an N as a base drawn at random each time it reads the letter (its IUPACNA-to-2-bit converter
+// returns GetRand() & 3 for 'N', and A for any other ambiguity code), from the NCBI toolkit's lagged Fibonacci
+// generator (lags 33 and 13, modulo 2^32) in its fixed default state, one generator per query record. So the draws
+// are the same on every run, and an N-containing stretch is masked exactly as blastn masks it only if the letters
+// are read in BLAST+'s order, which dust_intervals keeps (it reads the two bases before each restart again).
+class BlastRandom {
+ public:
+  uint8_t next_base() {
+    const uint32_t r = state_[k_] + state_[j_];
+    state_[k_] = r;
+    --j_;
+    if (--k_ < 0) k_ = kSize - 1;
+    else if (j_ < 0) j_ = kSize - 1;
+    return uint8_t((r >> 1) & 3u);  // GetRand() drops the lowest bit
+  }
+
+ private:
+  static constexpr int kSize = 33;
+  // The generator's default state (a fact of the toolkit, as published).
+  uint32_t state_[kSize] = {0xd53f1852, 0xdfc78b83, 0x4f256096, 0x0e643df7, 0x82c359bf, 0xc7794dfa, 0xd5e9ffaa,
+                            0x2c8cb64a, 0x2f07b334, 0xad5a7eb5, 0x96dc0cde, 0x6fc24589, 0xa5853646, 0xe71576e2,
+                            0x0dae30df, 0xb09ce711, 0x5e56ef87, 0x4b4b0082, 0x6f4f340e, 0xc5bb17e8, 0xd788d765,
+                            0x67498087, 0x9d7aba26, 0x261351d4, 0x411ee7ea, 0x0393a263, 0x2c5a5835, 0xc115fcd8,
+                            0x25e9132c, 0xd0c6e906, 0xc2bc5b2d, 0x6c065c98, 0x6e37bd55};
+  int j_ = 12, k_ = kSize - 1;
+};
 
 struct Perfect {
   int64_t first, last;  // bases, inclusive, relative to the run's start
@@ -138,7 +167,12 @@ std::vector<std::pair<uint64_t, uint64_t>> dust_intervals(const uint8_t* codes, 
   std::vector<uint32_t> thresholds(size_t(p.window - 2));
   thresholds[0] = 1;
   for (size_t i = 1; i < thresholds.size(); ++i) thresholds[i] = uint32_t(i) * uint32_t(p.level);
-  auto base = [&](uint64_t i) -> uint8_t { return codes[i] < 4 ? codes[i] : 0; };
+  BlastRandom draws;
+  const bool draw_n = p.n_bases == DustN::blast_draw;
+  auto base = [&](uint64_t i) -> uint8_t {
+    if (codes[i] < 4) return codes[i];
+    return codes[i] == kInvalidBase && draw_n ? draws.next_base() : 0;
+  };
   std::deque<Perfect> perfect;
   // The oldest perfect interval that starts before the window joins the mask (the others starting there are
   // dropped: they lie inside it or were superseded by it).
@@ -156,7 +190,8 @@ std::vector<std::pair<uint64_t, uint64_t>> dust_intervals(const uint8_t* codes, 
   while (stop > start + 2) {
     perfect.clear();
     TripletWindow w(p, perfect, thresholds);
-    uint8_t t = uint8_t((base(start) << 2) | base(start + 1));
+    const uint8_t first = base(start);  // BLAST+ converts the first of the two letters first
+    uint8_t t = uint8_t((first << 2) | base(start + 1));
     uint64_t at = start + 2;
     bool restart = false;
     while (!restart && at <= stop) {

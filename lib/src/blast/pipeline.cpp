@@ -168,7 +168,9 @@ void BlastSearch::mask_low_complexity() {
   seed_allowed_.assign(queries_.size(), {});
   parallel_for(queries_.size(), params_.threads, [&](size_t r) {
     const std::vector<uint8_t>& q = queries_.codes[r];
-    const auto masked = dust_intervals(q.data(), q.size());
+    // The scored codes tell an N (drawn as BLAST+ draws it) from the other ambiguity codes (read as A).
+    const std::vector<uint8_t>& letters = queries_.scored_strand(2 * r);
+    const auto masked = dust_intervals(letters.data(), letters.size());
     if (masked.empty() || q.size() < w) return;
     std::vector<uint64_t>& ok = seed_allowed_[r];
     ok.assign((q.size() + 63) / 64, ~uint64_t(0));
@@ -178,12 +180,18 @@ void BlastSearch::mask_low_complexity() {
       for (uint64_t i = from; i <= m.second; ++i) ok[i / 64] &= ~(uint64_t(1) << (i % 64));
     }
   });
-  for (size_t r = 0; r < queries_.size(); ++r)
-    if (!seed_allowed_[r].empty()) {
-      uint64_t n = 0;
-      for (uint64_t x : seed_allowed_[r]) n += uint64_t(__builtin_popcountll(~x));
-      lane_.stats.dust_masked_wmers += n - (seed_allowed_[r].size() * 64 - queries_.codes[r].size());
+  // The masked w-mers: cleared bits among the record's w-mer starts [0, length - w] (the bits past them are
+  // cleared too, by intervals near the end, but are no w-mers).
+  for (size_t r = 0; r < queries_.size(); ++r) {
+    const std::vector<uint64_t>& ok = seed_allowed_[r];
+    if (ok.empty()) continue;
+    const uint64_t starts = queries_.codes[r].size() - w + 1;
+    for (uint64_t i = 0; i < (starts + 63) / 64; ++i) {
+      const uint64_t left = starts - 64 * i;
+      const uint64_t real = left >= 64 ? ~uint64_t(0) : (uint64_t(1) << left) - 1;
+      lane_.stats.dust_masked_wmers += uint64_t(__builtin_popcountll(~ok[i] & real));
     }
+  }
 }
 
 void BlastSearch::drop_masked_seeds(std::vector<Seed>& seeds) const {

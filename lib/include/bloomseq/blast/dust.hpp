@@ -8,10 +8,10 @@
 // rules out: those where no triplet occurs more than level / 5 times); the perfect intervals that leave the window
 // become masked, and masked intervals at most `linker` bases apart are merged. A window holding a single triplet
 // value (a homopolymer run) is masked whole and slid without searching, and the search starts afresh behind such a
-// run and after the end of the record, as in BLAST+, whose output this reproduces interval for interval on
-// sequences of A, C, G, T (E. coli, S. suis, Klebsiella, lambda: dustmasker's intervals). Other codes count as A
-// here; BLAST+ reads them otherwise, so an N inside a low-complexity stretch can end a mask elsewhere
-// (docs/blast-bloom.md).
+// run and after the end of the record, as in BLAST+, whose output this reproduces interval for interval (E. coli,
+// S. suis, Klebsiella, lambda, the bee viruses: dustmasker's intervals). An N is read as BLAST+ reads it, a base
+// drawn from the toolkit's fixed-seed generator each time the letter is read (DustN::blast_draw), so a stretch with
+// Ns is masked as blastn masks it; other ambiguity codes count as A, as in BLAST+.
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -19,14 +19,19 @@
 
 namespace bloomseq {
 
+// How an N (kInvalidBase) is read: as BLAST+ reads it, or as A (the symmetric DUST definition on a fixed sequence,
+// which the brute-force tests check).
+enum class DustN { blast_draw, as_a };
+
 struct DustParams {
   int level = 20;
   int window = 64;
   int linker = 1;
+  DustN n_bases = DustN::blast_draw;
 };
 
-// Masked intervals of codes[0, n) (0..3 bases, anything else counts as A): [first, last], 0-based, inclusive,
-// increasing and disjoint.
+// Masked intervals of one record's codes[0, n) (0..3 bases, kInvalidBase an N, anything else counts as A):
+// [first, last], 0-based, inclusive, increasing and disjoint.
 std::vector<std::pair<uint64_t, uint64_t>> dust_intervals(const uint8_t* codes, uint64_t n, const DustParams& p = {});
 
 }  // namespace bloomseq
