@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "bloomseq/blast/dust.hpp"
+#include "bloomseq/blast/query_chunks.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/blast/nucleotide_score.hpp"
 #include "bloomseq/blast/strided_seeds.hpp"
@@ -163,25 +164,25 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
 
 void BlastSearch::mask_low_complexity() {
   // As blastn's lookup table: a w-mer is a seed only when none of its bases is masked, on either strand (the
-  // minus strand's mask is the plus strand's, mirrored).
+  // minus strand's mask is the plus strand's, mirrored); in a gapped search of queries that blastn splits into
+  // chunks, none of the chunk's masks, which end a base later (query_chunks.hpp).
   const uint64_t w = uint64_t(params_.w);
+  const uint64_t chunk = params_.greedy ? kMegablastQueryChunk : kBlastnQueryChunk;
   seed_allowed_.assign(queries_.size(), {});
+  std::vector<uint64_t> chunks_of(queries_.size(), 1);
   parallel_for(queries_.size(), params_.threads, [&](size_t r) {
-    const std::vector<uint8_t>& q = queries_.codes[r];
     // The scored codes tell an N (drawn as BLAST+ draws it) from the other ambiguity codes (read as A).
     const std::vector<uint8_t>& letters = queries_.scored_strand(2 * r);
-    const auto masked = dust_intervals(letters.data(), letters.size());
-    if (masked.empty() || q.size() < w) return;
-    std::vector<uint64_t>& ok = seed_allowed_[r];
-    ok.assign((q.size() + 63) / 64, ~uint64_t(0));
-    for (const auto& m : masked) {
-      // w-mers starting in [first - w + 1, last] touch the interval.
-      const uint64_t from = m.first + 1 >= w ? m.first + 1 - w : 0;
-      for (uint64_t i = from; i <= m.second; ++i) ok[i / 64] &= ~(uint64_t(1) << (i % 64));
-    }
+    const MaskIntervals masks = dust_intervals(letters.data(), letters.size());
+    if (masks.empty() || letters.size() < w) return;
+    // An ungapped search is never split (CQuerySplitter).
+    const auto chunks = params_.gapped ? blastn_query_chunks(letters.size(), chunk)
+                                       : std::vector<std::pair<uint64_t, uint64_t>>{{0, letters.size()}};
+    chunks_of[r] = chunks.size();
+    seed_allowed_[r] = seeds_allowed_in_chunks(letters.size(), masks, params_.w, chunks);
   });
-  // The masked w-mers: cleared bits among the record's w-mer starts [0, length - w] (the bits past them are
-  // cleared too, by intervals near the end, but are no w-mers).
+  for (const uint64_t n : chunks_of) lane_.stats.query_chunks = std::max(lane_.stats.query_chunks, n);
+  // The masked w-mers: cleared bits among the record's w-mer starts [0, length - w].
   for (size_t r = 0; r < queries_.size(); ++r) {
     const std::vector<uint64_t>& ok = seed_allowed_[r];
     if (ok.empty()) continue;

@@ -113,6 +113,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("gapped_alignments_joined", st.gapped_alignments_joined)
       .value("gapped_extensions_postponed", st.gapped_extensions_postponed)
       .value("dust_masked_wmers", st.dust_masked_wmers)
+      .value("query_chunks", st.query_chunks)
       .value("hsps", st.hsps);
   // FPR: overall = sum FP / sum (DB - TP) over sub-queries; modeled = the same weighting of eq. 2.
   double fp = 0, neg = 0, modeled = 0;
