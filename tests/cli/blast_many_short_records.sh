@@ -42,7 +42,7 @@ fi
 subs1=$(grep -o '"subqueries": *[0-9]*' "$tmp/per_record.json" | grep -o '[0-9]*$')
 [[ $subs1 -eq 5000 ]] || fail "--sub-query 30 gave $subs1 sub-queries, expected one per record"
 cmp -s "$tmp/got" "$tmp/per_record" && echo "ok   identical to one sub-query per record" ||
-  { fail "differs from one sub-query per record:"; diff "$tmp/got" "$tmp/per_record" | head -n 10; }
+  { fail "differs from one sub-query per record:"; diff "$tmp/got" "$tmp/per_record" | head -n 10 || true; }
 
 # The records in five groups of 1,000, searched one group at a time (sub-queries grouped differently).
 : > "$tmp/groups"
@@ -51,7 +51,7 @@ for g in 0 1 2 3 4; do
   "$bin/blast-bloom" --no-header "$tmp/g.fa" "$db" >> "$tmp/groups"
 done
 cmp -s "$tmp/got" "$tmp/groups" && echo "ok   identical to the records searched in five groups" ||
-  { fail "differs from the records searched in groups:"; diff "$tmp/got" "$tmp/groups" | head -n 10; }
+  { fail "differs from the records searched in groups:"; diff "$tmp/got" "$tmp/groups" | head -n 10 || true; }
 
 # blastn on the first 600 records (ungapped, as blast_multi_record.sh).
 if command -v blastn >/dev/null 2>&1; then
@@ -62,7 +62,7 @@ if command -v blastn >/dev/null 2>&1; then
   m=$(wc -l < "$tmp/want")
   [[ $m -ge 200 ]] || fail "blastn found only $m HSPs on the sample"
   cmp -s "$tmp/want" "$tmp/bb" && echo "ok   600 records, ungapped: $m HSPs identical to blastn" ||
-    { fail "600 records differ from blastn:"; diff "$tmp/want" "$tmp/bb" | head -n 10; }
+    { fail "600 records differ from blastn:"; diff "$tmp/want" "$tmp/bb" | head -n 10 || true; }
 else
   echo "blastn not installed: blastn comparison skipped"
 fi

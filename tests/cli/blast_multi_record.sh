@@ -27,7 +27,7 @@ for rp in "1 -2" "2 -3"; do
     echo "ok   160 short records vs E. coli 200k, w=11 $1/$2: $n HSPs identical"
   else
     echo "FAIL 160 short records, $1/$2: blastn $n HSPs, blast-bloom $(wc -l < "$tmp/got"); first differences:"
-    diff "$tmp/want" "$tmp/got" | head -n 10
+    diff "$tmp/want" "$tmp/got" | head -n 10 || true
     status=1
   fi
 done

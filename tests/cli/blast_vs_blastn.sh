@@ -23,7 +23,7 @@ run() {  # name query db w reward penalty threads layout [blastn subject, when d
     echo "ok   $name: $(wc -l < "$tmp/want") HSPs identical"
   else
     echo "FAIL $name: blastn $(wc -l < "$tmp/want") HSPs, blast-bloom $(wc -l < "$tmp/got"); first differences:"
-    diff "$tmp/want" "$tmp/got" | head -n 10
+    diff "$tmp/want" "$tmp/got" | head -n 10 || true
     status=1
   fi
 }
