@@ -160,8 +160,8 @@ class TripletWindow {
 
 }  // namespace
 
-std::vector<std::pair<uint64_t, uint64_t>> dust_intervals(const uint8_t* codes, uint64_t n, const DustParams& p) {
-  std::vector<std::pair<uint64_t, uint64_t>> masked;
+MaskIntervals dust_intervals(const uint8_t* codes, uint64_t n, const DustParams& p) {
+  MaskIntervals masked;
   if (n == 0) return masked;
   // 10 x score must exceed level x (triplets - 1); 1 for a single triplet.
   std::vector<uint32_t> thresholds(size_t(p.window - 2));

@@ -30,8 +30,10 @@ struct DustParams {
   DustN n_bases = DustN::blast_draw;
 };
 
+using MaskIntervals = std::vector<std::pair<uint64_t, uint64_t>>;  // [first, last], inclusive, increasing
+
 // Masked intervals of one record's codes[0, n) (0..3 bases, kInvalidBase an N, anything else counts as A):
 // [first, last], 0-based, inclusive, increasing and disjoint.
-std::vector<std::pair<uint64_t, uint64_t>> dust_intervals(const uint8_t* codes, uint64_t n, const DustParams& p = {});
+MaskIntervals dust_intervals(const uint8_t* codes, uint64_t n, const DustParams& p = {});
 
 }  // namespace bloomseq

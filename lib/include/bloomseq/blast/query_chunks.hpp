@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-namespace bloomseq {
+#include "bloomseq/blast/dust.hpp"
 
-using MaskIntervals = std::vector<std::pair<uint64_t, uint64_t>>;  // [first, last], inclusive, increasing
+namespace bloomseq {
 
 constexpr uint64_t kBlastnQueryChunk = 1000000;     // -task blastn
 constexpr uint64_t kMegablastQueryChunk = 5000000;  // -task megablast
