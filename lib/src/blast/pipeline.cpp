@@ -173,12 +173,12 @@ void BlastSearch::mask_low_complexity() {
   parallel_for(queries_.size(), params_.threads, [&](size_t r) {
     // The scored codes tell an N (drawn as BLAST+ draws it) from the other ambiguity codes (read as A).
     const std::vector<uint8_t>& letters = queries_.scored_strand(2 * r);
-    const MaskIntervals masks = dust_intervals(letters.data(), letters.size());
-    if (masks.empty() || letters.size() < w) return;
     // An ungapped search is never split (CQuerySplitter).
     const auto chunks = params_.gapped ? blastn_query_chunks(letters.size(), chunk)
                                        : std::vector<std::pair<uint64_t, uint64_t>>{{0, letters.size()}};
-    chunks_of[r] = chunks.size();
+    chunks_of[r] = chunks.size();  // reported whether or not the record has masks
+    const MaskIntervals masks = dust_intervals(letters.data(), letters.size());
+    if (masks.empty() || letters.size() < w) return;
     seed_allowed_[r] = seeds_allowed_in_chunks(letters.size(), masks, params_.w, chunks);
   });
   for (const uint64_t n : chunks_of) lane_.stats.query_chunks = std::max(lane_.stats.query_chunks, n);

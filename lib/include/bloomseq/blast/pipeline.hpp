@@ -74,7 +74,8 @@ struct BlastStats {
   uint64_t gapped_extensions = 0, gapped_extensions_wasted = 0;
   uint64_t gapped_alignments_joined = 0;  // final alignments that took an earlier one's end and path
   uint64_t gapped_extensions_postponed = 0;  // not computed ahead beside a long alignment (threads > 1)
-  uint64_t query_chunks = 1;  // with --dust: the most chunks blastn splits a query record into (query_chunks.hpp)
+  uint64_t query_chunks = 1;  // with --dust: the most chunks blastn splits a query record into, masks or not
+                              // (query_chunks.hpp)
   uint64_t dust_masked_wmers = 0;  // query w-mers (plus strand) that touch a DUST interval: no seeds there
   bool batches_in_parallel = false;  // threads took whole batches (search_batches), not chunks of each batch
   double seconds_build = 0, seconds_stage1a = 0, seconds_stage1b = 0, seconds_stage2 = 0, seconds_stage3 = 0;
