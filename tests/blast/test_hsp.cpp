@@ -201,8 +201,18 @@ TEST_CASE("numbers are formatted as BLAST prints them", "[blast][format]") {
   CHECK(format_bitscore(35.14) == "35.1");
   CHECK(format_bitscore(173.9) == "173");
   CHECK(format_bitscore(123456.0) == "1.235e+05");
+  // Above 99.9 blastn prints the whole part in at least three places ("%3.0ld"): a megablast line at 2/-5 (E. coli
+  // 536 against K. pneumoniae, 2.29e-17) printed " 99".
+  CHECK(format_bitscore(99.95) == " 99");
+  CHECK(format_bitscore(99.9) == "99.9");
   TabularHit t{"q", "s", 20, 19, 5, 24, 100, 81, 0.5, 37.9};
   CHECK(format_tabular(t) == "q\ts\t95.000\t20\t1\t0\t5\t24\t100\t81\t0.50\t37.9");
+  // blastn printed 55.937 for 179 identities in 320 columns (lambda vs E. coli 536 at 3/-2, gap costs 5/5): it
+  // divides before scaling, and 179 / 320 * 100 lies just below the half that 100 * 179 / 320 hits exactly.
+  TabularHit half{"q", "s", 320, 179, 1, 309, 1, 318, 7.22e-06, 54.9};
+  half.gaps = 11;
+  CHECK(format_tabular(half).substr(0, 14) == "q\ts\t55.937\t320");
+  CHECK(format_tabular(half, parse_outfmt("6 ppos")) == "55.94");
 }
 
 TEST_CASE("extension of a single seed", "[blast][hsp]") {

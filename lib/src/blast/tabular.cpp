@@ -21,7 +21,7 @@ std::string format_evalue(double e) {
 std::string format_bitscore(double b) {
   char buf[64];
   if (b > 99999) std::snprintf(buf, sizeof buf, "%5.3e", b);
-  else if (b > 99.9) std::snprintf(buf, sizeof buf, "%ld", long(b));
+  else if (b > 99.9) std::snprintf(buf, sizeof buf, "%3.0ld", long(b));  // 99.9 < b < 100 prints " 99", as blastn
   else std::snprintf(buf, sizeof buf, "%4.1f", b);
   return buf;
 }
@@ -122,12 +122,13 @@ std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
       // Identifiers as blastn prints them for FASTA input read without -parse_seqids: the first word, whole.
       case TabularColumn::qseqid: case TabularColumn::qaccver: case TabularColumn::qacc: line += h.query; break;
       case TabularColumn::sseqid: case TabularColumn::saccver: case TabularColumn::sacc: line += h.subject; break;
+      // blastn divides first, then scales (x_PrintPercentIdentical): 179 of 320 prints 55.937, not 55.938.
       case TabularColumn::pident:
-        std::snprintf(buf, sizeof buf, "%.3f", h.length ? 100.0 * double(h.identities) / double(h.length) : 0.0);
+        std::snprintf(buf, sizeof buf, "%.3f", h.length ? double(h.identities) / double(h.length) * 100 : 0.0);
         line += buf;
         break;
       case TabularColumn::ppos:  // nucleotides: positives are identities, printed with two decimals
-        std::snprintf(buf, sizeof buf, "%.2f", h.length ? 100.0 * double(h.identities) / double(h.length) : 0.0);
+        std::snprintf(buf, sizeof buf, "%.2f", h.length ? double(h.identities) / double(h.length) * 100 : 0.0);
         line += buf;
         break;
       case TabularColumn::length: line += unsigned_text(h.length); break;
