@@ -138,8 +138,10 @@ TEST_CASE("blast-bloom: out-of-range values are refused, naming the option", "[c
   CHECK_THAT(usage_message({"blast-bloom", "-m", "32", "q", "d"}), Catch::Contains("Bloom vector bits"));
   CHECK_THAT(usage_message({"blast-bloom", "-t", "0", "q", "d"}), Catch::Contains("threads must be 1..1024"));
   CHECK_THAT(usage_message({"blast-bloom", "--chunk", "100", "q", "d"}), Catch::Contains("chunk size"));
+  CHECK_THAT(usage_message({"blast-bloom", "--reward", "3", "--penalty=-5", "q", "d"}),
+             Catch::Contains("reward/penalty 3/-5 not supported"));
   CHECK_THAT(usage_message({"blast-bloom", "--reward", "3", "--penalty=-2", "q", "d"}),
-             Catch::Contains("reward/penalty 3/-2 not supported"));
+             Catch::Contains("gap costs 5/2 not supported for reward/penalty 3/-2 (supported: 5/5"));
   CHECK_THAT(usage_message({"blast-bloom", "--gapopen", "1", "--gapextend", "1", "q", "d"}),
              Catch::Contains("gap costs 1/1 not supported for reward/penalty 2/-3"));
   CHECK_THAT(usage_message({"blast-bloom", "--stage", "2", "q", "d"}), Catch::Contains("--stage must be"));

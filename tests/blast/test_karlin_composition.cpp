@@ -4,11 +4,15 @@
 // tabulated values and between the strands in the last bits, which is what orders blastn's equal-looking lines.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/encode/dna.hpp"
+#include "bloomseq/error.hpp"
 #include "bloomseq/io/sequence_reader.hpp"
 
 using namespace bloomseq;
@@ -77,4 +81,37 @@ TEST_CASE("E-values compare as blastn compares them", "[karlin]") {
   REQUIRE(compare_evalues(7.6663666475834994e-234, 7.6663666475817563e-234) == 0);  // below 1e-180: equal
   REQUIRE(compare_evalues(0.0, 1e-200) == 0);
   REQUIRE(compare_evalues(1e-200, 1e-179) < 0);
+}
+
+TEST_CASE("ideal ungapped values for every reward/penalty pair blastn accepts", "[karlin]") {
+  // The uniform composition gives the values blastn reports for 1/-2 and 2/-3 (its kbp_ideal, printed to 15
+  // digits): the computation that now serves every pair reproduces them.
+  const KarlinParams a = ungapped_karlin(1, -2), b = ungapped_karlin(2, -3);
+  REQUIRE(a.lambda == Approx(1.33270576282382).epsilon(1e-14));
+  REQUIRE(a.K == Approx(0.620991117264207).epsilon(1e-14));
+  REQUIRE(a.H == Approx(1.12409184650114).epsilon(1e-14));
+  REQUIRE(a.beta == 0);
+  REQUIRE(b.lambda == Approx(0.633731443099174).epsilon(1e-14));
+  REQUIRE(b.K == Approx(0.408145662544724).epsilon(1e-14));
+  REQUIRE(b.H == Approx(0.91243839227971).epsilon(1e-14));
+  REQUIRE(b.beta == -2);
+  // 1/-1: lowest score -1 and highest 1, K in closed form: (p(-1) - p(1))^2 / p(-1) = (3/4 - 1/4)^2 / (3/4) = 1/3,
+  // and lambda solves 3/4 e^-l + 1/4 e^l = 1: e^l = 3. blastn's ungapped beta is -2 for it, as for 2/-3.
+  const KarlinParams c = ungapped_karlin(1, -1);
+  REQUIRE(c.K == Approx(1.0 / 3.0).epsilon(1e-12));
+  REQUIRE(c.lambda == Approx(std::log(3.0)).epsilon(1e-6));
+  REQUIRE(c.beta == -2);
+  // A multiple of a pair scales lambda and keeps K and H where K has a closed form (2/-4 against 1/-2).
+  const KarlinParams d = ungapped_karlin(2, -4);
+  REQUIRE(d.lambda == Approx(a.lambda / 2).epsilon(1e-12));
+  REQUIRE(d.K == Approx(a.K).epsilon(1e-12));
+  REQUIRE(d.H == Approx(a.H).epsilon(1e-12));
+  REQUIRE(d.beta == 0);  // s_GetUngappedBeta looks at the pair as given
+  // Every pair with a table, and no other, is accepted (3/-5 and 1/-6 have none; 0 and positive penalties are
+  // no pairs at all).
+  for (const auto& [r, p] : std::vector<std::pair<int, int>>{{1, -5}, {1, -4}, {2, -7}, {1, -3}, {2, -5}, {3, -4},
+                                                             {4, -5}, {3, -2}, {5, -4}, {4, -6}, {3, -3}})
+    REQUIRE_NOTHROW(ungapped_karlin(r, p));
+  for (const auto& [r, p] : std::vector<std::pair<int, int>>{{3, -5}, {1, -6}, {2, -1}, {1, 0}, {0, -1}})
+    REQUIRE_THROWS_AS(ungapped_karlin(r, p), UsageError);
 }

@@ -1,8 +1,10 @@
 #include "bloomseq/blast/gapped_karlin.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomseq/error.hpp"
@@ -62,15 +64,32 @@ const std::vector<Table>& tables() {
   return t;
 }
 
+const Table* table_of(int reward, int penalty) {
+  if (reward <= 0 || penalty >= 0) return nullptr;
+  const int divisor = std::gcd(reward, -penalty);
+  for (const Table& t : tables())
+    if (t.reward == reward / divisor && t.penalty == penalty / divisor) return &t;
+  return nullptr;
+}
+
 }  // namespace
+
+bool blastn_supports_scores(int reward, int penalty) { return table_of(reward, penalty) != nullptr; }
+
+std::string blastn_supported_scores() {
+  std::vector<std::pair<int, int>> pairs;
+  for (const Table& t : tables()) pairs.emplace_back(t.reward, -t.penalty);
+  std::sort(pairs.begin(), pairs.end());
+  std::string s;
+  for (const auto& [r, p] : pairs) s += (s.empty() ? "" : " ") + std::to_string(r) + "/-" + std::to_string(p);
+  return s;
+}
 
 GappedKarlin gapped_karlin(int reward, int penalty, int gap_open, int gap_extend, const KarlinParams& ungapped) {
   const std::string pair = std::to_string(reward) + "/" + std::to_string(penalty);
   if (reward <= 0 || penalty >= 0) throw UsageError("reward/penalty " + pair + " not supported");
   const int divisor = std::gcd(reward, -penalty);
-  const Table* table = nullptr;
-  for (const Table& t : tables())
-    if (t.reward == reward / divisor && t.penalty == penalty / divisor) table = &t;
+  const Table* table = table_of(reward, penalty);
   if (!table) throw UsageError("reward/penalty " + pair + " not supported by blastn's gapped statistics");
   GappedKarlin g;
   g.round_down = table->round_down;

@@ -5,36 +5,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bloomseq/blast/gapped_karlin.hpp"
 #include "bloomseq/blast/nucleotide_score.hpp"
 #include "bloomseq/error.hpp"
 
 namespace bloomseq {
-
-KarlinParams ungapped_karlin(int reward, int penalty) {
-  KarlinParams kp;
-  // BLAST+ blast_stat.c, ungapped rows of the blastn tables (uniform base composition).
-  if (reward == 1 && penalty == -2) {
-    kp.lambda = 1.33270576282382;
-    kp.K = 0.620991117264207;
-    kp.H = 1.12409184650114;
-    kp.beta = 0;
-  } else if (reward == 2 && penalty == -3) {
-    kp.lambda = 0.633731443099174;
-    kp.K = 0.408145662544724;
-    kp.H = 0.91243839227971;
-    kp.beta = -2;  // BLAST+ s_GetUngappedBeta
-  } else {
-    throw UsageError("reward/penalty " + std::to_string(reward) + "/" + std::to_string(penalty) +
-                     " not supported (supported: 1/-2, 2/-3)");
-  }
-  kp.logK = std::log(kp.K);
-  kp.alpha = kp.lambda / kp.H;
-  return kp;
-}
 
 namespace {
 
@@ -196,23 +176,11 @@ double karlin_k(const ScoreProbabilities& sp, double lambda, double H) {
   return -std::exp(-2.0 * outer_sum) / (first_term * blast_expm1(-lambda));
 }
 
-}  // namespace
 
-KarlinParams ungapped_karlin_for_composition(int reward, int penalty, const uint64_t counts[4]) {
-  uint64_t letters[kBlastnaLetters] = {counts[0], counts[1], counts[2], counts[3]};
-  return ungapped_karlin_for_letters(reward, penalty, letters);
-}
-
-KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t counts[kBlastnaLetters]) {
-  const KarlinParams tabulated = ungapped_karlin(reward, penalty);
-  // Blast_ResFreqResComp: the query's letter probabilities (N not counted: BlastResCompStr zeroes the ambiguous
-  // residues, N and the gap, but counts the other IUPAC codes); the uniform ones (25 of 100) for the subject.
+// Blast_KarlinBlkUngappedCalc on the score probabilities of BlastScoreFreqCalc for query letter probabilities p1
+// (the BLASTNA letters but N) against the uniform subject. False where BLAST's computation gives no valid result.
+bool karlin_from_letters(int reward, int penalty, const double p1[kBlastnaLetters - 1], KarlinParams& kp) {
   constexpr int kN = kBlastnaLetters - 1;
-  double total = 0.;
-  for (int b = 0; b < kN; ++b) total += double(counts[b]);
-  if (total == 0.) return tabulated;
-  double p1[kN];
-  for (int b = 0; b < kN; ++b) p1[b] = double(counts[b]) / total;
   const double p2 = 25.00 / 100.;
   // BlastScoreFreqCalc: the pairs in the matrix's order (query letter, then subject letter); the subject's letters
   // other than the four bases have probability 0 and add nothing.
@@ -231,7 +199,7 @@ KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t
       obs_max = s;
       if (obs_min == INT32_MIN) obs_min = s;
     }
-  if (obs_min == INT32_MIN) return tabulated;
+  if (obs_min == INT32_MIN) return false;
   double average = 0.;
   for (int s = obs_min; s <= obs_max; ++s) {
     prob[size_t(s - lo)] /= sum;
@@ -241,25 +209,65 @@ KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t
   sp.high = obs_max;
   sp.p.assign(prob.begin() + (obs_min - lo), prob.begin() + (obs_max - lo) + 1);
   sp.average = average;
-  if (sp.average >= 0. || sp.low >= 0 || sp.high <= 0) return tabulated;
+  if (sp.average >= 0. || sp.low >= 0 || sp.high <= 0) return false;
   // Blast_KarlinBlkUngappedCalc.
   int d = -sp.low;
   for (int i = 1; i <= sp.high - sp.low && d > 1; ++i)
     if (sp.at(i + sp.low) != 0.0) d = blast_gcd(d, i);
-  KarlinParams kp;
   kp.lambda = karlin_lambda(sp, d);
-  if (kp.lambda < 0.) return tabulated;
+  if (kp.lambda < 0.) return false;
   kp.H = karlin_h(sp, kp.lambda);
-  if (kp.H < 0.) return tabulated;
+  if (kp.H < 0.) return false;
   kp.K = karlin_k(sp, kp.lambda, kp.H);
-  if (kp.K < 0.) return tabulated;
+  if (kp.K < 0.) return false;
   kp.logK = std::log(kp.K);
-  kp.beta = tabulated.beta;
   kp.alpha = kp.lambda / kp.H;
+  return true;
+}
+
+// s_GetUngappedBeta: BLAST's length adjustment beta of ungapped scores (of the pair as given, not reduced).
+double ungapped_beta(int reward, int penalty) {
+  return ((reward == 1 && penalty == -1) || (reward == 2 && penalty == -3)) ? -2 : 0;
+}
+
+}  // namespace
+
+KarlinParams ungapped_karlin(int reward, int penalty) {
+  if (!blastn_supports_scores(reward, penalty))
+    throw UsageError("reward/penalty " + std::to_string(reward) + "/" + std::to_string(penalty) +
+                     " not supported (blastn's: " + blastn_supported_scores() + ", or a multiple of one)");
+  // Blast_ScoreBlkKbpIdealCalc: the standard composition (a quarter each base) on both sides.
+  double p1[kBlastnaLetters - 1] = {};
+  for (int b = 0; b < 4; ++b) p1[b] = 25.00 / 100.;
+  KarlinParams kp;
+  if (!karlin_from_letters(reward, penalty, p1, kp))  // cannot happen: every pair above has a negative mean
+    throw std::logic_error("ungapped Karlin-Altschul values failed for " + std::to_string(reward) + "/" +
+                           std::to_string(penalty));
+  kp.beta = ungapped_beta(reward, penalty);
   return kp;
 }
 
-// A transcription of BLAST_ComputeLengthAdjustment (blast_stat.c): the largest integer ell with
+KarlinParams ungapped_karlin_for_composition(int reward, int penalty, const uint64_t counts[4]) {
+  uint64_t letters[kBlastnaLetters] = {counts[0], counts[1], counts[2], counts[3]};
+  return ungapped_karlin_for_letters(reward, penalty, letters);
+}
+
+KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t counts[kBlastnaLetters]) {
+  const KarlinParams ideal = ungapped_karlin(reward, penalty);
+  // Blast_ResFreqResComp: the query's letter probabilities (N not counted: BlastResCompStr zeroes the ambiguous
+  // residues, N and the gap, but counts the other IUPAC codes); the uniform ones (25 of 100) for the subject.
+  constexpr int kN = kBlastnaLetters - 1;
+  double total = 0.;
+  for (int b = 0; b < kN; ++b) total += double(counts[b]);
+  if (total == 0.) return ideal;
+  double p1[kN];
+  for (int b = 0; b < kN; ++b) p1[b] = double(counts[b]) / total;
+  KarlinParams kp;
+  if (!karlin_from_letters(reward, penalty, p1, kp)) return ideal;
+  kp.beta = ideal.beta;
+  return kp;
+}
+
 // ell <= alpha/lambda * (ln K + ln((m - ell)(n - N ell))) + beta, found by a bracketed fixed-point iteration.
 int64_t length_adjustment(const KarlinParams& kp, uint64_t query_length, uint64_t db_length, uint64_t db_sequences) {
   const int kMaxIterations = 20;

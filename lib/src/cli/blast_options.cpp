@@ -105,7 +105,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                "own default: w 28, 1/-2, linear gaps 0/0, greedy extension, X-drop 25 bits)",
        cxxopts::value<std::string>()->default_value("blastn"))
       ("w,word-size", "word size w (1..32)", cxxopts::value<int>()->default_value("11"))
-      ("reward", "match reward (1/-2 or 2/-3)", cxxopts::value<int>()->default_value("2"))
+      ("reward", "match reward (blastn's pairs: 1/-1 to 1/-5, 2/-3, 2/-5, 2/-7, 3/-2, 3/-4, 4/-5, 5/-4 and multiples)", cxxopts::value<int>()->default_value("2"))
       ("penalty", "mismatch penalty", cxxopts::value<int>()->default_value("-3"))
       ("gapopen", "gap open cost (blastn -gapopen)", cxxopts::value<int>()->default_value("5"))
       ("gapextend", "gap extension cost (blastn -gapextend)", cxxopts::value<int>()->default_value("2"))

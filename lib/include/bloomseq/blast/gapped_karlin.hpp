@@ -4,6 +4,8 @@
 // largest tabulated ones use the ungapped values, anything else is refused as blastn refuses it.
 #pragma once
 
+#include <string>
+
 #include "bloomseq/blast/karlin.hpp"
 
 namespace bloomseq {
@@ -15,6 +17,11 @@ struct GappedKarlin {
 
 // Throws UsageError naming the supported gap costs when the combination is not supported. `ungapped` supplies
 // the values used beyond the table.
+// Whether blastn accepts the reward/penalty pair at all (s_GetNuclValuesArray: the pair reduced by its gcd has a
+// table), and those pairs as text ("1/-1 1/-2 ...").
+bool blastn_supports_scores(int reward, int penalty);
+std::string blastn_supported_scores();
+
 GappedKarlin gapped_karlin(int reward, int penalty, int gap_open, int gap_extend, const KarlinParams& ungapped);
 
 }  // namespace bloomseq
