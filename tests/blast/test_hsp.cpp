@@ -215,6 +215,28 @@ TEST_CASE("numbers are formatted as BLAST prints them", "[blast][format]") {
   CHECK(format_tabular(half, parse_outfmt("6 ppos")) == "55.94");
 }
 
+TEST_CASE("right extension stops where the score would turn negative while it is below X", "[blast][hsp]") {
+  // 5/-4, X = 73 (20 bits): an 11-base seed scores 55 < X. After it, 14 mismatches (-56) and 20 matches (+100).
+  // blastn (s_NuclUngappedExtendExact's X_current) stops at the 14th mismatch, where the score would fall below
+  // zero; X alone would let the run go on and take the 20 matches (score 99, 45 bases).
+  const std::string seed = "ACGTACGTACG", tail = "ACGTACGTACGTACGTACGT";
+  const std::string q = seed + std::string(14, 'A') + tail, s = seed + std::string(14, 'C') + tail;
+  const auto qa = encode_codes(q), sb = encode_codes(s);
+  const UngappedScoring sc{5, -4, 73, ambiguous_score(5, -4)};
+  const UngappedExtension e = extend_ungapped(qa.data(), qa.size(), sb.data(), sb.size(), 0, 0, sc);
+  CHECK(e.q_start == 0);
+  CHECK(e.length == 11);
+  CHECK(e.score == 55);
+  // With 16 matching bases to the left (80) the score is above X before the right extension starts: X alone
+  // applies, and the run takes the matches after the mismatches: 80 + 55 - 56 + 100.
+  const std::string left = "TGCATGCATGCATGCA";
+  const auto ql = encode_codes(left + q), sl = encode_codes(left + s);
+  const UngappedExtension f = extend_ungapped(ql.data(), ql.size(), sl.data(), sl.size(), 16, 16, sc);
+  CHECK(f.q_start == 0);
+  CHECK(f.length == 61);
+  CHECK(f.score == 179);
+}
+
 TEST_CASE("extension of a single seed", "[blast][hsp]") {
   // Query and subject identical except two mismatches; X = 11 for 1/-2.
   const std::string a = "GGGGGGGGGGACGTACGTACGTAAAAAAAAAACCCCC";

@@ -29,17 +29,21 @@ UngappedExtension extend_ungapped(const uint8_t* q, uint64_t q_len, const uint8_
     }
   }
 
-  // Right: from the seed start.
+  // Right: from the seed start. While the score so far is below X, the right extension also stops where the
+  // running sum would take the score below zero (s_NuclUngappedExtendExact's X_current): invisible at the default
+  // w 11 with 1/-2 and 2/-3, whose seed alone reaches X, but not with larger X (5/-4: X = 73, a seed scores 55).
   uint64_t best_right = q_pos;  // one past the last query base of the HSP
   sum = 0;
+  int64_t x_current = X;
   const uint64_t right_len = std::min(q_len - q_pos, s_len - s_pos);
   for (uint64_t i = 0; i < right_len; ++i) {
     sum += score(q[q_pos + i], s[s_pos + i]);
     if (sum > 0) {
       best_right = q_pos + i + 1;
       total += sum;
+      x_current = -total > X ? -total : X;
       sum = 0;
-    } else if (sum < X) {
+    } else if (sum < x_current) {
       break;
     }
   }
