@@ -408,13 +408,18 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   };
   auto verify = [&](size_t i, const std::vector<Stage1aHit>& h) {
     const auto t = std::chrono::steady_clock::now();
-    tp[i].assign(V, 0);
-    fp[i].assign(V, 0);
+    // The seeds and counts go to this thread's own vectors first: seeds[i]'s header shares a cache line with its
+    // neighbours', which other threads fill at the same time, and every push_back writes it.
+    std::vector<Seed> found;
+    std::vector<uint64_t> true_hits(V, 0), false_hits(V, 0);
     if (probe > 0)
-      seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, seeds[i], tp[i], fp[i], &presence_);
+      seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, found, true_hits, false_hits, &presence_);
     else
-      verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, seeds[i], tp[i], fp[i]);
-    drop_masked_seeds(seeds[i]);  // --dust: as if blastn's lookup table never held them
+      verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, found, true_hits, false_hits);
+    drop_masked_seeds(found);  // --dust: as if blastn's lookup table never held them
+    seeds[i] = std::move(found);
+    tp[i] = std::move(true_hits);
+    fp[i] = std::move(false_hits);
     busy_1b[i] = seconds_since(t);
   };
   prepare_stage1a();
@@ -608,6 +613,11 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   if (lane.triggers.size() < size_t(T)) lane.triggers.resize(size_t(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
+    // Counted and collected in this thread's own variables, written out once at the end: extensions[t] and the
+    // headers of found[t] and lane.triggers[t] share cache lines with the other threads' (written at every seed).
+    uint64_t n_extensions = 0;
+    std::vector<Hsp> my_hsps;
+    std::vector<Trigger> my_triggers;
     auto process = [&](size_t g, DiagonalTable& diag, const Item& x) {
       const uint32_t query = uint32_t(g / 2);
       const bool minus = (g & 1) != 0;
@@ -621,7 +631,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       const ExtensionCutoffs& cut = cutoffs_[g];
       UngappedScoring sc = scoring;
       sc.xdrop = cut.xdrop;
-      ++extensions[t];
+      ++n_extensions;
       // As blastn: a failed extension marks only the word itself as explored.
       if (w >= 11 && approximate_ungapped_score(concatenated_.codes.data(), concatenated_.codes.size() - 1, s, s_len,
                                                 concatenated_.offset[g] + q_pos, x.s_pos, sc) < cut.reduced) {
@@ -639,7 +649,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         tr.subject = x.record;
         tr.strand_index = uint32_t(g);
         tr.hit = GapTrigger{q_pos, x.s_pos + s_offset, e.q_start, e.s_start + s_offset, e.length, e.score};
-        lane.triggers[t].push_back(tr);
+        my_triggers.push_back(tr);
         return;
       }
       // Rescored and counted on the true codes, as blastn's traceback reads the subject (subject_bases.hpp).
@@ -668,7 +678,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == st[k]);
       h.evalue = evalue;
       h.bits = bitscore_of(strand_evalue_params_[g], e.score);
-      found[t].push_back(h);
+      my_hsps.push_back(h);
     };
     for (size_t u; (u = next_unit.fetch_add(1)) < units.size();) {
       const size_t g = units[u].g, end = units[u].end;
@@ -691,6 +701,11 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         process(g, diag, items[i]);
       }
     }
+    extensions[t] = n_extensions;
+    found[t] = std::move(my_hsps);
+    std::vector<Trigger>& triggers = lane.triggers[t];
+    if (triggers.empty()) triggers = std::move(my_triggers);
+    else triggers.insert(triggers.end(), my_triggers.begin(), my_triggers.end());
   });
   for (size_t t = 0; t < size_t(T); ++t) {
     lane.stats.extensions += extensions[t];
