@@ -86,6 +86,12 @@ run megablast 1 -3 - -
 run megablast 1 -4 - -
 run megablast 2 -5 - -
 run megablast 2 -7 - -
+# A 4-kbase piece of S. suis against the E. coli piece at 3/-4: two preliminary alignments trace to the same box by
+# paths of equal score (a mismatch costs two gap extensions), and both are cut where a better alignment sharing
+# their start ends. blastn moves cut alignments to the end of its list in reverse order, so the later one's path
+# is printed (604 columns, 144 mismatches; the first's would give 607 and 141).
+query="$src/data/ssuis_sc84_1882k.fa"
+run blastn 3 -4 - -
 refused 3 -5 5 2   # no table for the pair
 refused 2 -4 5 2   # a table, but not these gap costs
 refused 1 -1 0 0   # linear gaps without a linear row

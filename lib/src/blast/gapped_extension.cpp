@@ -5,6 +5,7 @@
 #include "bloomseq/blast/kept_alignments.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdlib>
 #include <tuple>
 
@@ -293,14 +294,14 @@ bool reevaluate(Final& f, const uint8_t* q, int64_t QL, const uint8_t* s, int64_
 // are dropped. The cut ones are rescored (reevaluate) and kept if they still reach the cut-off.
 void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t QL, const uint8_t* s, int64_t SL,
                            const GappedExtensionParams& p) {
-  std::vector<Final> kept, cut;
+  std::vector<Final> kept, cut_at_start, cut_at_end;
   std::stable_sort(finals.begin(), finals.end(),
                    [](const Final& x, const Final& y) { return start_order(x.box, y.box); });
   for (size_t i = 0, j; i < finals.size(); i = j) {
     for (j = i + 1; j < finals.size() && same_start(finals[i].box, finals[j].box); ++j) {
       if (finals[j].box.q_end <= finals[i].box.q_end) continue;
       cut_alignment(finals[j], finals[i].box.q_end, finals[i].box.s_end, true);
-      cut.push_back(std::move(finals[j]));
+      cut_at_start.push_back(std::move(finals[j]));
     }
     kept.push_back(std::move(finals[i]));
   }
@@ -310,10 +311,16 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
     for (j = i + 1; j < kept.size() && same_end(kept[i].box, kept[j].box); ++j) {
       if (kept[j].box.q_start >= kept[i].box.q_start) continue;
       cut_alignment(kept[j], kept[i].box.q_start, kept[i].box.s_start, false);
-      cut.push_back(std::move(kept[j]));
+      cut_at_end.push_back(std::move(kept[j]));
     }
     finals.push_back(std::move(kept[i]));
   }
+  // blastn moves each alignment it cuts to the end of the list's live part, in front of those cut before it, so
+  // the cut ones follow the kept ones in reverse order, those cut at the end first. The order decides which of two
+  // cut alignments equal in every key the later purge keeps: the first (3/-4, S. suis against E. coli 536: two
+  // preliminary alignments traced to the same box by paths of equal score, cut where a better one ends).
+  std::vector<Final> cut(std::make_move_iterator(cut_at_end.rbegin()), std::make_move_iterator(cut_at_end.rend()));
+  cut.insert(cut.end(), std::make_move_iterator(cut_at_start.rbegin()), std::make_move_iterator(cut_at_start.rend()));
   if (!p.greedy) {
     for (Final& f : cut)
       if (reevaluate(f, q, QL, s, SL, p.scoring, p.cutoff)) finals.push_back(std::move(f));
