@@ -5,8 +5,8 @@
 #include "bloomseq/blast/kept_alignments.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <cstdlib>
+#include <iterator>
 #include <tuple>
 
 namespace bloomseq {

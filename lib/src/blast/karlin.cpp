@@ -176,7 +176,6 @@ double karlin_k(const ScoreProbabilities& sp, double lambda, double H) {
   return -std::exp(-2.0 * outer_sum) / (first_term * blast_expm1(-lambda));
 }
 
-
 // Blast_KarlinBlkUngappedCalc on the score probabilities of BlastScoreFreqCalc for query letter probabilities p1
 // (the BLASTNA letters but N) against the uniform subject. False where BLAST's computation gives no valid result.
 bool karlin_from_letters(int reward, int penalty, const double p1[kBlastnaLetters - 1], KarlinParams& kp) {
@@ -253,18 +252,20 @@ KarlinParams ungapped_karlin_for_composition(int reward, int penalty, const uint
 }
 
 KarlinParams ungapped_karlin_for_letters(int reward, int penalty, const uint64_t counts[kBlastnaLetters]) {
-  const KarlinParams ideal = ungapped_karlin(reward, penalty);
+  // Called for both strands of every query record: the ideal values (as costly as the composition's) are computed
+  // only where the composition gives none.
+  if (!blastn_supports_scores(reward, penalty)) return ungapped_karlin(reward, penalty);  // throws the usage error
   // Blast_ResFreqResComp: the query's letter probabilities (N not counted: BlastResCompStr zeroes the ambiguous
   // residues, N and the gap, but counts the other IUPAC codes); the uniform ones (25 of 100) for the subject.
   constexpr int kN = kBlastnaLetters - 1;
   double total = 0.;
   for (int b = 0; b < kN; ++b) total += double(counts[b]);
-  if (total == 0.) return ideal;
+  if (total == 0.) return ungapped_karlin(reward, penalty);
   double p1[kN];
   for (int b = 0; b < kN; ++b) p1[b] = double(counts[b]) / total;
   KarlinParams kp;
-  if (!karlin_from_letters(reward, penalty, p1, kp)) return ideal;
-  kp.beta = ideal.beta;
+  if (!karlin_from_letters(reward, penalty, p1, kp)) return ungapped_karlin(reward, penalty);
+  kp.beta = ungapped_beta(reward, penalty);
   return kp;
 }
 
