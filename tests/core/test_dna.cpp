@@ -50,18 +50,31 @@ bool is_acgt(char c) { return std::string("ACGTacgt").find(c) != std::string::np
 
 }  // namespace
 
-TEST_CASE("base codes: A0 C1 G2 T3, lower case accepted, everything else invalid", "[dna]") {
+TEST_CASE("base codes: A0 C1 G2 T3, lower case accepted, U (RNA) read as T, everything else invalid", "[dna]") {
   CHECK(base_code('A') == 0);
   CHECK(base_code('C') == 1);
   CHECK(base_code('G') == 2);
   CHECK(base_code('T') == 3);
   CHECK(base_code('a') == 0);
   CHECK(base_code('t') == 3);
-  for (char c : std::string("NnRYKMSWBDHVU-.*0 \r\n")) CHECK(base_code(c) == kInvalidBase);
+  // blastn reads an RNA sequence's U as T (an rRNA database in the RNA alphabet matches its DNA genes).
+  CHECK(base_code('U') == 3);
+  CHECK(base_code('u') == 3);
+  for (char c : std::string("NnRYKMSWBDHVXEFILPQ-.*0 \r\n")) CHECK(base_code(c) == kInvalidBase);
   for (int c = 0; c < 256; ++c) {
-    const bool valid = is_acgt(char(c));
+    const bool valid = is_acgt(char(c)) || c == 'U' || c == 'u';
     CHECK((base_code(char(c)) < 4) == valid);
   }
+}
+
+TEST_CASE("an RNA sequence encodes and reverse-complements as its DNA", "[dna]") {
+  std::mt19937_64 rng(4);
+  const auto dna = random_dna(rng, 500, 0.05);
+  std::string rna = dna;
+  for (auto& c : rna) c = c == 'T' ? 'U' : c == 't' ? 'u' : c;
+  CHECK(encode_codes(rna) == encode_codes(dna));
+  CHECK(reverse_complement(rna) == reverse_complement(dna));  // U pairs with A; the complement is DNA
+  CHECK(reverse_complement("AUGCaugc") == "gcatGCAT");
 }
 
 TEST_CASE("encode/decode round trip keeps ACGT and turns the rest into N", "[dna]") {

@@ -172,7 +172,7 @@ TEST_CASE("no false negatives: the Bloom score is never below the exact k-mer se
   }
 }
 
-TEST_CASE("any byte in a read: only A, C, G, T in either case make k-mers, at any position of any length") {
+TEST_CASE("any byte in a read: only A, C, G, T (U) in either case make k-mers, at any position of any length") {
   Fixture fx(21, 2, 20000);
   std::unordered_set<uint64_t> exact;
   for (uint64_t k : canonical_wmers(fx.genomes[0], 21)) exact.insert(k);
@@ -203,6 +203,41 @@ TEST_CASE("any byte in a read: only A, C, G, T in either case make k-mers, at an
     REQUIRE(s.points[r * 2 + 1] == t.points[r * 2 + 1]);
     REQUIRE(s.call[r] == t.call[r]);
   }
+}
+
+TEST_CASE("reads and references in the RNA alphabet (U for T) score as the same ones in DNA") {
+  Fixture fx(21, 2, 20000);
+  std::vector<std::string> dna, rna;
+  for (int i = 0; i < 2000; ++i) {
+    std::string r = sample_read(fx.genomes[size_t(i % 2)], 20 + size_t(i % 180), i % 3 ? 0.0 : 0.02, fx.rng);
+    if (i % 5 == 0)
+      for (char& c : r)
+        if (fx.rng() % 3 == 0) c = char(c | 0x20);
+    std::string u = r;
+    for (char& c : u) c = c == 'T' ? 'U' : c == 't' ? 'u' : c;
+    dna.push_back(r);
+    rna.push_back(u);
+  }
+  ClassifyParams cp;
+  cp.exact_failing_points = true;
+  const Classifier c(fx.set, cp);
+  const BatchScores s = classify(c, dna), t = classify(c, rna);
+  REQUIRE(s.points == t.points);
+  REQUIRE(s.call == t.call);
+  // Filters built from the genomes written in U hold the same k-mers.
+  FilterSet rna_set = make_filter_set(fx.bp, "test");
+  for (size_t i = 0; i < fx.genomes.size(); ++i) {
+    std::string g = fx.genomes[i];
+    std::replace(g.begin(), g.end(), 'T', 'U');
+    rna_set.filters.push_back(build_filter({g}, fx.bp, "g" + std::to_string(i), "mem"));
+  }
+  const Classifier c_rna(rna_set, cp);
+  const BatchScores u = classify(c_rna, dna);
+  REQUIRE(u.points == s.points);
+  REQUIRE(u.call == s.call);
+  size_t called = 0;
+  for (size_t r = 0; r < dna.size(); ++r) called += s.call[r] == int32_t(r % 2);
+  CHECK(called > dna.size() * 9 / 10);  // the reads are their references' (not all novel in both alphabets)
 }
 
 TEST_CASE("simulated reads classify to their reference, with and without errors") {

@@ -31,7 +31,7 @@ uint8_t allowed_bases(char c) {
     case 'A': case 'a': return 1;
     case 'C': case 'c': return 2;
     case 'G': case 'g': return 4;
-    case 'T': case 't': return 8;
+    case 'T': case 't': case 'U': case 'u': return 8;
     case 'M': case 'm': return 1 | 2;
     case 'R': case 'r': return 1 | 4;
     case 'W': case 'w': return 1 | 8;

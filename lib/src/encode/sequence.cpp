@@ -17,8 +17,8 @@ constexpr std::array<uint8_t, 256> kCodeTable = make_code_table();
 
 char complement_char(char c) {
   switch (c) {
-    case 'A': return 'T'; case 'C': return 'G'; case 'G': return 'C'; case 'T': return 'A';
-    case 'a': return 't'; case 'c': return 'g'; case 'g': return 'c'; case 't': return 'a';
+    case 'A': return 'T'; case 'C': return 'G'; case 'G': return 'C'; case 'T': case 'U': return 'A';
+    case 'a': return 't'; case 'c': return 'g'; case 'g': return 'c'; case 't': case 'u': return 'a';
     case 'R': return 'Y'; case 'Y': return 'R'; case 'K': return 'M'; case 'M': return 'K';
     case 'B': return 'V'; case 'V': return 'B'; case 'D': return 'H'; case 'H': return 'D';
     case 'r': return 'y'; case 'y': return 'r'; case 'k': return 'm'; case 'm': return 'k';

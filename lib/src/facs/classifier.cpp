@@ -29,8 +29,8 @@ struct CodeTable {
 };
 constexpr CodeTable kCodeOf{};
 
-// 2-bit codes of 32 characters, first character in the low bits (A/a = 0, C/c = 1, G/g = 2, T/t = 3 are bits 1-2
-// of the ASCII code XORed with bits 2-3; other characters get some code and are flagged by invalid32). Eight
+// 2-bit codes of 32 characters, first character in the low bits (A/a = 0, C/c = 1, G/g = 2, T/t and U/u = 3 are
+// bits 1-2 of the ASCII code XORed with bits 2-3; other characters get some code and are flagged by invalid32). Eight
 // characters at a time in a 64-bit word: no table look-up per base.
 inline uint64_t pack32_codes(const char* s) {
   uint64_t out = 0;
@@ -49,14 +49,15 @@ inline uint64_t pack32_codes(const char* s) {
   return out;
 }
 
-// One bit per character of 32 that is not A, C, G or T (either case).
+// One bit per character of 32 that is not A, C, G, T or U (either case).
 inline uint64_t invalid32(const char* s) {
 #if defined(__SSE2__)
   uint64_t bad = 0;
   for (int part = 0; part < 2; ++part) {
     const __m128i v = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * part)), _mm_set1_epi8(char(0xDF)));
     const __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('A')), _mm_cmpeq_epi8(v, _mm_set1_epi8('C'))),
-                                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('G')), _mm_cmpeq_epi8(v, _mm_set1_epi8('T'))));
+                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('G')), _mm_cmpeq_epi8(v, _mm_set1_epi8('T'))),
+                                                 _mm_cmpeq_epi8(v, _mm_set1_epi8('U'))));
     bad |= uint64_t(~_mm_movemask_epi8(ok) & 0xFFFF) << (16 * part);
   }
   return bad;
@@ -84,7 +85,8 @@ inline void pack32(const char* s, uint64_t& word, uint64_t& bad) {
   auto ok = [](__m128i x) {
     const __m128i v = _mm_and_si128(x, _mm_set1_epi8(char(0xDF)));
     return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('A')), _mm_cmpeq_epi8(v, _mm_set1_epi8('C'))),
-                                          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('G')), _mm_cmpeq_epi8(v, _mm_set1_epi8('T')))));
+                                          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('G')), _mm_cmpeq_epi8(v, _mm_set1_epi8('T'))),
+                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('U')))));
   };
   bad = ~(uint64_t(uint32_t(ok(lo))) | uint64_t(uint32_t(ok(hi))) << 16) & 0xFFFFFFFFULL;
 }

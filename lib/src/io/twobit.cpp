@@ -43,7 +43,7 @@ uint64_t bswap(uint64_t v) { return __builtin_bswap64(v); }
 constexpr char kBases[4] = {'T', 'C', 'A', 'G'};
 int twobit_code(char c) {
   switch (c) {
-    case 'T': case 't': return 0;
+    case 'T': case 't': case 'U': case 'u': return 0;
     case 'C': case 'c': return 1;
     case 'A': case 'a': return 2;
     case 'G': case 'g': return 3;

@@ -1,5 +1,6 @@
-// 2-bit DNA alphabet: A=0 C=1 G=2 T=3; lower case is the same base; everything else (N and the IUPAC
-// ambiguity codes) is kInvalidBase and breaks w-mer windows. Never mapped silently to a base.
+// 2-bit DNA alphabet: A=0 C=1 G=2 T=3; lower case is the same base, and U (RNA) is T, as blastn and the FASTA
+// readers of the field read it (an rRNA database in the RNA alphabet is the same sequence); everything else (N and
+// the IUPAC ambiguity codes) is kInvalidBase and breaks w-mer windows. Never mapped silently to a base.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,7 @@ BLOOMSEQ_HD constexpr uint8_t base_code(char c) {
     case 'A': case 'a': return 0;
     case 'C': case 'c': return 1;
     case 'G': case 'g': return 2;
-    case 'T': case 't': return 3;
+    case 'T': case 't': case 'U': case 'u': return 3;
     default: return kInvalidBase;
   }
 }
