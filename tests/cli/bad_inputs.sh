@@ -53,6 +53,19 @@ for f in fastq_qual_short.fq fastq_qual_long.fq fastq_missing_plus.fq fastq_no_a
 done
 # Record-level errors name the record.
 expect "record named" 65 "record 1 (line 4)" "$out" -- "$bin/facs" classify "$bad/fastq_missing_plus.fq" "$bf" -o "$out"
+# A protein record among DNA ones (the insulin B chain): refused as a query, a database and a reference.
+expect "blast query protein" 65 "record 2 (line 3): a protein sequence?" "$out" -- \
+  "$bin/blast-bloom" "$bad/protein.fa" "$data/lambda_virus.fa" -o "$out"
+expect "blast db protein" 65 "record 2 (line 3): a protein sequence?" "$out" -- \
+  "$bin/blast-bloom" "$data/lambda_virus.fa" "$bad/protein.fa" -o "$out"
+expect "blast db protein on stdin" 65 "record 2 (line 3): a protein sequence?" "$out" -- \
+  sh -c "exec \"$bin/blast-bloom\" \"$data/lambda_virus.fa\" - -o \"$out\" < \"$bad/protein.fa\""
+expect "facs build protein" 65 "record 2 (line 3): a protein sequence?" "$out" -- \
+  "$bin/facs" build-filter -o "$out" "$bad/protein.fa"
+expect "facs build protein, streamed" 65 "record 2 (line 3): a protein sequence?" "$out" -- \
+  "$bin/facs" build-filter --count hll -o "$out" "$bad/protein.fa"
+expect "facs build protein, interleaved" 65 "record 2 (line 3): a protein sequence?" "$out" -- \
+  "$bin/facs" build-filter --layout interleaved -o "$out" "$data/lambda_virus.fa" "$bad/protein.fa"
 
 # Missing inputs, directories, unreadable files.
 expect "missing query" 66 "no_such.fa" "$out" -- "$bin/blast-bloom" "$tmp/no_such.fa" "$data/lambda_virus.fa" -o "$out"

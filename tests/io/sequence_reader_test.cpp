@@ -262,6 +262,83 @@ TEST_CASE("reader: FASTA rejections and merged records", "[io][reader]") {
   expect_error<DataError>(f, {f, "record 2", "empty sequence name"});
 }
 
+// An oracle for check_nucleotide_letters: every character outside the IUPAC nucleotide codes, by position.
+size_t foreign_oracle(const std::string& seq) {
+  size_t n = 0;
+  for (char c : seq) n += std::string("ACGTURYKMSWBDHVNacgturykmswbdhvn").find(c) == std::string::npos;
+  return n;
+}
+
+TEST_CASE("reader: check_nucleotide_letters refuses protein records and counts other foreign characters",
+          "[io][reader]") {
+  TempDir dir;
+  auto f = dir.file("p.fa");
+  // A protein after a DNA record: refused, naming the record and its header line.
+  write_bytes(f, ">dna\nACGTTGCAAGCTTGCAGGATCC\n>insulin_b\nFVNQHLCGSHLVEALYLVCGERGFFYTPKT\n");
+  {
+    ForeignLetters foreign;
+    try {
+      read_all_nucleotide_sequences(f, foreign);
+      FAIL("a protein record was accepted");
+    } catch (const DataError& e) {
+      const std::string msg = e.what();
+      INFO(msg);
+      CHECK(msg.find(f) != std::string::npos);
+      CHECK(msg.find("record 2 (line 3)") != std::string::npos);
+      CHECK(msg.find("protein") != std::string::npos);
+    }
+    CHECK(read_all_sequences(f).size() == 2);  // without the check, read as before
+  }
+  // FASTQ and lower case too.
+  auto q = dir.file("p.fq");
+  write_bytes(q, "@r\nmkvlaagivglllaqwerty\n+\nIIIIIIIIIIIIIIIIIIII\n");
+  {
+    ForeignLetters foreign;
+    CHECK_THROWS_AS(read_all_nucleotide_sequences(q, foreign), DataError);
+  }
+  // DNA with IUPAC codes, U and a few foreign characters at every offset of the 16-byte blocks: counted, located.
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string seq;
+    const size_t len = 1 + rng() % 300;
+    for (size_t i = 0; i < len; ++i) seq += "ACGTNacgtnRYUu"[rng() % 14];
+    const size_t stray = rng() % 4;
+    size_t first_at = len;
+    for (size_t k = 0; k < stray; ++k) {
+      const size_t at = rng() % len;
+      seq[at] = "XEJ-*.xo"[rng() % 8];
+      first_at = std::min(first_at, at);
+    }
+    // Two lines of sequence after a clean record, so the line number is checked too.
+    const size_t cut = len / 2;
+    write_bytes(f, ">clean\nACGT\n>r\n" + seq.substr(0, cut) + "\n" + seq.substr(cut) + "\n");
+    ForeignLetters foreign;
+    std::vector<SequenceRecord> recs;
+    try {
+      recs = read_all_nucleotide_sequences(f, foreign);
+    } catch (const DataError&) {
+      // Refused only as a protein: at least a tenth of 10 or more characters are protein letters (E, J, o).
+      size_t protein = 0;
+      for (char c : seq) protein += c == 'E' || c == 'J' || c == 'o';
+      CHECK((len >= 10 && protein * 10 >= len));
+      continue;
+    }
+    REQUIRE(recs.size() == 2);
+    CHECK(recs[1].seq == seq);  // the text is kept as it was: the encoders read the foreign ones as N
+    const size_t want = foreign_oracle(seq);
+    CHECK(foreign.count == want);
+    CHECK(foreign.records == (want ? 1u : 0u));
+    if (want) {
+      CHECK(foreign.first_record == 2);
+      CHECK(foreign.first_line == (first_at < cut ? 4u : 5u));
+      CHECK(foreign.first == seq[first_at]);
+      CHECK(foreign.describe().find("record 2") != std::string::npos);
+    } else {
+      CHECK(foreign.describe().empty());
+    }
+  }
+}
+
 TEST_CASE("reader: binary garbage and other compressions are rejected", "[io][reader]") {
   TempDir dir;
   auto f = dir.file("garbage.bin");

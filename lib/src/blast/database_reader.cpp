@@ -56,7 +56,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
       impl_->note(impl_->tb->name(i), impl_->tb->length(i));
     }
   } else if (path == "-") {
-    impl_->held = read_all_sequences(path);
+    impl_->held = read_all_nucleotide_sequences(path, foreign_);
     impl_->use_held = true;
     for (const auto& r : impl_->held) {
       totals_.bases += r.seq.size();
@@ -70,6 +70,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
     // instead of being parsed a second time; a larger one leaves each record's length, to reserve its codes.
     constexpr uint64_t kHoldBases = uint64_t(64) << 20;
     SequenceReader first(path);
+    first.check_nucleotide_letters();
     if (counted) first.on_bases(counted);
     SequenceRecord rec;
     std::string text;  // the record's sequence while the database may still be held
@@ -120,6 +121,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const std::function<void
       }
       length = 0;
     }
+    foreign_ = first.foreign_letters();
     if (holding) {
       impl_->use_held = true;  // the lengths stay: the shard cut and the plan read them
     } else {
@@ -169,6 +171,7 @@ DatabaseReader::DatabaseReader(const std::string& path, const DbLayout& known) :
     DatabaseReader counted(path);
     impl_ = std::move(counted.impl_);
     totals_ = counted.totals_;
+    foreign_ = counted.foreign_;
     return;
   }
   impl_->path = path;

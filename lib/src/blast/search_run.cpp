@@ -256,10 +256,19 @@ std::unique_ptr<Stage1aBackend> choose_backend(const SearchRequest& o, std::FILE
   return b;
 }
 
-QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fingerprint) {
+// A warning for characters of `path` that no nucleotide code has (a protein record was refused while reading).
+void warn_foreign_letters(std::FILE* log, const std::string& path, const ForeignLetters& foreign) {
+  if (log && foreign.count)
+    std::fprintf(log, "%s: warning: %s: %s (blastn drops them, so its coordinates after them differ)\n", kProgram,
+                 path.c_str(), foreign.describe().c_str());
+}
+
+QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fingerprint, std::FILE* log) {
   QuerySet queries;
   query_bases = 0;
-  const auto recs = read_all_sequences(path);
+  ForeignLetters foreign;
+  const auto recs = read_all_nucleotide_sequences(path, foreign);
+  warn_foreign_letters(log, path, foreign);
   if (recs.empty()) throw DataError(path + ": no sequences in the query");
   for (const auto& rec : recs) {
     queries.add(rec.name, rec.seq);
@@ -551,7 +560,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   const auto t_start = std::chrono::steady_clock::now();
   uint64_t query_bases = 0;
   Fnv64 query_hash;
-  QuerySet queries = read_queries(o.query, query_bases, query_hash);
+  QuerySet queries = read_queries(o.query, query_bases, query_hash, log);
   // The parameters decided once for every shard, and where the database's records start (no counting pass).
   SearchPlan given;
   if (!o.plan.empty()) given = read_search_plan(o.plan);
@@ -563,6 +572,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   DatabaseReader db = given.db_layout.lengths.empty() ? DatabaseReader(o.db, counted)
                                                       : DatabaseReader(o.db, given.db_layout);
   const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
+  if (db.foreign_letters().count) progress.finish();
+  warn_foreign_letters(log, o.db, db.foreign_letters());
   // HSPs as blastn finds them: seeds and extensions read blastn's bases where the database has ambiguity codes.
   db.blastn_subject_bases(o.stage == "hsp");
 

@@ -34,6 +34,12 @@ std::string file_stem(const std::string& path) {
 // per-reference step (the `add` lambda), the container write and the JSON report.
 BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks& sinks) {
   std::FILE* const log = sinks.log;
+  // References are checked to be DNA or RNA as they are read (a protein record is refused); other characters that
+  // no nucleotide code has are read as N, and said so once per file.
+  auto warn_foreign = [&](const std::string& path, const ForeignLetters& foreign) {
+    if (log && foreign.count)
+      std::fprintf(log, "facs build-filter: warning: %s: %s\n", path.c_str(), foreign.describe().c_str());
+  };
   const std::string& command_line = o.command_line;
   const std::string& out = o.output;
   const std::vector<std::string>& refs = o.refs;
@@ -94,7 +100,9 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     }
     auto report = [&](const char* what, uint64_t done, uint64_t total) { show(std::string(what) + " " + name, done, total); };
     if (streamed) {
-      set.filters.push_back(build_filter_from_file(source, q, name, o.threads, report));
+      ForeignLetters foreign;
+      set.filters.push_back(build_filter_from_file(source, q, name, o.threads, report, &foreign));
+      warn_foreign(source, foreign);
       if (set.filters.back().elements == 0)
         throw DataError(source + ": no complete " + std::to_string(p.w) + "-mer (sequence shorter than k or all N)");
       return;
@@ -140,8 +148,11 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       std::vector<SequenceRecord> recs;
       {
         SequenceReader reader(refs[i]);
+        const bool first_reading = std::string(what) == "counting";  // (read again to build: warned once)
+        reader.check_nucleotide_letters(first_reading);
         reader.on_bases([&](uint64_t b) { show(std::string(what) + " " + refs[i] + ", bases", b, 0); });
         for (SequenceRecord rec; reader.next(rec);) recs.push_back(std::move(rec));
+        if (first_reading) warn_foreign(refs[i], reader.foreign_letters());
       }
       if (recs.empty()) throw DataError(refs[i] + ": no sequences");
       if (p.per_record) {
@@ -193,8 +204,11 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
     std::vector<SequenceRecord> recs;
     {
       SequenceReader reader(refs[i]);
+      reader.check_nucleotide_letters();
       reader.on_bases([&](uint64_t b) { show("reading " + refs[i] + ", bases", b, 0); });
       for (SequenceRecord rec; reader.next(rec);) recs.push_back(std::move(rec));
+      progress.finish();
+      warn_foreign(refs[i], reader.foreign_letters());
     }
     if (recs.empty()) throw DataError(refs[i] + ": no sequences");
     if (p.per_record) {

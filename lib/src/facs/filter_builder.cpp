@@ -311,7 +311,7 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
 }
 
 FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p, const std::string& name,
-                                   int threads, const BuildProgress& progress) {
+                                   int threads, const BuildProgress& progress, ForeignLetters* foreign) {
   check_word_size(p.w);
   if (threads < 1) threads = int(std::max(1u, std::thread::hardware_concurrency()));
   FilterEntry f;
@@ -323,8 +323,10 @@ FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p
   // Progress counts the bases whose slices are done, reported by whichever thread finishes a slice (a chromosome
   // is one batch: minutes of hashing that would otherwise show nothing); while a batch is read the line is
   // redrawn at the count already done.
+  bool first_pass = true;
   auto pass = [&](const char* phase, uint64_t total, auto&& fn) {
     SequenceReader reader(path);
+    reader.check_nucleotide_letters(first_pass);
     std::vector<SequenceRecord> batch;
     uint64_t records = 0, bases = 0;
     std::atomic<uint64_t> sliced{0};
@@ -345,6 +347,8 @@ FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p
       for (const SequenceRecord& r : batch) bases += r.seq.size();
       if (progress) progress(phase, bases, total);
     }
+    if (first_pass && foreign) *foreign = reader.foreign_letters();
+    first_pass = false;
     return std::make_pair(records, bases);
   };
 

@@ -67,6 +67,36 @@ struct CharClasses {
 };
 const CharClasses kClasses;
 
+// For check_nucleotide_letters: 1 for a character that is no nucleotide code, 2 for a letter of protein only.
+struct LetterKinds {
+  std::array<uint8_t, 256> kind{};
+  LetterKinds() {
+    for (int c = 0; c < 256; ++c) kind[size_t(c)] = 1;
+    for (const char* p = "ACGTURYKMSWBDHVN"; *p; ++p) kind[size_t(*p)] = kind[size_t(*p | 0x20)] = 0;
+    for (const char* p = "EFIJLOPQZ"; *p; ++p) kind[size_t(*p)] = kind[size_t(*p | 0x20)] = 2;
+  }
+};
+const LetterKinds kLetterKinds;
+
+// Whether [s, e) holds only A, C, G, T, N in either case (the common case, 16 bytes at a time).
+inline bool only_acgtn(const char* s, const char* e) {
+#if defined(__SSE2__)
+  for (; e - s >= 16; s += 16) {
+    const __m128i v = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)), _mm_set1_epi8(0x20));
+    const __m128i ok = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('a')), _mm_cmpeq_epi8(v, _mm_set1_epi8('c'))),
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('g')), _mm_cmpeq_epi8(v, _mm_set1_epi8('t'))),
+                     _mm_cmpeq_epi8(v, _mm_set1_epi8('n'))));
+    if (_mm_movemask_epi8(ok) != 0xFFFF) return false;
+  }
+#endif
+  for (; s < e; ++s) {
+    const char c = char(*s | 0x20);
+    if (c != 'a' && c != 'c' && c != 'g' && c != 't' && c != 'n') return false;
+  }
+  return true;
+}
+
 #if defined(__SSE2__)
 // 16 bytes at a time: whether every byte is in its class (the same sets as CharClasses, as unsigned ranges).
 inline bool block_in_class(__m128i v, const std::array<bool, 256>& ok) {
@@ -250,6 +280,34 @@ struct SequenceReader::Impl {
   int format = 0;     // 0 unknown, '>' FASTA, '@' FASTQ
   uint64_t record = 0;
   uint64_t record_line = 0;
+  // check_nucleotide_letters: on, the file's foreign characters, and the current record's protein letters.
+  bool check_letters = false;
+  ForeignLetters foreign;
+  uint64_t record_foreign = 0, record_protein = 0;
+  char record_first_protein = 0;
+
+  void count_letters(const char* s, const char* e) {
+    if (only_acgtn(s, e)) return;
+    for (const char* p = s; p < e; ++p) {
+      const uint8_t k = kLetterKinds.kind[static_cast<unsigned char>(*p)];
+      if (k == 0) continue;
+      if (foreign.count == 0) foreign.first = *p, foreign.first_record = record, foreign.first_line = line + 1;
+      ++foreign.count;
+      ++record_foreign;
+      if (k == 2 && record_protein++ == 0) record_first_protein = *p;
+    }
+  }
+  // At the end of a record of `length` characters.
+  void finish_letters(uint64_t length) {
+    if (!check_letters) return;
+    if (record_foreign) ++foreign.records;
+    if (length >= 10 && record_protein * 10 >= length)
+      data_error("a protein sequence? " + std::to_string(record_protein) + " of its " + std::to_string(length) +
+                     " characters (the first '" + std::string(1, record_first_protein) +
+                     "') are letters that no nucleotide code has; expected DNA or RNA",
+                 record_line);
+    record_foreign = record_protein = 0;
+  }
   std::string scratch;
   std::vector<SequenceRecord> pool;  // spare records so next_batch() reuses string capacity
   std::unique_ptr<ByteSource> source;  // streamed input (not for a mapped file or .2bit)
@@ -367,6 +425,7 @@ struct SequenceReader::Impl {
         const char* e = nl;
         if (e > s && e[-1] == '\r') --e;
         check(s, e, ok, what);
+        if (check_letters && &ok == &kClasses.seq) count_letters(s, e);
         dst.append(s, size_t(e - s));  // (pointer, length): cheaper than the iterator overload
         pos = size_t(nl + 1 - data);
         ++line;
@@ -385,6 +444,7 @@ struct SequenceReader::Impl {
         --e;
       }
       check(s, e, ok, what);
+      if (check_letters && &ok == &kClasses.seq) count_letters(s, e);
       dst.append(s, size_t(e - s));  // (pointer, length): cheaper than the iterator overload
       pos = size_t(e - data);
       any = true;
@@ -563,6 +623,7 @@ struct SequenceReader::Impl {
         rec.seq.clear();
       }
       bases_done += streamed + rec.seq.size();
+      finish_letters(streamed + rec.seq.size());
       return true;
     }
     // FASTQ: sequence lines up to '+', then quality of the same length.
@@ -591,6 +652,7 @@ struct SequenceReader::Impl {
       data_error("quality length " + std::to_string(rec.qual.size()) + " differs from sequence length " +
                      std::to_string(rec.seq.size()) + (peek() < 0 ? " (truncated record?)" : ""),
                  line);
+    finish_letters(rec.seq.size());
     return true;
   }
 };
@@ -841,5 +903,25 @@ std::vector<SequenceRecord> read_all_sequences(const std::string& path) {
   while (reader.next(rec)) out.push_back(std::move(rec));
   return out;
 }
+
+std::vector<SequenceRecord> read_all_nucleotide_sequences(const std::string& path, ForeignLetters& foreign) {
+  SequenceReader reader(path);
+  reader.check_nucleotide_letters();
+  std::vector<SequenceRecord> out;
+  SequenceRecord rec;
+  while (reader.next(rec)) out.push_back(std::move(rec));
+  foreign = reader.foreign_letters();
+  return out;
+}
+
+std::string ForeignLetters::describe() const {
+  if (count == 0) return "";
+  return std::to_string(count) + " character" + (count == 1 ? "" : "s") + " that no nucleotide code has (the first '" +
+         std::string(1, first) + "' in record " + std::to_string(first_record) + ", line " +
+         std::to_string(first_line) + ") read as N";
+}
+
+void SequenceReader::check_nucleotide_letters(bool on) { impl_->check_letters = on; }
+const ForeignLetters& SequenceReader::foreign_letters() const { return impl_->foreign; }
 
 }  // namespace bloomseq

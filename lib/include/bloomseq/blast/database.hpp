@@ -15,6 +15,7 @@
 
 #include "bloomseq/backend/stage1a.hpp"
 #include "bloomseq/blast/subject_bases.hpp"
+#include "bloomseq/io/sequence_reader.hpp"
 #include "bloomseq/encode/dna.hpp"
 
 namespace bloomseq {
@@ -158,6 +159,9 @@ class DatabaseReader {
   bool next_batch(DbBatch& batch, uint64_t max_bases,
                   const std::function<void(const char*, uint64_t)>& progress = nullptr);
   bool is_twobit() const;
+  // Characters of a FASTA database that no nucleotide code has, read as N (the first pass checks every record and
+  // refuses a protein one: SequenceReader::check_nucleotide_letters); none for .2bit or a database a plan describes.
+  const ForeignLetters& foreign_letters() const { return foreign_; }
   // About `bases` bases in `pieces` pieces spread evenly over the whole database, each a record of `out` (cut at
   // record ends), read apart from the batches; false (nothing read) unless the database is a .2bit file, the one
   // kind read at any place. For --auto-tune's check: the first batch alone holds what the database starts with.
@@ -192,6 +196,7 @@ class DatabaseReader {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   DbTotals totals_;
+  ForeignLetters foreign_;
 };
 
 }  // namespace bloomseq

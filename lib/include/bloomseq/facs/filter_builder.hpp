@@ -9,6 +9,7 @@
 
 #include "bloomseq/facs/params.hpp"
 #include "bloomseq/io/filter_file.hpp"
+#include "bloomseq/io/sequence_reader.hpp"
 
 namespace bloomseq {
 
@@ -40,9 +41,11 @@ FilterEntry build_filter(const std::vector<std::string_view>& seqs, const BuildP
 // (registers per thread, merged: the same estimate as estimate_distinct_wmers), pass 2 inserts; both split the
 // records into 1-Mbase slices over `threads` threads (0 = all cores). The bits equal build_filter's with
 // KmerCount::hyperloglog on the same sequences, whatever the thread count. Peak memory: the filter plus a batch.
-// `path` must be readable twice (not "-").
+// `path` must be readable twice (not "-"). The first pass refuses a protein record; `foreign`, if given, gets the
+// characters that no nucleotide code has (SequenceReader::check_nucleotide_letters).
 FilterEntry build_filter_from_file(const std::string& path, const BuildParams& p, const std::string& name,
-                                   int threads, const BuildProgress& progress = nullptr);
+                                   int threads, const BuildProgress& progress = nullptr,
+                                   ForeignLetters* foreign = nullptr);
 
 // MemAvailable from /proc/meminfo in bytes, 0 if unknown.
 uint64_t available_memory_bytes();

@@ -22,6 +22,16 @@ struct SequenceRecord {
 
 class SequenceChunk;
 
+// Characters of the records read that are no nucleotide code (IUPAC A C G T U R Y K M S W B D H V N, either case).
+struct ForeignLetters {
+  uint64_t count = 0;    // such characters
+  uint64_t records = 0;  // records holding any
+  uint64_t first_record = 0, first_line = 0;  // 1-based: where the first one is
+  char first = 0;
+  // "N characters that are no nucleotide code (first 'X' in record R, line L) were read as N", or "" for none.
+  std::string describe() const;
+};
+
 class SequenceReader {
  public:
   // Opens `path` ("-" = stdin). Throws NoInputError if it cannot be opened (missing, a directory, unreadable).
@@ -70,6 +80,13 @@ class SequenceReader {
   // A plain file read through its mapping: all its bytes (for record_starts.hpp); empty for streamed input.
   std::string_view mapped_text() const;
 
+  // Checks that sequences are DNA or RNA (on from the next record; callers that read references and queries turn it
+  // on, the read paths of facs classify do not). A record in which at least a tenth of its (10 or more) characters
+  // are letters of protein only (E F I J L O P Q Z) is refused as a protein sequence (DataError naming record and
+  // line); other characters that are no nucleotide code (those letters in fewer numbers, X, '-', '*', '.') are
+  // counted in foreign_letters() and read as N by the encoders (blastn drops them instead, with a warning).
+  void check_nucleotide_letters(bool on = true);
+  const ForeignLetters& foreign_letters() const;
   const std::string& path() const { return path_; }
   uint64_t records_read() const { return records_; }
   bool is_fastq() const;  // meaningful after the first record
@@ -104,5 +121,7 @@ class SequenceChunk {
 
 // Reads a whole file (convenience for queries and references, which fit in memory).
 std::vector<SequenceRecord> read_all_sequences(const std::string& path);
+// The same with check_nucleotide_letters on: a protein record is refused, other foreign characters reported.
+std::vector<SequenceRecord> read_all_nucleotide_sequences(const std::string& path, ForeignLetters& foreign);
 
 }  // namespace bloomseq
