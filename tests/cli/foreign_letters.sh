@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Characters that no nucleotide code has (X, '-', '*', '.', a stray protein letter) in a query, a database or a
 # reference: read as N, with one warning line that names the file, the count and where the first one is; the
-# output equals that of the same input with N in their place. (A protein record is refused: bad_inputs.sh.)
+# output equals that of the same input with N in their place. (A protein record is refused: bad_inputs.sh.) And a
+# record without sequence: one warning, as blastn gives.
 # Usage: foreign_letters.sh BIN_DIR SRC_DIR
 set -euo pipefail
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
@@ -43,4 +44,12 @@ warned "facs reference, streamed" err.txt "$tmp/q_foreign.fa"
 "$bin/facs" classify "$src/data/lambda_reads_1.fq" foreign.bf 2> /dev/null | cut -f2- > got
 "$bin/facs" classify "$src/data/lambda_reads_1.fq" n.bf 2> /dev/null | cut -f2- > want
 check "facs: calls as with N (reads called to it)" "cmp -s want got && awk 'NR == 2 && \$2 > 0 { ok = 1 } END { exit !ok }' got"
+# A record without sequence (a header alone), as blastn warns "contains no data": one warning, the same output.
+{ echo ">empty"; cat "$tmp/q_n.fa"; } > q_empty.fa
+"$bin/blast-bloom" --no-progress q_empty.fa "$l" > got 2> err.txt
+"$bin/blast-bloom" --no-progress "$tmp/q_n.fa" "$l" > want 2> /dev/null
+check "empty query record: one warning naming it" "[[ \$(grep -c . err.txt) -eq 1 ]] && grep -q \"q_empty.fa: 1 record without sequence (the first: record 1 'empty')\" err.txt"
+check "empty query record: output as without it" "cmp -s want got"
+"$bin/blast-bloom" --no-progress "$l" q_empty.fa > got 2> err.txt
+check "empty database record: one warning naming it" "[[ \$(grep -c . err.txt) -eq 1 ]] && grep -q 'q_empty.fa: 1 record without sequence (the first: record 1)' err.txt"
 [[ $fails -eq 0 ]]

@@ -43,6 +43,13 @@ struct DatabaseReader::Impl {
   }
 };
 
+uint64_t DatabaseReader::empty_records(uint64_t& first) const {
+  uint64_t n = 0;
+  for (size_t i = impl_->lengths.size(); i-- > 0;)
+    if (impl_->lengths[i] == 0) ++n, first = i + 1;
+  return n;
+}
+
 DatabaseReader::DatabaseReader(const std::string& path, const std::function<void(uint64_t)>& counted)
     : impl_(new Impl) {
   impl_->path = path;

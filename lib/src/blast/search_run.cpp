@@ -269,6 +269,12 @@ QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fin
   ForeignLetters foreign;
   const auto recs = read_all_nucleotide_sequences(path, foreign);
   warn_foreign_letters(log, path, foreign);
+  size_t empty = 0, first_empty = 0;
+  for (size_t i = recs.size(); i-- > 0;)
+    if (recs[i].seq.empty()) ++empty, first_empty = i;
+  if (log && empty)
+    std::fprintf(log, "%s: warning: %s: %zu record%s without sequence (the first: record %zu '%s'), which nothing can hit\n",
+                 kProgram, path.c_str(), empty, empty == 1 ? "" : "s", first_empty + 1, recs[first_empty].name.c_str());
   if (recs.empty()) throw DataError(path + ": no sequences in the query");
   for (const auto& rec : recs) {
     queries.add(rec.name, rec.seq);
@@ -574,6 +580,13 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   const double counting_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_count).count();
   if (db.foreign_letters().count) progress.finish();
   warn_foreign_letters(log, o.db, db.foreign_letters());
+  uint64_t first_empty = 0;
+  if (const uint64_t empty = db.empty_records(first_empty); log && empty) {
+    progress.finish();
+    std::fprintf(log, "%s: warning: %s: %llu record%s without sequence (the first: record %llu), which nothing can hit\n",
+                 kProgram, o.db.c_str(), (unsigned long long)empty, empty == 1 ? "" : "s",
+                 (unsigned long long)first_empty);
+  }
   // HSPs as blastn finds them: seeds and extensions read blastn's bases where the database has ambiguity codes.
   db.blastn_subject_bases(o.stage == "hsp");
 

@@ -162,6 +162,9 @@ class DatabaseReader {
   // Characters of a FASTA database that no nucleotide code has, read as N (the first pass checks every record and
   // refuses a protein one: SequenceReader::check_nucleotide_letters); none for .2bit or a database a plan describes.
   const ForeignLetters& foreign_letters() const { return foreign_; }
+  // Records without sequence (a header alone), which no search can hit; `first` gets the first one's number
+  // (1-based). blastn warns about them ("Subject sequence contains no data").
+  uint64_t empty_records(uint64_t& first) const;
   // About `bases` bases in `pieces` pieces spread evenly over the whole database, each a record of `out` (cut at
   // record ends), read apart from the batches; false (nothing read) unless the database is a .2bit file, the one
   // kind read at any place. For --auto-tune's check: the first batch alone holds what the database starts with.
