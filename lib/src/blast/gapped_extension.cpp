@@ -429,6 +429,8 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
                                 [&](const Box& b) { return (b.score & ~int64_t(1)) < p.cutoff; }),
                  prelim.end());
   std::stable_sort(prelim.begin(), prelim.end(), score_order);
+  if (stats)
+    for (const Box& b : prelim) stats->best_preliminary_score = std::max(stats->best_preliminary_score, b.score);
 
   // Final pass with traceback.
   std::vector<Final> traced(prelim.size());

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <queue>
 
@@ -148,6 +149,14 @@ void merge_parts(const std::string& output, const std::vector<std::string>& path
       throw DataError(paths[0] + ": unknown output columns in its identity");
     }
   }
+  // -max_target_seqs (" max_target_seqs=N" in the identity; absent from parts of older versions: all): each
+  // shard kept its best N subjects per query; of those, the best N overall. (A shard chose its candidates for the
+  // traceback among its own subjects, so a subject that the single run would not have traced is possible here, if
+  // rare: docs/blast-bloom.md.)
+  uint64_t max_subjects = 0;
+  if (const size_t at = h0.identity.find(" max_target_seqs="); at != std::string::npos)
+    max_subjects = std::strtoull(h0.identity.c_str() + at + 17, nullptr, 10);
+  uint64_t last_query = UINT64_MAX, last_subject = UINT64_MAX, subjects = 0;
   // Ties between parts cannot happen (a subject and a query are in one part each); the part's grid position
   // breaks them anyway, so that the output never depends on the argument order.
   const auto cell = [&](size_t i) { return uint64_t(parts[i].header.db.index) * 65537 + parts[i].header.query.index; };
@@ -163,8 +172,12 @@ void merge_parts(const std::string& output, const std::vector<std::string>& path
     const size_t i = heap.top();
     heap.pop();
     Part& p = parts[i];
-    buf.append(p.line, p.tabular_at, std::string::npos);
-    buf += '\n';
+    if (p.key.query != last_query) last_query = p.key.query, last_subject = UINT64_MAX, subjects = 0;
+    if (p.key.subject != last_subject) last_subject = p.key.subject, ++subjects;
+    if (max_subjects == 0 || subjects <= max_subjects) {
+      buf.append(p.line, p.tabular_at, std::string::npos);
+      buf += '\n';
+    }
     if (buf.size() > (1 << 20)) {
       out.write(buf);
       buf.clear();

@@ -297,6 +297,8 @@ void BlastSearch::search_batches(const std::function<bool(DbBatch&)>& next) {
     all.seconds_stage2 += s.seconds_stage2 / T;
     all.seconds_stage3 += s.seconds_stage3 / T;
     lane_.hsps.insert(lane_.hsps.end(), l.hsps.begin(), l.hsps.end());
+    lane_.preliminary_ranks.insert(lane_.preliminary_ranks.end(), l.preliminary_ranks.begin(),
+                                   l.preliminary_ranks.end());
   }
   all.membership_tests = all.db_wmers * filters_.count();
   all.batches_in_parallel = true;
@@ -371,6 +373,7 @@ void BlastSearch::restart() {
   subject_lengths_.clear();
   subject_base_ = 0;
   lane_.hsps.clear();
+  lane_.preliminary_ranks.clear();
   lane_.diagonals.clear();
   lane_.triggers.clear();
   spill_.reset();
@@ -825,6 +828,18 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
       if (e) std::rethrow_exception(e);
   }
   parallel_for(small.size(), T, [&](size_t i) { extend_group(small[i], 1); });
+  if (params_.max_target_seqs > 0)
+    for (size_t k = 0; k < groups; ++k) {
+      const int64_t best = extension_stats[k].best_preliminary_score;
+      if (best < 0) continue;
+      const Trigger& first = all[starts[k]];
+      const uint32_t g = first.strand_index;
+      // As Blast_HSPListGetEvalues: with the 2/-n tables an odd score counts as the even one below.
+      const int64_t e_score = gapped_.round_down ? (best & ~int64_t(1)) : best;
+      lane.preliminary_ranks.push_back(SubjectRank{g / 2, first_record + first.subject,
+                                                   evalue_of(strand_evalue_params_[g], e_score, strand_search_space_[g]),
+                                                   best});
+    }
   for (const GappedExtensionStats& e : extension_stats) {
     lane.stats.gapped_extensions += e.preliminary + e.final;
     lane.stats.gapped_extensions_wasted += e.preliminary_wasted + e.final_wasted;
@@ -835,9 +850,50 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
   lane.stats.seconds_stage3 += seconds_since(t0);
 }
 
+namespace {
+// s_EvalueCompareHSPLists: by best E-value, then best score, then the later subject first.
+bool ranks_before(double e1, int64_t s1, uint32_t subject1, double e2, int64_t s2, uint32_t subject2) {
+  if (const int c = compare_evalues(e1, e2)) return c < 0;
+  if (s1 != s2) return s1 > s2;
+  return subject1 > subject2;
+}
+}  // namespace
+
 std::vector<Hsp> BlastSearch::finish() {
   // Subjects of each query ranked by their best E-value (then best score), as BLAST reports them.
   std::vector<Hsp> out = lane_.hsps;
+  const uint64_t max_subjects = params_.max_target_seqs;
+  if (max_subjects > 0 && params_.gapped) {
+    // Before its traceback blastn keeps each query's best min(2N, N + 50) subjects (at least 10), ranked by their
+    // preliminary alignments (GetPrelimHitlistSize, Blast_HitListUpdate: the best under a total order, whatever
+    // the order they came in). A subject's rank is its strands' best: E-value, then score.
+    std::vector<SubjectRank> ranks = lane_.preliminary_ranks;
+    std::sort(ranks.begin(), ranks.end(), [](const SubjectRank& a, const SubjectRank& b) {
+      if (a.query != b.query || a.subject != b.subject) return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
+      return ranks_before(a.evalue, a.score, a.subject, b.evalue, b.score, b.subject);
+    });
+    ranks.erase(std::unique(ranks.begin(), ranks.end(),
+                            [](const SubjectRank& a, const SubjectRank& b) {
+                              return a.query == b.query && a.subject == b.subject;
+                            }),
+                ranks.end());
+    std::stable_sort(ranks.begin(), ranks.end(), [](const SubjectRank& a, const SubjectRank& b) {
+      if (a.query != b.query) return a.query < b.query;
+      return ranks_before(a.evalue, a.score, a.subject, b.evalue, b.score, b.subject);
+    });
+    const uint64_t keep = std::min(std::max<uint64_t>(2 * max_subjects, 10), max_subjects + 50);
+    std::vector<std::pair<uint32_t, uint32_t>> kept;  // (query, subject)
+    for (size_t i = 0, n = 0; i < ranks.size(); ++i) {
+      n = (i > 0 && ranks[i].query == ranks[i - 1].query) ? n + 1 : 0;
+      if (n < keep) kept.emplace_back(ranks[i].query, ranks[i].subject);
+    }
+    std::sort(kept.begin(), kept.end());
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const Hsp& h) {
+                               return !std::binary_search(kept.begin(), kept.end(), std::make_pair(h.query, h.subject));
+                             }),
+              out.end());
+  }
   std::sort(out.begin(), out.end(), [](const Hsp& a, const Hsp& b) {
     return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
   });
@@ -879,6 +935,17 @@ std::vector<Hsp> BlastSearch::finish() {
     return std::make_tuple(a.s_start, b.s_end, a_qs, b_qe, a.strand) <
            std::make_tuple(b.s_start, a.s_end, b_qs, a_qe, b.strand);
   });
+  if (max_subjects > 0) {  // then the best N by the final alignments (s_BlastPruneExtraHits)
+    std::vector<Hsp> kept;
+    uint64_t subjects = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const bool new_query = i == 0 || out[i].query != out[i - 1].query;
+      if (new_query) subjects = 0;
+      if (new_query || out[i].subject != out[i - 1].subject) ++subjects;
+      if (subjects <= max_subjects) kept.push_back(out[i]);
+    }
+    out.swap(kept);
+  }
   lane_.stats.hsps = out.size();
   return out;
 }

@@ -91,7 +91,7 @@ void write_search_plan(const std::string& path, const SearchPlan& plan) {
   j.value("gapopen", p.gap_open).value("gapextend", p.gap_extend).value("greedy", p.greedy);
   j.value("xdrop", hex_double(p.xdrop_bits)).value("xdrop_gap", hex_double(p.xdrop_gap_bits));
   j.value("xdrop_gap_final", hex_double(p.xdrop_final_bits)).value("gap_trigger", hex_double(p.gap_trigger_bits));
-  j.value("evalue", hex_double(p.evalue)).value("dust", p.dust);
+  j.value("evalue", hex_double(p.evalue)).value("dust", p.dust).value("max_target_seqs", p.max_target_seqs);
   j.value("query_records", plan.query_records).value("query_bases", plan.query_bases);
   j.value("query_hash", hex64(plan.query_hash));
   j.value("db_records", plan.db_records).value("db_bases", plan.db_bases).value("db_hash", hex64(plan.db_hash));
@@ -202,6 +202,8 @@ SearchPlan read_search_plan(const std::string& path) {
     p.xdrop_final_bits = real("xdrop_gap_final");
     p.gap_trigger_bits = real("gap_trigger");
     p.evalue = real("evalue");
+    // Plans made before the option have none: every subject, as those versions printed.
+    p.max_target_seqs = kv.count("max_target_seqs") ? unsigned_("max_target_seqs") : 0;
     p.validate();
   } catch (const UsageError& e) {
     throw DataError(path + ": plan with invalid parameters: " + e.what());

@@ -86,6 +86,7 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("gapped", p.gapped)
       .value("dust", p.dust)
       .value("evalue", p.evalue)
+      .value("max_target_seqs", p.max_target_seqs)
       .value("chunk_bases", p.chunk_bases)
       .end_object();
   j.value("backend", backend).value("simd", s.layout() == Stage1aLayout::bitsliced ? bitsliced_isa() : "none");
@@ -299,7 +300,8 @@ std::string shard_identity(const SearchRequest& o, const BlastParams& p, const Q
        " xdrop=" + hex_double(p.xdrop_bits) + " evalue=" + hex_double(p.evalue) +
        " gapped=" + std::to_string(p.gapped) + " dust=" + std::to_string(p.dust) + " gapopen=" + std::to_string(p.gap_open) +
        " gapextend=" + std::to_string(p.gap_extend) + " greedy=" + std::to_string(p.greedy) + " xdrop_gap=" + hex_double(p.xdrop_gap_bits) +
-       " xdrop_gap_final=" + hex_double(p.xdrop_final_bits) + " gap_trigger=" + hex_double(p.gap_trigger_bits);
+       " xdrop_gap_final=" + hex_double(p.xdrop_final_bits) + " gap_trigger=" + hex_double(p.gap_trigger_bits) +
+       " max_target_seqs=" + std::to_string(p.max_target_seqs);
   char h[24];
   std::snprintf(h, sizeof h, "%016llx", (unsigned long long)query_hash);
   s += " query=" + std::to_string(queries.size()) + ":" + std::to_string(query_bases) + ":" + h;

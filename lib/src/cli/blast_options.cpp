@@ -115,6 +115,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("xdrop-gap-final", "final gapped X-drop in bits (blastn -xdrop_gap_final)",
        cxxopts::value<double>()->default_value("100"))
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
+      ("max-target-seqs", "subjects reported per query, the best ones, chosen as blastn -max_target_seqs "
+                          "chooses them (0: all)", cxxopts::value<uint64_t>()->default_value("500"))
       ("ungapped", "report ungapped HSPs (blastn -ungapped -sum_stats false) instead of gapped alignments")
       ("dust", "yes (default, as blastn): no seeds in low-complexity query stretches (symmetric DUST, level 20, "
                "window 64, linker 1; extensions still cross them); no: seeds everywhere (blastn -dust no)",
@@ -197,6 +199,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.penalty = r["penalty"].as<int>();
   p.xdrop_bits = r["xdrop"].as<double>();
   p.evalue = r["evalue"].as<double>();
+  p.max_target_seqs = r["max-target-seqs"].as<uint64_t>();
   p.gapped = r.count("ungapped") == 0;
   {
     const std::string d = r["dust"].as<std::string>();
@@ -311,7 +314,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
     for (const char* opt : {"task", "word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
-                            "xdrop-gap-final", "evalue", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
+                            "xdrop-gap-final", "evalue", "max-target-seqs", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "tune-check", "batch"})
       if (r.count(opt))

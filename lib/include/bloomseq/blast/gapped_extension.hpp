@@ -51,6 +51,9 @@ struct GappedExtensionStats {
   uint64_t final = 0, final_wasted = 0;
   uint64_t final_joined = 0;  // final alignments that took an earlier one's end and path (AlignmentJoins)
   uint64_t postponed = 0;     // candidates not computed ahead beside a long alignment (in_order_speculation.hpp)
+  // The best score of the preliminary alignments kept for the traceback (-1: none): what blastn ranks the subject by
+  // when it keeps the best subjects of a query before the traceback (max_target_seqs).
+  int64_t best_preliminary_score = -1;
 };
 
 // `triggers` in any order. Results ordered best first (BLAST's score order). With several threads both passes

@@ -36,6 +36,10 @@ struct BlastParams {
   double xdrop_bits = 20.0;  // ungapped X-drop in bits (blastn -xdrop_ungap); 0: the ungapped cut-off score, as
                              // BLAST takes it when none is set (megablast's default)
   double evalue = 10.0;
+  // blastn -max_target_seqs: the subjects reported per query, the best ones (0: all). blastn keeps a query's best
+  // min(2N, N + 50) subjects by their preliminary alignments before the traceback (N without gaps), then the best
+  // N by the final ones; so does BlastSearch::finish.
+  uint64_t max_target_seqs = 0;
   // Gapped extension (blastn -task blastn): ungapped HSPs that reach the gap trigger are extended with gaps
   // (gapped_extension.hpp). Off: the ungapped HSPs themselves are reported (blastn -ungapped -sum_stats false).
   bool gapped = false;

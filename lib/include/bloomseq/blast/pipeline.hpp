@@ -172,6 +172,13 @@ class BlastSearch {
   void extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
                               const std::vector<const uint8_t*>& true_subjects, const std::vector<bool>& true_iupac,
                               const std::vector<uint64_t>& lengths, Lane& lane);
+  // A query strand's preliminary alignments against one subject, by their best: what blastn ranks subjects by
+  // before its traceback (max_target_seqs).
+  struct SubjectRank {
+    uint32_t query = 0, subject = 0;  // subject: the global record index
+    double evalue = 0;
+    int64_t score = 0;
+  };
   struct Trigger {
     uint32_t subject = 0;  // within the batch
     uint32_t strand_index = 0;  // 2 * query + strand
@@ -185,6 +192,7 @@ class BlastSearch {
     std::vector<Hsp> hsps;
     std::vector<std::unique_ptr<DiagonalTable>> diagonals;  // per query strand, kept across batches
     std::vector<std::vector<Trigger>> triggers;  // per stage-2 thread, for the current batch (or windowed record)
+    std::vector<SubjectRank> preliminary_ranks;  // with max_target_seqs: each (query, subject) group's best
   };
 
   QuerySet queries_;
