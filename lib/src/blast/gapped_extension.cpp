@@ -288,6 +288,11 @@ bool reevaluate(Final& f, const uint8_t* q, int64_t QL, const uint8_t* s, int64_
   return true;
 }
 
+// Blast_HSPTest's identity criterion (-perc_identity).
+bool identity_ok(const GappedHsp& h, double percent_identity) {
+  return !(double(h.identities) * 100.0 < double(h.align_length) * percent_identity);
+}
+
 // Blast_HSPListPurgeHSPsWithCommonEndpoints without purging, as blastn's traceback runs it: of alignments sharing a
 // start, the best stays and each other one reaching further in the query is cut to begin where the best ends;
 // then, of those left, alike for a common end (cut to end where the best begins). The others sharing an endpoint
@@ -323,7 +328,8 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
   cut.insert(cut.end(), std::make_move_iterator(cut_at_start.rbegin()), std::make_move_iterator(cut_at_start.rend()));
   if (!p.greedy) {
     for (Final& f : cut)
-      if (reevaluate(f, q, QL, s, SL, p.scoring, p.cutoff)) finals.push_back(std::move(f));
+      if (reevaluate(f, q, QL, s, SL, p.scoring, p.cutoff) && identity_ok(f.hsp, p.percent_identity))
+        finals.push_back(std::move(f));
     return;
   }
   // Megablast rescores every alignment: the greedy score does not see ambiguity codes.
@@ -337,7 +343,8 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
   }
   std::vector<Final> rescored;
   for (Final& f : finals)
-    if (reevaluate(f, q, QL, s, SL, g, p.cutoff, factor)) rescored.push_back(std::move(f));
+    if (reevaluate(f, q, QL, s, SL, g, p.cutoff, factor) && identity_ok(f.hsp, p.percent_identity))
+      rescored.push_back(std::move(f));
   finals.swap(rescored);
 }
 
@@ -446,6 +453,8 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
                              : trace_final(q, QL, s_true, SL, prelim[i], p, &joins, q_iupac, s_true_iupac);
       },
       [&](size_t i) {
+        // Blast_HSPTest after the traceback (megablast's greedy ones are tested once rescored, below).
+        if (!p.greedy && !identity_ok(traced[i].hsp, p.percent_identity)) return;
         done.add(traced[i].box);
         finals.push_back(traced[i]);
       },

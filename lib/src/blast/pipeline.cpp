@@ -75,6 +75,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     g.gap_extend = params_.gap_extend;
     gapped_params_.round_down = gapped_.round_down;
     gapped_params_.greedy = params_.greedy;
+    gapped_params_.percent_identity = params_.percent_identity;
     // BlastExtensionParametersNew: truncated, the final X-drop at least the preliminary one.
     const double ln2 = 0.69314718055994530941723212145818;
     gapped_params_.xdrop_gap = int(params_.xdrop_gap_bits * ln2 / gapped_.params.lambda);
@@ -857,43 +858,40 @@ bool ranks_before(double e1, int64_t s1, uint32_t subject1, double e2, int64_t s
   if (s1 != s2) return s1 > s2;
   return subject1 > subject2;
 }
+
+// Keeps the HSPs of each query's best `keep` subjects, ranked by their best entry in `ranks` (any number per
+// subject): what Blast_HitListUpdate keeps, the best under a total order whatever the order they come in.
+void keep_best_subjects(std::vector<Hsp>& out, std::vector<BlastSearch::SubjectRank> ranks, uint64_t keep) {
+  using Rank = BlastSearch::SubjectRank;
+  const auto before = [](const Rank& a, const Rank& b) {
+    return ranks_before(a.evalue, a.score, a.subject, b.evalue, b.score, b.subject);
+  };
+  std::sort(ranks.begin(), ranks.end(), [&](const Rank& a, const Rank& b) {
+    if (a.query != b.query || a.subject != b.subject) return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
+    return before(a, b);
+  });
+  ranks.erase(std::unique(ranks.begin(), ranks.end(),
+                          [](const Rank& a, const Rank& b) { return a.query == b.query && a.subject == b.subject; }),
+              ranks.end());
+  std::stable_sort(ranks.begin(), ranks.end(), [&](const Rank& a, const Rank& b) {
+    return a.query != b.query ? a.query < b.query : before(a, b);
+  });
+  std::vector<std::pair<uint32_t, uint32_t>> kept;  // (query, subject)
+  for (size_t i = 0, n = 0; i < ranks.size(); ++i) {
+    n = (i > 0 && ranks[i].query == ranks[i - 1].query) ? n + 1 : 0;
+    if (n < keep) kept.emplace_back(ranks[i].query, ranks[i].subject);
+  }
+  std::sort(kept.begin(), kept.end());
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Hsp& h) {
+                             return !std::binary_search(kept.begin(), kept.end(), std::make_pair(h.query, h.subject));
+                           }),
+            out.end());
+}
 }  // namespace
 
-std::vector<Hsp> BlastSearch::finish() {
+void BlastSearch::order_for_report(std::vector<Hsp>& out) const {
   // Subjects of each query ranked by their best E-value (then best score), as BLAST reports them.
-  std::vector<Hsp> out = lane_.hsps;
-  const uint64_t max_subjects = params_.max_target_seqs;
-  if (max_subjects > 0 && params_.gapped) {
-    // Before its traceback blastn keeps each query's best min(2N, N + 50) subjects (at least 10), ranked by their
-    // preliminary alignments (GetPrelimHitlistSize, Blast_HitListUpdate: the best under a total order, whatever
-    // the order they came in). A subject's rank is its strands' best: E-value, then score.
-    std::vector<SubjectRank> ranks = lane_.preliminary_ranks;
-    std::sort(ranks.begin(), ranks.end(), [](const SubjectRank& a, const SubjectRank& b) {
-      if (a.query != b.query || a.subject != b.subject) return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
-      return ranks_before(a.evalue, a.score, a.subject, b.evalue, b.score, b.subject);
-    });
-    ranks.erase(std::unique(ranks.begin(), ranks.end(),
-                            [](const SubjectRank& a, const SubjectRank& b) {
-                              return a.query == b.query && a.subject == b.subject;
-                            }),
-                ranks.end());
-    std::stable_sort(ranks.begin(), ranks.end(), [](const SubjectRank& a, const SubjectRank& b) {
-      if (a.query != b.query) return a.query < b.query;
-      return ranks_before(a.evalue, a.score, a.subject, b.evalue, b.score, b.subject);
-    });
-    const uint64_t keep = std::min(std::max<uint64_t>(2 * max_subjects, 10), max_subjects + 50);
-    std::vector<std::pair<uint32_t, uint32_t>> kept;  // (query, subject)
-    for (size_t i = 0, n = 0; i < ranks.size(); ++i) {
-      n = (i > 0 && ranks[i].query == ranks[i - 1].query) ? n + 1 : 0;
-      if (n < keep) kept.emplace_back(ranks[i].query, ranks[i].subject);
-    }
-    std::sort(kept.begin(), kept.end());
-    out.erase(std::remove_if(out.begin(), out.end(),
-                             [&](const Hsp& h) {
-                               return !std::binary_search(kept.begin(), kept.end(), std::make_pair(h.query, h.subject));
-                             }),
-              out.end());
-  }
   std::sort(out.begin(), out.end(), [](const Hsp& a, const Hsp& b) {
     return std::tie(a.query, a.subject) < std::tie(b.query, b.subject);
   });
@@ -935,6 +933,50 @@ std::vector<Hsp> BlastSearch::finish() {
     return std::make_tuple(a.s_start, b.s_end, a_qs, b_qe, a.strand) <
            std::make_tuple(b.s_start, a.s_end, b_qs, a_qe, b.strand);
   });
+}
+
+std::vector<Hsp> BlastSearch::finish() {
+  std::vector<Hsp> out = lane_.hsps;
+  const uint64_t max_subjects = params_.max_target_seqs;
+  if (max_subjects > 0 && params_.gapped) {
+    // Before its traceback blastn keeps each query's best min(2N, N + 50) subjects (at least 10;
+    // GetPrelimHitlistSize) ranked by their preliminary alignments: a subject's best strand, by E-value then score.
+    keep_best_subjects(out, lane_.preliminary_ranks,
+                       std::min(std::max<uint64_t>(2 * max_subjects, 10), max_subjects + 50));
+  }
+  if (!params_.gapped && params_.percent_identity > 0) {
+    // Without gaps blastn drops the HSPs below -perc_identity before it ranks the subjects (measured: a subject
+    // whose HSPs all fall below leaves its place to the next one).
+    const double pct = params_.percent_identity;
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const Hsp& h) { return double(h.identities) * 100.0 < double(h.align_length) * pct; }),
+              out.end());
+  }
+  order_for_report(out);
+  if (params_.max_hsps > 0 || params_.qcov_hsp_perc > 0) {
+    // s_FilterBlastResults: each query-subject pair's best max_hsps, then those covering less of the query than
+    // qcov_hsp_perc dropped (Blast_HSPGetQueryCoverage: 100 x aligned query bases / query length, plus 0.5 below 99).
+    std::vector<Hsp> kept;
+    uint64_t index = 0;
+    bool dropped_by_coverage = false;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const Hsp& h = out[i];
+      index = (i > 0 && h.query == out[i - 1].query && h.subject == out[i - 1].subject) ? index + 1 : 0;
+      if (params_.max_hsps > 0 && index >= params_.max_hsps) continue;
+      if (params_.qcov_hsp_perc > 0) {
+        const uint64_t q_len = queries_.codes[h.query].size();
+        double pct = q_len ? 100.0 * double(h.q_end - h.q_start) / double(q_len) : 0.0;
+        if (q_len && pct < 99) pct += 0.5;
+        if (pct < params_.qcov_hsp_perc) {
+          dropped_by_coverage = true;
+          continue;
+        }
+      }
+      kept.push_back(h);
+    }
+    out.swap(kept);
+    if (dropped_by_coverage) order_for_report(out);  // a subject's best may be gone: ranked again, as blastn does
+  }
   if (max_subjects > 0) {  // then the best N by the final alignments (s_BlastPruneExtraHits)
     std::vector<Hsp> kept;
     uint64_t subjects = 0;

@@ -117,6 +117,12 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
       ("max-target-seqs", "subjects reported per query, the best ones, chosen as blastn -max_target_seqs "
                           "chooses them (0: all)", cxxopts::value<uint64_t>()->default_value("500"))
+      ("max-hsps", "alignments reported per query-subject pair, the best ones (blastn -max_hsps; 0: all)",
+       cxxopts::value<uint64_t>()->default_value("0"))
+      ("perc-identity", "drop alignments below this percent identity (blastn -perc_identity)",
+       cxxopts::value<double>()->default_value("0"))
+      ("qcov-hsp-perc", "drop alignments covering less of the query, in percent (blastn -qcov_hsp_perc)",
+       cxxopts::value<double>()->default_value("0"))
       ("ungapped", "report ungapped HSPs (blastn -ungapped -sum_stats false) instead of gapped alignments")
       ("dust", "yes (default, as blastn): no seeds in low-complexity query stretches (symmetric DUST, level 20, "
                "window 64, linker 1; extensions still cross them); no: seeds everywhere (blastn -dust no)",
@@ -200,6 +206,13 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.xdrop_bits = r["xdrop"].as<double>();
   p.evalue = r["evalue"].as<double>();
   p.max_target_seqs = r["max-target-seqs"].as<uint64_t>();
+  p.max_hsps = r["max-hsps"].as<uint64_t>();
+  p.percent_identity = r["perc-identity"].as<double>();
+  p.qcov_hsp_perc = r["qcov-hsp-perc"].as<double>();
+  if (!(p.percent_identity >= 0 && p.percent_identity <= 100))
+    throw UsageError("--perc-identity: " + std::to_string(p.percent_identity) + " (expected 0..100)");
+  if (!(p.qcov_hsp_perc >= 0 && p.qcov_hsp_perc <= 100))
+    throw UsageError("--qcov-hsp-perc: " + std::to_string(p.qcov_hsp_perc) + " (expected 0..100)");
   p.gapped = r.count("ungapped") == 0;
   {
     const std::string d = r["dust"].as<std::string>();
@@ -314,7 +327,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
     for (const char* opt : {"task", "word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
-                            "xdrop-gap-final", "evalue", "max-target-seqs", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
+                            "xdrop-gap-final", "evalue", "max-target-seqs", "max-hsps", "perc-identity",
+                            "qcov-hsp-perc", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "tune-check", "batch"})
       if (r.count(opt))

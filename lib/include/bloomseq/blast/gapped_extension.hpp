@@ -42,6 +42,10 @@ struct GappedExtensionParams {
   // every final alignment is rescored with BLAST's matrix (its greedy score ignores ambiguity codes), and the
   // containment tests use megablast's 6 diagonals instead of 50.
   bool greedy = false;
+  // blastn -perc_identity (0: off): a final alignment with identities * 100 < columns * percent_identity is
+  // dropped where blastn's traceback drops it (Blast_HSPTest): right after it is traced (before it can contain
+  // later ones), and among the rescored ones after the common-endpoint cuts.
+  double percent_identity = 0;
 };
 
 // How many extensions ran, and how many of them on several threads were found covered by an earlier result

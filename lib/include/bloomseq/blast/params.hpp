@@ -40,6 +40,14 @@ struct BlastParams {
   // min(2N, N + 50) subjects by their preliminary alignments before the traceback (N without gaps), then the best
   // N by the final ones; so does BlastSearch::finish.
   uint64_t max_target_seqs = 0;
+  // blastn -perc_identity: alignments with fewer identities are dropped; in a gapped search right after their
+  // traceback, so that one dropped does not hide the ones it contains (0: off).
+  double percent_identity = 0;
+  // blastn -max_hsps: a query-subject pair's best N alignments (0: all); then -qcov_hsp_perc: those covering less
+  // of the query, in percent as blastn rounds it, dropped (0: off). As s_FilterBlastResults, before the subjects
+  // are ranked and cut to max_target_seqs.
+  uint64_t max_hsps = 0;
+  double qcov_hsp_perc = 0;
   // Gapped extension (blastn -task blastn): ungapped HSPs that reach the gap trigger are extended with gaps
   // (gapped_extension.hpp). Off: the ungapped HSPs themselves are reported (blastn -ungapped -sum_stats false).
   bool gapped = false;

@@ -132,9 +132,18 @@ class BlastSearch {
   // Hands the filters to the stage-1a backend (a bit-sliced matrix, device uploads); the first search() does it
   // when not done before.
   void prepare_stage1a();
+  // A query strand's preliminary alignments against one subject, by their best: what blastn ranks subjects by
+  // before its traceback (max_target_seqs).
+  struct SubjectRank {
+    uint32_t query = 0, subject = 0;  // subject: the global record index
+    double evalue = 0;
+    int64_t score = 0;
+  };
   // All HSPs with E <= cutoff, in BLAST's report order: queries in input order, subjects by best E-value,
   // HSPs by score.
   std::vector<Hsp> finish();
+  // Sorts HSPs into that order.
+  void order_for_report(std::vector<Hsp>& hsps) const;
 
   TabularHit tabular(const Hsp& h) const;
   const BlastStats& stats() const { return lane_.stats; }
@@ -172,13 +181,6 @@ class BlastSearch {
   void extend_gapped_triggers(uint32_t first_record, const std::vector<const uint8_t*>& subjects,
                               const std::vector<const uint8_t*>& true_subjects, const std::vector<bool>& true_iupac,
                               const std::vector<uint64_t>& lengths, Lane& lane);
-  // A query strand's preliminary alignments against one subject, by their best: what blastn ranks subjects by
-  // before its traceback (max_target_seqs).
-  struct SubjectRank {
-    uint32_t query = 0, subject = 0;  // subject: the global record index
-    double evalue = 0;
-    int64_t score = 0;
-  };
   struct Trigger {
     uint32_t subject = 0;  // within the batch
     uint32_t strand_index = 0;  // 2 * query + strand

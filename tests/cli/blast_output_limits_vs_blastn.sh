@@ -4,8 +4,11 @@
 # final ones. Before, blast-bloom printed every subject: 700 against blastn's 500 below. Against live blastn:
 # 700 subjects (default and other N, gapped and ungapped), a subject whose preliminary alignments are short but
 # whose final one bridges them (blastn does not trace it when N is small: the first step), megablast against
-# 2,000 reads, two queries, and sharded runs merged. Skipped (77) when blastn is not installed.
-# Usage: blast_max_target_seqs_vs_blastn.sh BIN_DIR SRC_DIR
+# 2,000 reads, two queries, and sharded runs merged. Then blastn's other limits: -perc_identity (in a gapped search
+# applied right after each traceback, before the alignment can hide those it contains; without gaps before the
+# subjects are ranked), -max_hsps and -qcov_hsp_perc (after the traceback, before the subjects are ranked and cut).
+# Skipped (77) when blastn is not installed.
+# Usage: blast_output_limits_vs_blastn.sh BIN_DIR SRC_DIR
 set -euo pipefail
 command -v blastn >/dev/null 2>&1 || { echo "blastn not installed: skipped"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
@@ -76,4 +79,24 @@ for i in 1 2 3; do
 done
 "$bin/blast-bloom" merge -o merged.tsv part1 part2 part3
 check "3 database shards merged: the single run (500 subjects)" "cmp -s single.tsv merged.tsv && [[ \$(subjects merged.tsv) -eq 500 ]]"
+e="$src/data/ecoli_536_200k.fa"
+cmp_blastn "E. coli 200k self, perc_identity 90" 100 "$e" "$e" -task blastn -perc_identity 90 -- --perc-identity 90
+cmp_blastn "E. coli 200k self, perc_identity 75" 200 "$e" "$e" -task blastn -perc_identity 75 -- --perc-identity 75
+cmp_blastn "E. coli 200k self, ungapped, perc_identity 90" 100 "$e" "$e" -task blastn -ungapped -sum_stats false \
+  -perc_identity 90 -- --ungapped --perc-identity 90
+cmp_blastn "E. coli 200k self, megablast, perc_identity 85" 10 "$e" "$e" -task megablast -perc_identity 85 -- \
+  --task megablast --perc-identity 85
+for pid in 98 99; do
+  cmp_blastn "700 subjects, perc_identity $pid, 50" 3 "$tmp/q600.fa" "$tmp/db700.fa" -task blastn -perc_identity "$pid" \
+    -max_target_seqs 50 -- --perc-identity "$pid" --max-target-seqs 50
+  cmp_blastn "700 subjects, ungapped, perc_identity $pid, 50" 6 "$tmp/q600.fa" "$tmp/db700.fa" -task blastn -ungapped \
+    -sum_stats false -perc_identity "$pid" -max_target_seqs 50 -- --ungapped --perc-identity "$pid" --max-target-seqs 50
+done
+cmp_blastn "E. coli 200k self, max_hsps 3" 3 "$e" "$e" -task blastn -max_hsps 3 -- --max-hsps 3
+cmp_blastn "700 subjects, max_hsps 1" 500 "$tmp/q600.fa" "$tmp/db700.fa" -task blastn -max_hsps 1 -- --max-hsps 1
+cmp_blastn "E. coli 200k self, qcov_hsp_perc 0.1" 100 "$e" "$e" -task blastn -qcov_hsp_perc 0.1 -- --qcov-hsp-perc 0.1
+cmp_blastn "700 subjects, qcov_hsp_perc 99, 20" 20 "$tmp/q600.fa" "$tmp/db700.fa" -task blastn -qcov_hsp_perc 99 \
+  -max_target_seqs 20 -- --qcov-hsp-perc 99 --max-target-seqs 20
+cmp_blastn "2,000 reads, qcov_hsp_perc 0.2, max_hsps 2" 500 "$src/data/lambda_virus.fa" "$tmp/reads.fa" -task blastn \
+  -qcov_hsp_perc 0.2 -max_hsps 2 -- --qcov-hsp-perc 0.2 --max-hsps 2
 [[ $fails -eq 0 ]]
