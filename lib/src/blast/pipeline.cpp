@@ -116,7 +116,9 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     presence_ = WordPresence(partial ? scoped : queries_.codes, params_.w);
   if (dust) dust->join();
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
-  for (size_t i = 0; i < queries_.size(); ++i) concatenated_.add(queries_.scored_strand(2 * i), queries_.scored_strand(2 * i + 1));
+  for (size_t i = 0; i < queries_.size(); ++i)
+    concatenated_.add(queries_.scored_strand(2 * i), queries_.scored_strand(2 * i + 1), (params_.strands & 1) != 0,
+                      (params_.strands & 2) != 0);
   for (size_t i = 0; i < queries_.size(); ++i) {
     // Each strand's letters as blastn counts them (BLASTNA), the minus strand's the complements of the plus one's.
     uint64_t counts[kBlastnaLetters] = {}, minus[kBlastnaLetters] = {};
@@ -197,6 +199,11 @@ void BlastSearch::mask_low_complexity() {
 }
 
 void BlastSearch::drop_masked_seeds(std::vector<Seed>& seeds) const {
+  // --strand: blastn's lookup table holds the words of the strands searched only.
+  if (params_.strands != 3)
+    seeds.erase(std::remove_if(seeds.begin(), seeds.end(),
+                               [&](const Seed& x) { return ((params_.strands >> x.strand) & 1) == 0; }),
+                seeds.end());
   if (seed_allowed_.empty()) return;
   seeds.erase(std::remove_if(seeds.begin(), seeds.end(),
                              [&](const Seed& x) {
@@ -420,7 +427,7 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
       seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, found, true_hits, false_hits, &presence_);
     else
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, found, true_hits, false_hits);
-    drop_masked_seeds(found);  // --dust: as if blastn's lookup table never held them
+    drop_masked_seeds(found);  // --dust, --strand: as if blastn's lookup table never held them
     seeds[i] = std::move(found);
     tp[i] = std::move(true_hits);
     fp[i] = std::move(false_hits);

@@ -153,9 +153,11 @@ ExtensionCutoffs extension_cutoffs(const KarlinParams& kp, uint64_t query_length
   return c;
 }
 
-void ConcatenatedQuery::add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus) {
+void ConcatenatedQuery::add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus, bool with_plus,
+                            bool with_minus) {
   for (const std::vector<uint8_t>* strand : {&plus, &minus}) {
     offset.push_back(codes.size());
+    if (!(strand == &plus ? with_plus : with_minus)) continue;
     for (uint8_t c : *strand) codes.push_back(blastna_of_code(c));
     codes.push_back(kSentinel);
   }

@@ -117,6 +117,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
       ("max-target-seqs", "subjects reported per query, the best ones, chosen as blastn -max_target_seqs "
                           "chooses them (0: all)", cxxopts::value<uint64_t>()->default_value("500"))
+      ("strand", "query strands searched: both, plus or minus (blastn -strand)",
+       cxxopts::value<std::string>()->default_value("both"))
       ("max-hsps", "alignments reported per query-subject pair, the best ones (blastn -max_hsps; 0: all)",
        cxxopts::value<uint64_t>()->default_value("0"))
       ("perc-identity", "drop alignments below this percent identity (blastn -perc_identity)",
@@ -207,6 +209,12 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   p.evalue = r["evalue"].as<double>();
   p.max_target_seqs = r["max-target-seqs"].as<uint64_t>();
   p.max_hsps = r["max-hsps"].as<uint64_t>();
+  {
+    const std::string st = r["strand"].as<std::string>();
+    if (st != "both" && st != "plus" && st != "minus")
+      throw UsageError("--strand: '" + st + "' (expected both, plus or minus)");
+    p.strands = st == "both" ? 3 : st == "plus" ? 1 : 2;
+  }
   p.percent_identity = r["perc-identity"].as<double>();
   p.qcov_hsp_perc = r["qcov-hsp-perc"].as<double>();
   if (!(p.percent_identity >= 0 && p.percent_identity <= 100))
@@ -327,7 +335,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
     for (const char* opt : {"task", "word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
-                            "xdrop-gap-final", "evalue", "max-target-seqs", "max-hsps", "perc-identity",
+                            "xdrop-gap-final", "evalue", "max-target-seqs", "max-hsps", "perc-identity", "strand",
                             "qcov-hsp-perc", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "tune-check", "batch"})

@@ -48,6 +48,8 @@ struct BlastParams {
   // are ranked and cut to max_target_seqs.
   uint64_t max_hsps = 0;
   double qcov_hsp_perc = 0;
+  // blastn -strand: the query strands searched (bit 0 plus, bit 1 minus; 3 both).
+  int strands = 3;
   // Gapped extension (blastn -task blastn): ungapped HSPs that reach the gap trigger are extended with gaps
   // (gapped_extension.hpp). Off: the ungapped HSPs themselves are reported (blastn -ungapped -sum_stats false).
   bool gapped = false;

@@ -58,7 +58,9 @@ struct ConcatenatedQuery {
   static constexpr uint8_t kSentinel = 15;  // between strands
   std::vector<uint8_t> codes;    // ends with a sentinel; blastn's query length excludes it
   std::vector<uint64_t> offset;  // per query strand g = 2 * record + (minus ? 1 : 0)
-  void add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus);
+  // A strand not searched (blastn -strand) is left out, as blastn leaves its context empty.
+  void add(const std::vector<uint8_t>& plus, const std::vector<uint8_t>& minus, bool with_plus = true,
+           bool with_minus = true);
 };
 
 // The cutoffs blastn applies while extending (BlastInitialWordParametersUpdate / BlastHitSavingParametersUpdate):
