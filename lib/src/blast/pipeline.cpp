@@ -29,6 +29,13 @@ void QuerySet::add(const std::string& name, const std::string& seq) {
                     " bases; query records are limited to 2^31 - 1 bases");
   names.push_back(name);
   codes.push_back(encode_codes(seq));
+  std::vector<std::pair<uint64_t, uint64_t>> lower;
+  for (uint64_t i = 0; i < seq.size(); ++i) {
+    if (seq[i] < 'a' || seq[i] > 'z') continue;
+    if (!lower.empty() && lower.back().second + 1 == i) ++lower.back().second;
+    else lower.emplace_back(i, i);
+  }
+  lowercase.push_back(std::move(lower));
   std::vector<uint8_t> rc(codes.back().rbegin(), codes.back().rend());
   for (auto& c : rc) c = complement_code(c);
   rc_codes.push_back(std::move(rc));
@@ -86,9 +93,10 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   // DUST runs record by record on the search's threads; with fewer records than threads (a genome as query) it
   // runs beside the filters' build instead, which it does not touch.
   std::unique_ptr<RunBeside> dust;
-  if (params_.dust && queries_.size() < size_t(params_.threads))
+  const bool masking = params_.dust || params_.lcase_masking;
+  if (masking && queries_.size() < size_t(params_.threads))
     dust = std::make_unique<RunBeside>([this] { mask_low_complexity(); });
-  else if (params_.dust)
+  else if (masking)
     mask_low_complexity();
   // With a probe word the filters and the index hold the probe words (see BlastParams::probe_word).
   BlastParams filter_params = params_;
@@ -180,7 +188,17 @@ void BlastSearch::mask_low_complexity() {
     const auto chunks = params_.gapped ? blastn_query_chunks(letters.size(), chunk)
                                        : std::vector<std::pair<uint64_t, uint64_t>>{{0, letters.size()}};
     chunks_of[r] = chunks.size();  // reported whether or not the record has masks
-    const MaskIntervals masks = dust_intervals(letters.data(), letters.size());
+    MaskIntervals masks = params_.dust ? dust_intervals(letters.data(), letters.size()) : MaskIntervals{};
+    if (params_.lcase_masking && r < queries_.lowercase.size() && !queries_.lowercase[r].empty()) {
+      // blastn adds the lower-case runs to DUST's masks (one set of locations, overlaps merged).
+      masks.insert(masks.end(), queries_.lowercase[r].begin(), queries_.lowercase[r].end());
+      std::sort(masks.begin(), masks.end());
+      MaskIntervals merged;
+      for (const auto& m : masks)
+        if (!merged.empty() && m.first <= merged.back().second + 1) merged.back().second = std::max(merged.back().second, m.second);
+        else merged.push_back(m);
+      masks.swap(merged);
+    }
     if (masks.empty() || letters.size() < w) return;
     seed_allowed_[r] = seeds_allowed_in_chunks(letters.size(), masks, params_.w, chunks);
   });

@@ -78,6 +78,10 @@ QuerySet query_prefix(const QuerySet& q, uint64_t bases) {
     p.codes.emplace_back(q.codes[i].begin(), q.codes[i].begin() + long(take));
     p.rc_codes.emplace_back(q.rc_codes[i].end() - long(take), q.rc_codes[i].end());
     p.true_codes.emplace_back(), p.true_rc_codes.emplace_back();
+    p.lowercase.emplace_back();
+    if (i < q.lowercase.size())
+      for (const auto& run : q.lowercase[i])
+        if (run.first < take) p.lowercase.back().emplace_back(run.first, std::min<uint64_t>(run.second, take - 1));
     if (q.has_iupac(i)) {
       p.true_codes.back().assign(q.true_codes[i].begin(), q.true_codes[i].begin() + long(take));
       p.true_rc_codes.back().assign(q.true_rc_codes[i].end() - long(take), q.true_rc_codes[i].end());

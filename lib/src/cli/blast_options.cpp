@@ -129,6 +129,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("dust", "yes (default, as blastn): no seeds in low-complexity query stretches (symmetric DUST, level 20, "
                "window 64, linker 1; extensions still cross them); no: seeds everywhere (blastn -dust no)",
        cxxopts::value<std::string>()->default_value("yes"))
+      ("lcase-masking", "no seeds in the query's lower-case letters (blastn -lcase_masking; soft-masked genomes)")
       ("stage", "what to print: 1a (Bloom hits), 1b (exact seeds) or hsp", cxxopts::value<std::string>()->default_value("hsp"))
       ("every-wmer", "for --stage hsp, test every database w-mer in stage 1a (default for w >= 20: 16-mer probes "
                      "at every (w-15)-th position, which find the same seeds)")
@@ -227,6 +228,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     if (d != "yes" && d != "no") throw UsageError("--dust: '" + d + "' (expected yes or no)");
     p.dust = d == "yes";
   }
+  p.lcase_masking = r.count("lcase-masking") > 0;
   p.gap_open = r["gapopen"].as<int>();
   p.gap_extend = r["gapextend"].as<int>();
   p.xdrop_gap_bits = r["xdrop-gap"].as<double>();
@@ -335,7 +337,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
     for (const char* opt : {"task", "word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
-                            "xdrop-gap-final", "evalue", "max-target-seqs", "max-hsps", "perc-identity", "strand",
+                            "xdrop-gap-final", "evalue", "max-target-seqs", "max-hsps", "perc-identity", "strand", "lcase-masking",
                             "qcov-hsp-perc", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "tune-check", "batch"})

@@ -34,6 +34,8 @@ struct QuerySet {
   // other than N (codes and rc_codes serve), else its codes with each such code as 16 + the bases it allows
   // (nucleotide_score.hpp), and their reverse complement. Such codes never seed (codes holds kInvalidBase there).
   std::vector<std::vector<uint8_t>> true_codes, true_rc_codes;
+  // The runs of lower-case letters of each record, [first, last] (for --lcase-masking; empty when none).
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lowercase;
   void add(const std::string& name, const std::string& seq);
   size_t size() const { return names.size(); }
   bool has_iupac(size_t record) const { return !true_codes[record].empty(); }
