@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # --lcase-masking against blastn -lcase_masking: the query's lower-case runs (a soft-masked genome) give no seeds,
-# merged with DUST's stretches when DUST is on; extensions still cross them. Two soft-masked queries against
-# upper-case subjects, gapped with and without DUST, ungapped and megablast. (blastn -subject also masks the
-# subject's lower case; blast-bloom masks the query only: docs/blast-bloom.md.) Skipped (77) without blastn.
+# merged with DUST's stretches when DUST is on; extensions still cross them. blastn -subject masks a FASTA
+# subject's lower case too (seeding only): soft-masked queries and subjects, gapped with and without DUST, ungapped,
+# megablast, and a subject record searched in windows (--batch below its length). Skipped (77) without blastn.
 # Usage: blast_lcase_masking_vs_blastn.sh BIN_DIR SRC_DIR
 set -euo pipefail
 command -v blastn >/dev/null 2>&1 || { echo "blastn not installed: skipped"; exit 77; }
@@ -41,4 +41,17 @@ blastn -task blastn -query "$tmp/e_soft.fa" -subject "$e" -outfmt 6 > want
 "$bin/blast-bloom" --no-header --no-progress "$tmp/e_soft.fa" "$e" > got
 same_as_blastn "soft-masked E. coli 200k vs itself, case ignored" 150 want got
 check "the masks change the output" "! cmp -s got <(\"$bin/blast-bloom\" --no-header --no-progress --lcase-masking \"$tmp/e_soft.fa\" \"$e\")"
+# Soft-masked subjects.
+compare_with_blastn "E. coli 200k vs its soft-masked copy" "$e" "$tmp/e_soft.fa" "$tmp/e_soft.fa" 150 no -lcase_masking \
+  -- --lcase-masking
+compare_with_blastn "E. coli 200k vs its soft-masked copy, ungapped" "$e" "$tmp/e_soft.fa" "$tmp/e_soft.fa" 150 no \
+  -lcase_masking -ungapped -sum_stats false -- --lcase-masking --ungapped
+compare_with_blastn "E. coli 200k vs its soft-masked copy, in windows" "$e" "$tmp/e_soft.fa" "$tmp/e_soft.fa" 150 no \
+  -lcase_masking -- --lcase-masking --batch 20000
+compare_with_blastn "soft-masked against soft-masked" "$tmp/e_soft.fa" "$tmp/e_soft.fa" "$tmp/e_soft.fa" 150 no \
+  -lcase_masking -- --lcase-masking
+tr 'ACGT' 'acgt' < "$l" | sed 's/^>.*/>lambda_lower/' > lam_lower.fa
+blastn -task blastn -lcase_masking -query "$tmp/lam_soft.fa" -subject lam_lower.fa -outfmt 6 > want
+"$bin/blast-bloom" --no-header --no-progress --lcase-masking "$tmp/lam_soft.fa" lam_lower.fa > got
+check "an all lower-case subject: no seeds, no lines (as blastn)" "[[ ! -s want && ! -s got ]]"
 [[ $fails -eq 0 ]]

@@ -16,8 +16,17 @@ void DbBatch::clear() {
   packed.clear();
   invalid_runs.clear();
   ambiguous.clear();
+  lowercase.clear();
   resolver_.reset();
   window = Window();
+}
+
+void add_lowercase_runs(const char* s, size_t n, uint64_t at, std::vector<std::pair<uint64_t, uint64_t>>& runs) {
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] < 'a' || s[i] > 'z') continue;
+    if (!runs.empty() && runs.back().second == at + i) ++runs.back().second;
+    else runs.emplace_back(at + i, at + i + 1);
+  }
 }
 
 void DbBatch::add_record(const std::string& name, const std::string& seq,
@@ -49,6 +58,7 @@ void DbBatch::append_text(const char* s, size_t n) {
   if (resolver_) encode_subject_text(s, n, out, *resolver_, at, ambiguous);
   else
     for (size_t i = 0; i < n; ++i) out[i] = base_code(s[i]);
+  if (lowercase_wanted) add_lowercase_runs(s, n, at, lowercase);
   lengths.back() += n;
 }
 

@@ -19,6 +19,7 @@ struct DatabaseReader::Impl {
   bool twobit = false;
   bool keep_packed = false;  // DbBatch::packed for .2bit batches
   bool blastn_bases = false;  // DbBatch::blastn_bases
+  bool lowercase = false;     // DbBatch::lowercase_wanted
   std::unique_ptr<TwoBitReader> tb;
   size_t tb_next = 0;
   std::unique_ptr<SequenceReader> reader;
@@ -199,6 +200,7 @@ bool DatabaseReader::is_twobit() const { return impl_->twobit; }
 void DatabaseReader::keep_packed(bool on) { impl_->keep_packed = on; }
 
 void DatabaseReader::blastn_subject_bases(bool on) { impl_->blastn_bases = on; }
+void DatabaseReader::keep_lowercase(bool on) { impl_->lowercase = on; }
 
 bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
 
@@ -266,7 +268,7 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
   SequenceRecord rec;
   auto start = [&] {
     windows.reset(new RecordWindows(rec.name, uint32_t(r), impl_->next_pos, length, max_bases, impl_->window_margin,
-                                    impl_->on_window, impl_->blastn_bases));
+                                    impl_->on_window, impl_->blastn_bases, impl_->lowercase));
   };
   if (impl_->twobit) {
     // Decoded a slice at a time straight from the file's mapping.
@@ -311,6 +313,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                                 const std::function<void(const char*, uint64_t)>& progress) {
   batch.clear();
   batch.blastn_bases = impl_->blastn_bases;
+  batch.lowercase_wanted = impl_->lowercase;
   if (impl_->reader) {  // the reader counts all bases it parsed; the batch's start from there
     const uint64_t before = impl_->next_pos - impl_->next_record;  // bases of the earlier batches
     if (progress) impl_->reader->on_bases([&progress, before](uint64_t b) { progress("reading", b - before); });

@@ -446,6 +446,20 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     else
       verify_hits(h, batch.codes.data(), batch.first_pos, w, filters_, locate, found, true_hits, false_hits);
     drop_masked_seeds(found);  // --dust, --strand: as if blastn's lookup table never held them
+    if (!batch.lowercase.empty()) {
+      // --lcase-masking: blastn -subject scans a FASTA subject's unmasked ranges only, so a seed's subject word
+      // lies outside its lower-case runs.
+      const auto& runs = batch.lowercase;
+      found.erase(std::remove_if(found.begin(), found.end(),
+                                 [&](const Seed& x) {
+                                   const uint64_t at = batch.local_starts[x.subject - batch.first_record] + x.s_pos;
+                                   const auto it = std::upper_bound(
+                                       runs.begin(), runs.end(), at,
+                                       [](uint64_t v, const std::pair<uint64_t, uint64_t>& r) { return v < r.second; });
+                                   return it != runs.end() && it->first < at + uint64_t(w);
+                                 }),
+                  found.end());
+    }
     seeds[i] = std::move(found);
     tp[i] = std::move(true_hits);
     fp[i] = std::move(false_hits);

@@ -13,7 +13,7 @@ uint64_t round_up_64(uint64_t x) { return std::max<uint64_t>(64, (x + 63) / 64 *
 
 RecordWindows::RecordWindows(const std::string& name, uint32_t record, uint64_t record_stream, uint64_t length,
                              uint64_t step, uint64_t margin, std::function<void(const DbBatch&)> on_window,
-                             bool blastn_bases)
+                             bool blastn_bases, bool lowercase)
     : on_window_(std::move(on_window)),
       length_(length),
       step_(round_up_64(step)),
@@ -29,6 +29,7 @@ RecordWindows::RecordWindows(const std::string& name, uint32_t record, uint64_t 
   window_end_ = std::min(length, step_ + margin_);
   win_.codes.reserve(size_t(std::min(length, step_ + 2 * margin_) + 1));
   win_.blastn_bases = blastn_bases;
+  win_.lowercase_wanted = lowercase;
   if (blastn_bases) resolver_.emplace(length);
 }
 
@@ -37,6 +38,7 @@ void RecordWindows::append_text(const char* s, size_t n) {
     if (resolver_) encode_subject_text(from, k, out, *resolver_, received_, ambiguous_);
     else
       for (size_t i = 0; i < k; ++i) out[i] = base_code(from[i]);
+    if (win_.lowercase_wanted) add_lowercase_runs(from, k, received_, lowercase_);
   });
 }
 
@@ -79,6 +81,16 @@ void RecordWindows::hand_on() {
       if (r.begin >= end) break;
       win_.ambiguous.push_back(
           AmbiguousRun{std::max(r.begin, w.offset) - w.offset, std::min(r.end, end) - w.offset, r.code});
+    }
+  }
+  if (win_.lowercase_wanted) {  // likewise the lower-case runs
+    const uint64_t end = w.offset + win_.lengths[0];
+    lowercase_.erase(lowercase_.begin(), std::find_if(lowercase_.begin(), lowercase_.end(),
+                                                      [&](const std::pair<uint64_t, uint64_t>& r) { return r.second > w.offset; }));
+    win_.lowercase.clear();
+    for (const auto& r : lowercase_) {
+      if (r.first >= end) break;
+      win_.lowercase.emplace_back(std::max(r.first, w.offset) - w.offset, std::min(r.second, end) - w.offset);
     }
   }
   on_window_(win_);

@@ -623,6 +623,10 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   // --auto-tune's on-line check (tune_trial.hpp): the plan against the defaults on a sample of the first batch.
   // Not for stage 1a output (its hits depend on the sub-queries) nor for plans and shards (decided once).
   TuneTrial trial;
+  db.keep_lowercase(p.lcase_masking);  // --lcase-masking: the subjects' lower case too, as blastn -subject
+  if (p.lcase_masking && db.is_twobit() && log)
+    std::fprintf(log, "%s: warning: %s: --lcase-masking masks the query only here: a .2bit database's soft-masked "
+                 "blocks are not read as masks (its FASTA is)\n", kProgram, o.db.c_str());
   DbBatch first_batch;
   if (o.auto_tune && o.tune_trial && o.plan.empty() && !o.make_plan && !o.sharded && o.stage != "1a") {
     SearchRequest plain = o;

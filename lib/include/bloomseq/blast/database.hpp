@@ -42,6 +42,10 @@ struct UninitializedAllocator : std::allocator<T> {
   }
 };
 
+// Appends the runs of lower-case letters of s[0, n), which starts at position `at`, to `runs` ([begin, end), joined
+// to the last run where they touch).
+void add_lowercase_runs(const char* s, size_t n, uint64_t at, std::vector<std::pair<uint64_t, uint64_t>>& runs);
+
 struct DbBatch {
   std::vector<std::string> names;       // record names (first word of the header)
   std::vector<uint64_t> lengths;        // bases per record
@@ -63,6 +67,10 @@ struct DbBatch {
   // those positions (sorted runs, positions in `codes`) with their true codes.
   bool blastn_bases = false;
   std::vector<AmbiguousRun> ambiguous;
+  // With lowercase_wanted (set by the reader, as blastn_bases): the runs of lower-case letters of FASTA records,
+  // [begin, end) positions in `codes`, sorted. --lcase-masking: blastn -subject masks them too, for seeding only.
+  bool lowercase_wanted = false;
+  std::vector<std::pair<uint64_t, uint64_t>> lowercase;
 
   // A window of one record longer than a batch (window.on): the batch holds that record alone, its codes are the
   // record's bases [offset, offset + lengths[0]) (then kInvalidBase) and first_pos is the stream coordinate of base
@@ -175,6 +183,8 @@ class DatabaseReader {
   // Whether the batches read each ambiguity code as the base blastn puts there (DbBatch::blastn_bases), as a search
   // for HSPs does; off by default (seeds never span an ambiguity code). The tuning sample (sample_spread) never does.
   void blastn_subject_bases(bool on);
+  // Whether FASTA batches record their lower-case runs (DbBatch::lowercase); off by default.
+  void keep_lowercase(bool on);
   // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
   bool parses_again() const;
   // Every record's length, in file order, and a hash of every record's name and length (read with the totals):

@@ -19,7 +19,8 @@ class RecordWindows {
   // `blastn_bases`: ambiguity codes become blastn's bases (DbBatch::blastn_bases), each window's `ambiguous` says
   // where they are.
   RecordWindows(const std::string& name, uint32_t record, uint64_t record_stream, uint64_t length, uint64_t step,
-                uint64_t margin, std::function<void(const DbBatch&)> on_window, bool blastn_bases = false);
+                uint64_t margin, std::function<void(const DbBatch&)> on_window, bool blastn_bases = false,
+                bool lowercase = false);
   // The record's text, any case; N/IUPAC become kInvalidBase (or blastn's bases).
   void append_text(const char* s, size_t n);
   // The record's codes (encode/dna.hpp), e.g. decoded from a .2bit file.
@@ -42,6 +43,7 @@ class RecordWindows {
   bool done_ = false;        // the last window was handed on
   std::optional<SubjectBaseResolver> resolver_;  // blastn_bases
   std::vector<AmbiguousRun> ambiguous_;              // with blastn_bases: the positions (record coordinates) so far
+  std::vector<std::pair<uint64_t, uint64_t>> lowercase_;  // with lowercase: the runs (record coordinates) so far
 };
 
 }  // namespace bloomseq
