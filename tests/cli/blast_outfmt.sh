@@ -12,7 +12,7 @@ fails=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
 
 cols="qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore qlen slen qcovhsp score
-      nident gaps positive ppos sstrand qacc sacc qaccver saccver"
+      nident gaps positive ppos sstrand qacc sacc qaccver saccver qcovs"
 cols=$(echo $cols)
 # Versioned accessions as plain identifiers, and a 3-kb query whose HSPs cover 33%, ~1% and <1% of it (qcovhsp's
 # rounding), against a 4-kb subject that overlaps it by 1 kb.
@@ -30,6 +30,15 @@ for pair in "${pairs[@]}"; do
     "cmp -s $tmp/want $tmp/got || { diff $tmp/want $tmp/got | head -5; false; }"
 done
 check "the pairs give alignments to compare ($total)" "[ $total -ge 20 ]"
+# qcovs: the union of a subject's alignments over the query, with many subjects and overlapping alignments.
+awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2 { print }' "$src/data/lambda_reads_1.fq" > "$tmp/reads.fa"
+for pair in "$src/data/lambda_virus.fa $tmp/reads.fa" "$src/data/ecoli_536_200k.fa $src/data/ecoli_536_200k.fa"; do
+  read -r q s <<< "$pair"
+  blastn -task blastn -dust no -query "$q" -subject "$s" -outfmt "6 qseqid sseqid qstart qend qcovs qcovhsp" 2>/dev/null > "$tmp/want"
+  "$bin/blast-bloom" --no-header --no-progress --dust no --outfmt "6 qseqid sseqid qstart qend qcovs qcovhsp" "$q" "$s" > "$tmp/got"
+  check "qcovs, $(basename "$q") vs $(basename "$s"): $(wc -l < "$tmp/want") lines as blastn" \
+    "[ \$(wc -l < $tmp/want) -ge 100 ] && cmp -s $tmp/want $tmp/got"
+done
 blastn -task blastn -dust no -query "$tmp/q.fa" -subject "$tmp/s.fa" -outfmt "6 qcovhsp" > "$tmp/cov"
 check "qcovhsp: 33, 1 and 0 among blastn's values for the lambda pair" \
   "grep -qx 33 $tmp/cov && grep -qx 1 $tmp/cov && grep -qx 0 $tmp/cov"
@@ -43,7 +52,7 @@ check "'6 std' and '6' equal the default output" "cmp -s $tmp/default $tmp/std &
 check "the header names the chosen columns" "[ \"\$(head -1 $tmp/three)\" = \"# qseqid\$(printf '\t')slen\$(printf '\t')qcovhsp\" ]"
 
 # Refused: other formats, unknown or unsupported columns, columns with --stage 1a/1b (usage error, no output).
-for bad in "7" "6 qseqid qcovs" "6 qseqid sseq" "6 nonsense" "" "10 std"; do
+for bad in "7" "6 qseqid qcovus" "6 qseqid sseq" "6 nonsense" "" "10 std"; do
   "$bin/blast-bloom" --no-progress --outfmt "$bad" -o "$tmp/bad.tsv" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" 2> "$tmp/err"
   rc=$?
   check "--outfmt '$bad' refused (exit 64, one line, no output)" \

@@ -1031,6 +1031,24 @@ std::vector<Hsp> BlastSearch::finish() {
   return out;
 }
 
+std::vector<uint64_t> BlastSearch::subject_coverage(const std::vector<Hsp>& hsps) {
+  std::vector<uint64_t> out(hsps.size(), 0);
+  for (size_t i = 0, j; i < hsps.size(); i = j) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (j = i; j < hsps.size() && hsps[j].query == hsps[i].query && hsps[j].subject == hsps[i].subject; ++j)
+      ranges.emplace_back(hsps[j].q_start, hsps[j].q_end);
+    std::sort(ranges.begin(), ranges.end());
+    uint64_t covered = 0, end = 0;
+    for (const auto& r : ranges) {
+      const uint64_t from = std::max(r.first, end);
+      if (r.second > from) covered += r.second - from;
+      end = std::max(end, r.second);
+    }
+    for (size_t k = i; k < j; ++k) out[k] = covered;
+  }
+  return out;
+}
+
 TabularHit BlastSearch::tabular(const Hsp& h) const {
   TabularHit t;
   t.query = queries_.names[h.query];

@@ -491,11 +491,14 @@ class StageOutput {
 uint64_t add_part_lines(const BlastSearch& search, const std::vector<Hsp>& hsps, const TabularFormat& format,
                         StageOutput& out) {
   PartKey key;
+  const std::vector<uint64_t> coverage = BlastSearch::subject_coverage(hsps);  // a subject is in one part
   for (size_t i = 0; i < hsps.size(); ++i) {
     const Hsp& h = hsps[i];
     if (i == 0 || h.query != hsps[i - 1].query || h.subject != hsps[i - 1].subject)
       key = PartKey{h.query, h.subject, h.evalue, h.score};
-    out.add(part_hsp_line(key, format_tabular(search.tabular(h), format)));
+    TabularHit t = search.tabular(h);
+    t.q_covered_subject = coverage[i];
+    out.add(part_hsp_line(key, format_tabular(t, format)));
   }
   return hsps.size();
 }
@@ -733,7 +736,12 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   if (o.sharded) {
     out.add(part_trailer_line(add_part_lines(search, hsps, o.format, out)));
   } else {
-    for (const Hsp& h : hsps) out.add(format_tabular(search.tabular(h), o.format) + '\n');
+    const std::vector<uint64_t> coverage = BlastSearch::subject_coverage(hsps);
+    for (size_t i = 0; i < hsps.size(); ++i) {
+      TabularHit t = search.tabular(hsps[i]);
+      t.q_covered_subject = coverage[i];
+      out.add(format_tabular(t, o.format) + '\n');
+    }
   }
   out.commit();
   if (sinks.on_hsps) sinks.on_hsps(search, hsps);

@@ -148,6 +148,9 @@ class BlastSearch {
   void order_for_report(std::vector<Hsp>& hsps) const;
 
   TabularHit tabular(const Hsp& h) const;
+  // For the qcovs column: per HSP of `hsps` (report order), the query bases that its subject's alignments cover
+  // together (the union of their query ranges).
+  static std::vector<uint64_t> subject_coverage(const std::vector<Hsp>& hsps);
   const BlastStats& stats() const { return lane_.stats; }
   const SubqueryFilters& filters() const { return filters_; }
   const QuerySet& queries() const { return queries_; }

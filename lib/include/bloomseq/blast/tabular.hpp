@@ -25,13 +25,14 @@ struct TabularHit {
   uint64_t gap_opens = 0;  // runs of gap columns
   int64_t score = 0;       // raw score
   uint64_t q_len = 0, s_len = 0;  // the query record's and the subject record's lengths
+  uint64_t q_covered_subject = 0;  // query bases covered by any alignment with this subject (qcovs)
 };
 
-// The columns blast-bloom can print (blastn's names). Per-subject columns (qcovs, qcovus) and sequence columns
-// (qseq, sseq) are not among them.
+// The columns blast-bloom can print (blastn's names). qcovus and the sequence columns (qseq, sseq) are not among
+// them.
 enum class TabularColumn {
   qseqid, qaccver, qacc, sseqid, saccver, sacc, pident, length, mismatch, gapopen, gaps, nident, positive, ppos,
-  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand
+  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs
 };
 
 struct TabularFormat {
