@@ -39,6 +39,27 @@ for pair in "$src/data/lambda_virus.fa $tmp/reads.fa" "$src/data/ecoli_536_200k.
   check "qcovs, $(basename "$q") vs $(basename "$s"): $(wc -l < "$tmp/want") lines as blastn" \
     "[ \$(wc -l < $tmp/want) -ge 100 ] && cmp -s $tmp/want $tmp/got"
 done
+# qseq and sseq: the aligned letters with '-' for gaps, a minus-strand alignment turned to the query's plus strand,
+# IUPAC codes as they are; gapped and ungapped, over reads (indels) and E. coli's repeats.
+seq=$(grep -v '>' "$src/data/lambda_virus.fa" | tr -d '\n')
+rc=$(echo "${seq:1000:60}" | rev | tr ACGT TGCA)
+{ echo ">q"; echo "${seq:1000:30}R${seq:1031:29}"; } > "$tmp/qs.fa"
+{ echo ">s"; echo "${seq:500:500}${rc:0:20}GG${rc:20}${seq:2000:500}"; } > "$tmp/ss.fa"
+cols="6 qseqid sseqid qstart qend sstart send qseq sseq"
+for pair in "$tmp/qs.fa $tmp/ss.fa" "$src/data/lambda_virus.fa $tmp/reads.fa" "$src/data/ecoli_536_200k.fa $src/data/ecoli_536_200k.fa"; do
+  read -r q s <<< "$pair"
+  for mode in gapped ungapped; do
+    bl=(); bb=()
+    [ "$mode" = ungapped ] && bl=(-ungapped -sum_stats false) && bb=(--ungapped)
+    blastn -task blastn -dust no "${bl[@]}" -query "$q" -subject "$s" -outfmt "$cols" 2>/dev/null > "$tmp/want"
+    "$bin/blast-bloom" --no-header --no-progress --dust no "${bb[@]}" --outfmt "$cols" "$q" "$s" > "$tmp/got"
+    check "qseq/sseq, $(basename "$q") vs $(basename "$s"), $mode: $(wc -l < "$tmp/want") lines as blastn" \
+      "[ \$(wc -l < $tmp/want) -ge 1 ] && cmp -s $tmp/want $tmp/got"
+  done
+done
+"$bin/blast-bloom" --no-header --no-progress --dust no --outfmt "$cols" "$tmp/qs.fa" "$tmp/ss.fa" > "$tmp/got"
+check "qseq/sseq: the designed pair is a minus-strand alignment with a gap and an R" \
+  "awk -F'\t' '\$5 > \$6 && \$7 ~ /R/ && \$7 ~ /--/' $tmp/got | grep -q ."
 blastn -task blastn -dust no -query "$tmp/q.fa" -subject "$tmp/s.fa" -outfmt "6 qcovhsp" > "$tmp/cov"
 check "qcovhsp: 33, 1 and 0 among blastn's values for the lambda pair" \
   "grep -qx 33 $tmp/cov && grep -qx 1 $tmp/cov && grep -qx 0 $tmp/cov"
@@ -52,7 +73,7 @@ check "'6 std' and '6' equal the default output" "cmp -s $tmp/default $tmp/std &
 check "the header names the chosen columns" "[ \"\$(head -1 $tmp/three)\" = \"# qseqid\$(printf '\t')slen\$(printf '\t')qcovhsp\" ]"
 
 # Refused: other formats, unknown or unsupported columns, columns with --stage 1a/1b (usage error, no output).
-for bad in "7" "6 qseqid qcovus" "6 qseqid sseq" "6 nonsense" "" "10 std"; do
+for bad in "7" "6 qseqid qcovus" "6 qseqid stitle" "6 nonsense" "" "10 std"; do
   "$bin/blast-bloom" --no-progress --outfmt "$bad" -o "$tmp/bad.tsv" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" 2> "$tmp/err"
   rc=$?
   check "--outfmt '$bad' refused (exit 64, one line, no output)" \

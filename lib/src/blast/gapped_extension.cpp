@@ -483,6 +483,7 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
     if (kept.contains(f.box)) continue;
     kept.add(f.box);
     out.push_back(f.hsp);
+    if (p.keep_ops) out.back().ops = f.ops;
   }
   return out;
 }

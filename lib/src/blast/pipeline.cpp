@@ -57,6 +57,43 @@ void QuerySet::add(const std::string& name, const std::string& seq) {
 }
 
 namespace {
+// The letter of a code as the extensions read it: 0-3 bases, kInvalidBase N, kIupacCodeBase + bits an IUPAC code.
+char letter_of_code(uint8_t c) {
+  if (c < 4) return "ACGT"[c];
+  if (c >= kIupacCodeBase) return "NACMGRSVTWYHKDBN"[(c - kIupacCodeBase) & 15];
+  return 'N';
+}
+char complement_letter(char c) {
+  switch (c) {
+    case 'A': return 'T'; case 'C': return 'G'; case 'G': return 'C'; case 'T': return 'A';
+    case 'R': return 'Y'; case 'Y': return 'R'; case 'K': return 'M'; case 'M': return 'K';
+    case 'B': return 'V'; case 'V': return 'B'; case 'D': return 'H'; case 'H': return 'D';
+    default: return c;  // N, S, W, '-'
+  }
+}
+// qseq and sseq of an alignment of q (the strand extended) against s from q_start / s_start by `ops` (all
+// substitutions when empty: an ungapped HSP of `length` columns); for a minus-strand one, turned round to show
+// the query's plus strand, as blastn does.
+void set_aligned_letters(Hsp& h, const uint8_t* q, uint64_t q_start, const uint8_t* s, uint64_t s_start,
+                         const std::vector<GapOp>& ops, uint64_t length) {
+  h.qseq.clear(), h.sseq.clear();
+  uint64_t qi = q_start, si = s_start;
+  const auto column = [&](GapOp op) {
+    h.qseq += op == GapOp::gap_in_a ? '-' : letter_of_code(q[qi++]);
+    h.sseq += op == GapOp::gap_in_b ? '-' : letter_of_code(s[si++]);
+  };
+  if (ops.empty())
+    for (uint64_t k = 0; k < length; ++k) column(GapOp::substitution);
+  else
+    for (const GapOp op : ops) column(op);
+  if (h.strand) {
+    std::reverse(h.qseq.begin(), h.qseq.end());
+    std::reverse(h.sseq.begin(), h.sseq.end());
+    for (char& c : h.qseq) c = complement_letter(c);
+    for (char& c : h.sseq) c = complement_letter(c);
+  }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -83,6 +120,7 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     gapped_params_.round_down = gapped_.round_down;
     gapped_params_.greedy = params_.greedy;
     gapped_params_.percent_identity = params_.percent_identity;
+    gapped_params_.keep_ops = params_.aligned_sequences;
     // BlastExtensionParametersNew: truncated, the final X-drop at least the preliminary one.
     const double ln2 = 0.69314718055994530941723212145818;
     gapped_params_.xdrop_gap = int(params_.xdrop_gap_bits * ln2 / gapped_.params.lambda);
@@ -721,6 +759,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       for (uint64_t k = 0; k < e.length; ++k) h.identities += (qc[e.q_start + k] == st[k]);
       h.evalue = evalue;
       h.bits = bitscore_of(strand_evalue_params_[g], e.score);
+      if (params_.aligned_sequences) set_aligned_letters(h, qc.data(), e.q_start, st, 0, {}, e.length);
       my_hsps.push_back(h);
     };
     for (size_t u; (u = next_unit.fetch_add(1)) < units.size();) {
@@ -835,6 +874,7 @@ void BlastSearch::extend_gapped_triggers(uint32_t first_record, const std::vecto
       h.gap_opens = r.gap_opens;
       h.evalue = evalue;
       h.bits = bitscore_of(strand_evalue_params_[g], r.score);
+      if (params_.aligned_sequences) set_aligned_letters(h, qc.data(), r.q_start, s_true, r.s_start, r.ops, 0);
       found[k].push_back(h);
     }
   };
@@ -1071,6 +1111,8 @@ TabularHit BlastSearch::tabular(const Hsp& h) const {
   }
   t.evalue = h.evalue;
   t.bits = h.bits;
+  t.qseq = h.qseq;
+  t.sseq = h.sseq;
   return t;
 }
 

@@ -41,7 +41,8 @@ constexpr ColumnName kColumns[] = {
     {"qend", TabularColumn::qend},         {"sstart", TabularColumn::sstart},   {"send", TabularColumn::send},
     {"evalue", TabularColumn::evalue},     {"bitscore", TabularColumn::bitscore}, {"score", TabularColumn::score},
     {"qlen", TabularColumn::qlen},         {"slen", TabularColumn::slen},       {"qcovhsp", TabularColumn::qcovhsp},
-    {"sstrand", TabularColumn::sstrand},   {"qcovs", TabularColumn::qcovs},
+    {"sstrand", TabularColumn::sstrand},   {"qcovs", TabularColumn::qcovs},     {"qseq", TabularColumn::qseq},
+    {"sseq", TabularColumn::sseq},
 };
 
 const std::vector<TabularColumn>& standard_columns() {
@@ -154,6 +155,8 @@ std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
         break;
       }
       case TabularColumn::sstrand: line += h.s_start <= h.s_end ? "plus" : "minus"; break;
+      case TabularColumn::qseq: line += h.qseq; break;
+      case TabularColumn::sseq: line += h.sseq; break;
       case TabularColumn::qcovs: {  // as qcovhsp, over the union of the subject's alignments (blastfmtutil.cpp)
         double pct = h.q_len ? 100.0 * double(h.q_covered_subject) / double(h.q_len) : 0.0;
         if (pct < 99) pct += 0.5;

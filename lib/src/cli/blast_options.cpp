@@ -57,7 +57,7 @@ The HSPs are meant to equal those of
   blastn -task megablast ...                                 (--task megablast; blastn's own default task)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
 --outfmt columns: std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident
-positive ppos qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand, e.g.
+positive ppos qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qseq sseq, e.g.
   blast-bloom --outfmt "6 qseqid sseqid pident length evalue bitscore qlen slen qcovhsp" query.fa db.fa
 Negative numbers need '=': --penalty=-3.
 Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 70 internal error, 74 I/O error.
@@ -322,6 +322,8 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   if (o.stats) o.stats_path = r["stats"].as<std::string>();
   o.header = !r.count("no-header");
   o.format = parse_outfmt(r["outfmt"].as<std::string>());
+  for (const TabularColumn c : o.format.columns)
+    if (c == TabularColumn::qseq || c == TabularColumn::sseq) o.params.aligned_sequences = true;
   if (r.count("outfmt") && o.stage != "hsp") throw UsageError("--outfmt applies to HSPs (--stage hsp) only");
   // Shards: parts of the HSP output only, with the parameters every shard derives alike from the whole inputs.
   o.sharded = r.count("db-shard") || r.count("query-shard");

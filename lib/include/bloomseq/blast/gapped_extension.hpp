@@ -29,6 +29,7 @@ struct GappedHsp {
   uint64_t identities = 0;
   uint64_t mismatches = 0;
   uint64_t gap_opens = 0;
+  std::vector<GapOp> ops;  // the alignment's columns, first to last: only with GappedExtensionParams::keep_ops
 };
 
 struct GappedExtensionParams {
@@ -46,6 +47,7 @@ struct GappedExtensionParams {
   // dropped where blastn's traceback drops it (Blast_HSPTest): right after it is traced (before it can contain
   // later ones), and among the rescored ones after the common-endpoint cuts.
   double percent_identity = 0;
+  bool keep_ops = false;  // the results carry their columns (GappedHsp::ops), for the qseq and sseq columns
 };
 
 // How many extensions ran, and how many of them on several threads were found covered by an earlier result

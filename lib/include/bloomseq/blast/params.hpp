@@ -65,6 +65,8 @@ struct BlastParams {
   bool dust = false;
   // blastn -lcase_masking: the query's lower-case letters are masked as DUST's stretches are (seeding only).
   bool lcase_masking = false;
+  // Each HSP carries its aligned letters (Hsp::qseq, sseq), for --outfmt's qseq and sseq columns.
+  bool aligned_sequences = false;
   // Stage 1a normally tests every database w-mer (the paper's scheme; what stage-1a/1b outputs report). When only
   // HSPs are wanted, a shorter probe word of probe_word bases tested at every s-th database position only, s = w -
   // probe_word + 1, finds every exact w-mer match too (each contains one such probe), s times fewer tests; stage 1b

@@ -61,6 +61,9 @@ struct Hsp {
   uint64_t gap_opens = 0;
   double evalue = 0;
   double bits = 0;
+  // The aligned letters, '-' for gaps, as blastn's qseq and sseq show them (the query's plus strand against the
+  // subject's strand that aligns to it): only with BlastParams::aligned_sequences.
+  std::string qseq, sseq;
 };
 
 struct BlastStats {

@@ -26,13 +26,13 @@ struct TabularHit {
   int64_t score = 0;       // raw score
   uint64_t q_len = 0, s_len = 0;  // the query record's and the subject record's lengths
   uint64_t q_covered_subject = 0;  // query bases covered by any alignment with this subject (qcovs)
+  std::string qseq{}, sseq{};      // the aligned letters (qseq, sseq)
 };
 
-// The columns blast-bloom can print (blastn's names). qcovus and the sequence columns (qseq, sseq) are not among
-// them.
+// The columns blast-bloom can print (blastn's names; qcovus, titles and taxonomy are not among them).
 enum class TabularColumn {
   qseqid, qaccver, qacc, sseqid, saccver, sacc, pident, length, mismatch, gapopen, gaps, nident, positive, ppos,
-  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs
+  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs, qseq, sseq
 };
 
 struct TabularFormat {
