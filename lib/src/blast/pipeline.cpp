@@ -63,14 +63,6 @@ char letter_of_code(uint8_t c) {
   if (c >= kIupacCodeBase) return "NACMGRSVTWYHKDBN"[(c - kIupacCodeBase) & 15];
   return 'N';
 }
-char complement_letter(char c) {
-  switch (c) {
-    case 'A': return 'T'; case 'C': return 'G'; case 'G': return 'C'; case 'T': return 'A';
-    case 'R': return 'Y'; case 'Y': return 'R'; case 'K': return 'M'; case 'M': return 'K';
-    case 'B': return 'V'; case 'V': return 'B'; case 'D': return 'H'; case 'H': return 'D';
-    default: return c;  // N, S, W, '-'
-  }
-}
 // qseq and sseq of an alignment of q (the strand extended) against s from q_start / s_start by `ops` (all
 // substitutions when empty: an ungapped HSP of `length` columns); for a minus-strand one, turned round to show
 // the query's plus strand, as blastn does.
@@ -86,11 +78,9 @@ void set_aligned_letters(Hsp& h, const uint8_t* q, uint64_t q_start, const uint8
     for (uint64_t k = 0; k < length; ++k) column(GapOp::substitution);
   else
     for (const GapOp op : ops) column(op);
-  if (h.strand) {
-    std::reverse(h.qseq.begin(), h.qseq.end());
-    std::reverse(h.sseq.begin(), h.sseq.end());
-    for (char& c : h.qseq) c = complement_letter(c);
-    for (char& c : h.sseq) c = complement_letter(c);
+  if (h.strand) {  // reverse_complement keeps '-' and complements IUPAC codes
+    h.qseq = reverse_complement(h.qseq);
+    h.sseq = reverse_complement(h.sseq);
   }
 }
 
