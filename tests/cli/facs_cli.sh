@@ -165,9 +165,16 @@ done
 # version 2: blocked) and an interleaved set (version 3), single reads and pairs, 1 and 3 threads
 "$facs" build-filter -q --layout classic -o classic.bf $bees "$data/lambda_virus.fa"
 "$facs" build-filter -q --layout interleaved -o inter.bf $bees "$data/lambda_virus.fa"
-check "the three versions are built" "\"$facs\" info classic.bf | grep -q '^# format_version: 1' && \
-  \"$facs\" info refs.bf | grep -q '^# format_version: 2' && \"$facs\" info inter.bf | grep -q '^# format_version: 3'"
-for bf in classic.bf refs.bf inter.bf; do
+"$facs" build-filter -q --layout interleaved --router yes -o routed.bf $bees "$data/lambda_virus.fa"
+check "the four versions are built" "\"$facs\" info classic.bf | grep -q '^# format_version: 1' && \
+  \"$facs\" info refs.bf | grep -q '^# format_version: 2' && \"$facs\" info inter.bf | grep -q '^# format_version: 3' && \
+  \"$facs\" info routed.bf | grep -q '^# format_version: 4' && \"$facs\" info routed.bf | grep -q '^# group router: '"
+expect_exit 64 "--router takes auto, yes or no" "$facs" build-filter -o never.bf --layout interleaved --router maybe \
+  "$data/lambda_virus.fa"
+expect_exit 64 "--router applies to interleaved sets" "$facs" build-filter -o never.bf --layout blocked --router yes \
+  "$data/lambda_virus.fa"
+check "... and says so" "grep -q 'router applies to interleaved sets' err.txt"
+for bf in classic.bf refs.bf inter.bf routed.bf; do
   for t in 1 3; do
     for load in copy map; do
       "$facs" classify reads.fq "$bf" -t $t --batch-bases 20000 --load $load -o single_$load.tsv --scores \

@@ -58,8 +58,9 @@ FilterSet make_set(std::mt19937_64& rng, int w, std::vector<std::string>& refs) 
 // m_bits = 0: the library's builder, which gives references of different sizes their own groups (of at most
 // 64 bins: a larger group never takes fewer bits). Otherwise one group of that m and k 4 holding every bin,
 // as a version-3 file may: with more than 512 bins its rows span several of the kernel's 64-byte chunks.
+// `router`: BuildParams::group_router for the library's builder (auto: a router above 100 references).
 FilterSet make_interleaved_set(std::mt19937_64& rng, int w, const std::vector<std::string>& refs, size_t fillers,
-                               size_t filler_len, uint64_t m_bits) {
+                               size_t filler_len, uint64_t m_bits, int router = -1) {
   std::vector<std::string> genomes;
   for (size_t i = 0; i < fillers; ++i) genomes.push_back(random_dna(rng, filler_len));
   genomes.insert(genomes.end(), refs.begin(), refs.end());
@@ -67,6 +68,7 @@ FilterSet make_interleaved_set(std::mt19937_64& rng, int w, const std::vector<st
   bp.w = w;
   bp.fpr = 0.02;  // false positives the kernel must reproduce too
   bp.interleaved = true;
+  bp.group_router = router;
   FilterSet set = make_filter_set(bp, "test");
   if (m_bits) {
     InterleavedGroup g;
@@ -189,17 +191,20 @@ TEST_CASE("facs classifier on interleaved sets: the emulated CUDA kernel equals 
     size_t fillers, filler_len;
     uint64_t m_bits;
     uint32_t groups, max_row_words;
+    int router;  // BuildParams::group_router
   };
   // 3 bins in one row word; 128 + 3 bins of two sizes in two size groups (the 128 small ones share one group of
-  // two row words); 600 + 3 bins of one m in one group whose rows are 10 words (two chunks of the kernel, the
-  // second partial).
-  const Shape shape = GENERATE(Shape{0, 0, 0, 1, 1}, Shape{128, 300, 0, 2, 2}, Shape{600, 300, 60000, 1, 10});
+  // two row words), with and without a group router (the kernel answers the bins; the host applies the router);
+  // 600 + 3 bins of one m in one group whose rows are 10 words (two chunks of the kernel, the second partial).
+  const Shape shape = GENERATE(Shape{0, 0, 0, 1, 1, -1}, Shape{128, 300, 0, 2, 2, 1}, Shape{128, 300, 0, 2, 2, 0},
+                               Shape{600, 300, 60000, 1, 10, -1});
   const int w = 21;
   std::mt19937_64 rng(uint64_t(kind) * 100 + shape.fillers);
   std::vector<std::string> refs;
   make_set(rng, w, refs);  // the references of the separate-filter test
-  const FilterSet set = make_interleaved_set(rng, w, refs, shape.fillers, shape.filler_len, shape.m_bits);
+  const FilterSet set = make_interleaved_set(rng, w, refs, shape.fillers, shape.filler_len, shape.m_bits, shape.router);
   REQUIRE(set.interleaved());
+  REQUIRE(set.routers.size() == (shape.router > 0 ? 1u : 0u));
   if (shape.groups) REQUIRE(set.groups.size() == shape.groups);
   else REQUIRE(set.groups.size() >= 2);
   uint32_t row_words = 0;

@@ -49,13 +49,15 @@ struct Panel {
 };
 
 // `n` random genomes, sizes cycling through `sizes`, built into an interleaved set (exact k-mer counts).
-Panel make_panel(size_t n, const std::vector<size_t>& sizes, uint64_t seed, double fpr = 5e-3) {
+// `router`: BuildParams::group_router (off by default here: most tests compare with separate filters of the bins).
+Panel make_panel(size_t n, const std::vector<size_t>& sizes, uint64_t seed, double fpr = 5e-3, int router = 0) {
   std::mt19937_64 rng(seed);
   Panel p;
   BuildParams bp;
   bp.w = kW;
   bp.fpr = fpr;
   bp.interleaved = true;
+  bp.group_router = router;
   std::vector<InterleavedReference> refs;
   for (size_t i = 0; i < n; ++i) {
     p.genomes.push_back(random_dna(sizes[i % sizes.size()], rng));
@@ -341,8 +343,8 @@ TEST_CASE("interleaved set: file round trip and damaged files", "[facs][interlea
   refused(bytes.substr(0, bytes.size() / 2), "truncated");
   refused(bytes.substr(0, 40), "truncated");
   std::string newer = bytes;
-  newer[8] = 4;
-  refused(newer, "version 4");
+  newer[8] = 5;
+  refused(newer, "version 5");
 }
 
 // A request to build an interleaved set with one bin per record of `fasta` (written to DIR/refs.fa) into
@@ -385,12 +387,13 @@ TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 refer
   // references x FPR stays at 0.05; an explicit --fpr is kept, and small sets keep FACS's 5e-4.
   TempDir dir;
   std::mt19937_64 rng(12);
-  auto build = [&](int records, bool given, double fpr) {
+  auto build = [&](int records, bool given, double fpr, int router) {
     std::string fa;
     for (int i = 0; i < records; ++i) fa += ">r" + std::to_string(i) + "\n" + random_dna(400, rng) + "\n";
     BuildFilterRequest b = per_record_interleaved_build(dir, fa);
     b.params.fpr = fpr;
     b.params.fpr_given = given;
+    b.params.group_router = router;
     run_build_filter(b, FacsSinks{nullptr});
     return read_filter_file(b.output);
   };
@@ -408,13 +411,22 @@ TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 refer
       CHECK(s.groups[g].k == want[g].k);
     }
   };
-  const FilterSet many = build(250, false, 5e-4);
+  const FilterSet many = build(250, false, 5e-4, 0);
   same_groups(many, planned_for(many, 0.05 / 250));
   REQUIRE(planned_for(many, 0.05 / 250)[0].m_bits > planned_for(many, 5e-4)[0].m_bits);  // the rule changed something
-  const FilterSet kept = build(250, true, 5e-4);
+  REQUIRE(many.routers.empty());
+  const FilterSet kept = build(250, true, 5e-4, -1);
   same_groups(kept, planned_for(kept, 5e-4));
-  const FilterSet few = build(100, false, 5e-4);
+  const FilterSet few = build(100, false, 5e-4, -1);
   same_groups(few, planned_for(few, 5e-4));
+  REQUIRE(few.routers.empty());  // --router auto: none up to 100 references
+  // With the group router (the default above 100 references) a random k-mer reaches a group at the router's FPR
+  // (~0.1), so the bins get 10x the FPR, at most FACS's 5e-4: 0.05 / 250 / 0.1 = 2e-3 -> 5e-4; 2,000 -> 2.5e-4.
+  const FilterSet routed = build(250, false, 5e-4, -1);
+  REQUIRE(routed.routers.size() == 1);
+  same_groups(routed, planned_for(routed, 5e-4));
+  REQUIRE(interleaved_default_fpr(2000, true) == Approx(2.5e-4));
+  REQUIRE(interleaved_default_fpr(2000, false) == Approx(2.5e-5));
 }
 
 TEST_CASE("build-filter --layout interleaved from files of mixed sizes: each bin holds its own file's k-mers",
@@ -451,4 +463,154 @@ TEST_CASE("build-filter --layout interleaved from files of mixed sizes: each bin
     }
     CHECK(missing == 0);
   }
+}
+
+TEST_CASE("group router: no false negatives, and its FPR is the one its size was chosen for",
+          "[facs][interleaved][router]") {
+  // 40,000 (key, group) pairs over 6 groups at kRouterBitsPerElement: every inserted pair is admitted, and a key
+  // never inserted is admitted to a group at about the rate of a blocked filter of 5 bits per element and k = 3
+  // (0.09-0.10 by the Poisson-averaged formula; interleaved_default_fpr counts on 0.1).
+  const uint32_t groups = 6;
+  const size_t pairs = 40000;
+  const uint64_t blocks = uint64_t(double(pairs) * kRouterBitsPerElement / 512.0) + 1;
+  std::vector<uint64_t> words(blocks * kRouterBlockWords, 0);
+  const GroupRouterView router{words.data(), blocks, groups, kRouterHashes};
+  const H3Family fam(kRouterHashes + 1, kW, group_router_seed(kDefaultH3Seed));
+  const H3ByteView hv = fam.byte_view();
+  std::mt19937_64 rng(31);
+  std::vector<std::pair<uint64_t, uint32_t>> in;
+  uint32_t h[kMaxHashes];
+  for (size_t i = 0; i < pairs; ++i) {
+    in.emplace_back(rng() & wmer_mask(kW), uint32_t(rng() % groups));
+    hv.hash_all(in.back().first, h);
+    router.insert(in.back().second, h);
+  }
+  const ConstGroupRouterView view = router;
+  for (const auto& [key, g] : in) {
+    hv.hash_all(key, h);
+    REQUIRE(((view.groups_of(h) >> g) & 1u) == 1u);
+  }
+  size_t admitted = 0, probes = 0;
+  for (size_t i = 0; i < 20000; ++i) {
+    hv.hash_all(rng() & wmer_mask(kW), h);  // a random key: almost surely not inserted
+    const uint64_t a = view.groups_of(h);
+    REQUIRE((a >> groups) == 0);  // no bits beyond the router's groups
+    admitted += size_t(__builtin_popcountll(a));
+    probes += groups;
+  }
+  const double fpr = double(admitted) / double(probes);
+  INFO("router FPR " << fpr);
+  CHECK(fpr > 0.07);
+  CHECK(fpr < 0.12);
+}
+
+TEST_CASE("interleaved set with a group router: a frame hits a bin where the router admits its group and the bin "
+          "holds it", "[facs][interleaved][router]") {
+  // A brute-force oracle of the routed definition: for every read, filter and frame, the bin's classic filter
+  // and the router's block answered from the hash functions, FACS's points from those hits (the covered bases,
+  // 0 without a quick hit). Two and more size groups, a loose FPR so that both kinds of false positive occur.
+  const Panel p = make_panel(140, {300, 600, 9000}, 21, 2e-2, 1);
+  REQUIRE(p.interleaved.routers.size() == 1);
+  REQUIRE(p.interleaved.groups.size() >= 2);
+  const GroupRouter& gr = p.interleaved.routers.front();
+  REQUIRE(gr.groups == p.interleaved.groups.size());
+  const H3Family rf(gr.k + 1, kW, group_router_seed(p.interleaved.seed));
+  std::vector<H3Family> gf;
+  std::vector<BloomVector> bins;
+  for (const InterleavedGroup& g : p.interleaved.groups) gf.emplace_back(g.k, kW, p.interleaved.seed);
+  for (const FilterEntry& f : p.interleaved.filters)
+    bins.push_back(p.interleaved.groups[size_t(f.group)].ibf.bin_vector(f.bin));
+
+  std::mt19937_64 rng(22);
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < 600; ++i)
+    reads.push_back(i % 2 ? random_dna(100, rng) : sample_read(p.genomes[rng() % p.genomes.size()], 100, 0.02, rng));
+  std::vector<std::string_view> v(reads.begin(), reads.end());
+  ClassifyParams cp;
+  cp.exact_failing_points = true;
+  cp.group_reads = 7;
+  const Classifier routed(p.interleaved, cp);
+  FilterSet plain_set = p.interleaved;  // the same bins without the router
+  plain_set.routers.clear();
+  const Classifier plain(plain_set, cp);
+  Classifier::Workspace ws1, ws2;
+  BatchScores a, b;
+  routed.classify(v.data(), v.size(), a, ws1);
+  plain.classify(v.data(), v.size(), b, ws2);
+
+  const int L = 100, F = L - kW + 1, d = routed.error_model().quick_density(L);
+  std::vector<uint8_t> quick(size_t(F), 0);
+  for (int j = 0; j * kW < F; ++j)
+    for (int i = 0; i < d; ++i)
+      if (j * kW + i * kW / d < F) quick[size_t(j * kW + i * kW / d)] = 1;
+  quick[size_t(F - 1)] = 1;
+  const size_t nf = p.interleaved.filters.size();
+  size_t turned_away = 0;  // frames a bin answered and the router did not admit
+  for (size_t r = 0; r < reads.size(); ++r) {
+    std::vector<uint64_t> keys(static_cast<size_t>(F));
+    for_each_wmer(encode_codes(reads[r]).data(), reads[r].size(), kW,
+                  [&](size_t pos, uint64_t fwd, uint64_t rc) { keys[pos] = canonical_wmer(fwd, rc); });
+    std::vector<uint64_t> admitted(static_cast<size_t>(F));
+    uint32_t h[kMaxHashes];
+    for (int f = 0; f < F; ++f) {
+      rf.byte_view().hash_all(keys[size_t(f)], h);
+      admitted[size_t(f)] = gr.view().groups_of(h);
+    }
+    for (size_t j = 0; j < nf; ++j) {
+      const FilterEntry& fe = p.interleaved.filters[j];
+      std::vector<uint8_t> hit(size_t(F), 0);
+      for (int f = 0; f < F; ++f) {
+        gf[size_t(fe.group)].byte_view().hash_all(keys[size_t(f)], h);
+        const bool in_bin = bins[j].contains(h, fe.k);
+        hit[size_t(f)] = in_bin && ((admitted[size_t(f)] >> fe.group) & 1u);
+        turned_away += in_bin && !hit[size_t(f)];
+      }
+      bool any_quick = false;
+      for (int f = 0; f < F; ++f) any_quick = any_quick || (quick[size_t(f)] && hit[size_t(f)]);
+      int covered = 0;
+      for (int base = 0; any_quick && base < L; ++base) {
+        bool cov = false;
+        for (int f = std::max(0, base - kW + 1); f <= std::min(base, F - 1); ++f) cov = cov || hit[size_t(f)];
+        covered += cov;
+      }
+      INFO("read " << r << " filter " << j);
+      REQUIRE(a.points[r * nf + j] == covered);
+      REQUIRE(a.points[r * nf + j] <= b.points[r * nf + j]);  // the router only takes hits away
+    }
+  }
+  INFO("bin hits the router turned away: " << turned_away);
+  REQUIRE(turned_away > 0);  // the router did something here
+}
+
+TEST_CASE("interleaved set with a group router: file round trip, mapped, and older readers' versions",
+          "[facs][interleaved][router][io]") {
+  TempDir dir;
+  const Panel p = make_panel(130, {800, 5000}, 23, 5e-3, 1);
+  REQUIRE(p.interleaved.routers.size() == 1);
+  const std::string path = dir.file("routed.bf");
+  write_filter_file(path, p.interleaved);
+  const GroupRouter& want = p.interleaved.routers.front();
+  for (const FilterLoading how : {FilterLoading{}, FilterLoading{FilterLoadMode::map, UINT64_MAX}}) {
+    const FilterSet back = read_filter_file(path, how);
+    REQUIRE(back.format_version == 4u);
+    REQUIRE(back.routers.size() == 1);
+    const GroupRouter& gr = back.routers.front();
+    REQUIRE(gr.k == want.k);
+    REQUIRE(gr.groups == want.groups);
+    REQUIRE(gr.n_blocks == want.n_blocks);
+    REQUIRE(gr.blocks.is_borrowed() == (how.mode == FilterLoadMode::map));
+    REQUIRE(std::equal(want.blocks.rows().begin(), want.blocks.rows().end(), gr.blocks.row_data()));
+  }
+  REQUIRE(read_filter_header(path).routers.front().n_blocks == want.n_blocks);
+  // Without a router the set is written as version 3, which older programs read.
+  FilterSet plain = p.interleaved;
+  plain.routers.clear();
+  write_filter_file(dir.file("plain.bf"), plain);
+  REQUIRE(read_filter_file(dir.file("plain.bf")).format_version == 3u);
+  REQUIRE(read_filter_file(dir.file("plain.bf")).routers.empty());
+  // A router damaged on disk is caught by the checksum.
+  std::string bytes = bloomseq_test::read_bytes(path);
+  bytes[bytes.size() - 200] ^= 0x01;  // the router's payload is the last one
+  bloomseq_test::write_bytes(dir.file("bad.bf"), bytes);
+  REQUIRE_THROWS_AS(read_filter_file(dir.file("bad.bf")), DataError);
 }

@@ -112,7 +112,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
       ("add", "append to the existing container given by -o (same -w)")
       ("w,kmer", "k-mer size 1..32", cxxopts::value<int>()->default_value(std::to_string(p.w)))
       ("fpr", "target false-positive rate per k-mer lookup (default for an interleaved set of more than 100 "
-              "references: 0.05 / references, so that a read's work stays flat in their number)",
+              "references: 0.05 / references, so that a read's work stays flat in their number; with a group "
+              "router 10x that, at most 5e-4)",
        cxxopts::value<double>()->default_value("0.0005"))
       ("k,hashes", "hash functions (default: optimal for the size)", cxxopts::value<int>()->default_value("0"))
       ("m,bits", "filter size in bits (default: from --fpr and the k-mer count)",
@@ -122,6 +123,9 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
                  "(one classic filter per reference, references of similar size interleaved bit by bit so that one "
                  "lookup answers all of them: for many references; docs/facs.md) or auto (interleaved for 64 "
                  "reference files or more, else blocked; blocked with --per-record, --add, --auto-tune or stdin)",
+       cxxopts::value<std::string>()->default_value("auto"))
+      ("router", "interleaved sets: a group router, one cache line per k-mer saying which size groups may hold it "
+                 "(~5 bits per k-mer): yes, no or auto (yes for more than 100 references; docs/facs.md)",
        cxxopts::value<std::string>()->default_value("auto"))
       ("per-record", "one filter per FASTA record instead of one per file")
       ("name", "filter name, once per input file in order (default: the file name without extensions)",
@@ -183,6 +187,13 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
   else if (layout == "classic") p.layout = BloomLayout::classic;
   else if (layout == "interleaved") p.layout = BloomLayout::classic, p.interleaved = true;
   else throw UsageError("build-filter: --layout must be auto, blocked, classic or interleaved, got '" + layout + "'");
+  const std::string router = r["router"].as<std::string>();
+  if (router == "auto") p.group_router = -1;
+  else if (router == "yes") p.group_router = 1;
+  else if (router == "no") p.group_router = 0;
+  else throw UsageError("build-filter: --router must be auto, yes or no, got '" + router + "'");
+  if (router != "auto" && !p.interleaved)
+    throw UsageError("build-filter: --router applies to interleaved sets (--layout interleaved)");
   const std::string count = r["count"].as<std::string>();
   if (count == "exact") p.count = KmerCount::exact;
   else if (count == "hll") p.count = KmerCount::hyperloglog;

@@ -21,6 +21,14 @@
 
 namespace bloomseq {
 
+namespace {
+uint64_t popcount_words(const uint64_t* w, uint64_t n) {
+  uint64_t c = 0;
+  for (uint64_t i = 0; i < n; ++i) c += uint64_t(__builtin_popcountll(w[i]));
+  return c;
+}
+}  // namespace
+
 std::string file_stem(const std::string& path) {
   std::string s = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   for (const char* ext : {".gz", ".bgz", ".fa", ".fasta", ".fna", ".ffn", ".fas", ".fq", ".fastq", ".2bit"}) {
@@ -179,7 +187,7 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       counted.push_back(std::move(r));
     });
     BuildParams ip = p;
-    if (!p.fpr_given) ip.fpr = interleaved_default_fpr(counted.size());
+    if (!p.fpr_given) ip.fpr = interleaved_default_fpr(counted.size(), use_group_router(p, counted.size()));
     set_fpr = ip.fpr;
     InterleavedSetBuilder builder(set, counted, ip);
     // A bin is built apart and moved into the rows once the other 63 of its column are built: files are read in
@@ -275,6 +283,9 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       std::fprintf(log, "# interleaved group %zu: %u bins of %llu bits, k=%d, %llu bytes\n", g + 1,
                    set.groups[g].bins, (unsigned long long)set.groups[g].m_bits, set.groups[g].k,
                    (unsigned long long)set.groups[g].ibf.size_bytes());
+    for (const GroupRouter& gr : set.routers)
+      std::fprintf(log, "# group router: %llu blocks of 512 bits, k=%d, %llu bytes\n", (unsigned long long)gr.n_blocks,
+                   gr.k, (unsigned long long)gr.blocks.size_bytes());
     std::fprintf(log, "wrote %zu filter(s) (w=%d) to %s\n", set.filters.size() - first_new, set.w, out.c_str());
   }
   BuildFilterReport report;
@@ -300,6 +311,11 @@ void print_filter_info(const std::string& path, std::FILE* out, bool verify) {
       std::fprintf(out, "# group %zu: interleaved, %u bins of %llu bits, k=%d, %llu bytes\n", g + 1,
                    set.groups[g].bins, (unsigned long long)set.groups[g].m_bits, set.groups[g].k,
                    (unsigned long long)set.groups[g].ibf.size_bytes());
+    for (const GroupRouter& gr : set.routers)
+      std::fprintf(out, "# group router: %llu blocks of 512 bits, k=%d, %llu bytes, fill %.4f\n",
+                   (unsigned long long)gr.n_blocks, gr.k, (unsigned long long)gr.blocks.size_bytes(),
+                   double(popcount_words(gr.blocks.row_data(), gr.n_blocks * kRouterBlockWords)) /
+                       double(gr.n_blocks * 512));
     std::vector<std::vector<uint64_t>> bin_bits(set.groups.size());  // each group's bins counted in one pass
     for (const FilterEntry& f : set.filters) {
       // A bin of an interleaved group: its bits are a column of the group's rows, its bytes its share of them.

@@ -376,12 +376,27 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
     }
     const int32_t need = model_.min_covered(len, u.finish());
     const uint32_t frames = hits.frames[r];
+    // With group routers a frame hits a bin only where the router admits its group (the device answers the
+    // bins alone): the groups admitted for each frame, computed for the reads that have a hit.
+    std::vector<uint64_t> admitted;
+    auto route_frames = [&] {
+      admitted.assign(frames, 0);
+      WmerRoller roll(w);
+      for (uint64_t i = offsets[r]; i < offsets[r + 1]; ++i) {
+        const uint64_t pos = i - offsets[r];
+        if (roll.push(codes[i]) && pos + 1 >= uint64_t(w) && pos + 1 - uint64_t(w) < frames)
+          admitted[pos + 1 - uint64_t(w)] = route_key(canonical_wmer(roll.fwd, roll.rc));
+      }
+    };
     // Scores a read's frame states against one filter (kFrameHit where the device found the frame).
     auto score_states = [&](const uint32_t* j) {
       ws.states.assign(std::max<uint32_t>(frames, 1), kFrameMiss);
+      const int32_t group = j && !ibf_routers_.empty() ? set_.filters[*j].group : -1;
+      if (group >= 0 && admitted.size() != frames) route_frames();
       if (j)
         for (uint32_t f = 0; f < frames; ++f)
-          if (hits.frame_hit(uint32_t(r), *j, f)) ws.states[f] = kFrameHit;
+          if (hits.frame_hit(uint32_t(r), *j, f) && (group < 0 || ((admitted[f] >> group) & 1u)))
+            ws.states[f] = kFrameHit;
       ReadScorer sc;
       sc.start(params_.score, len, w, params_.threshold, model_.quick_density(len));
       for (int f = sc.next(ws.states.data()); f >= 0; f = sc.next(ws.states.data())) sc.feed(ws.states.data(), f, false);

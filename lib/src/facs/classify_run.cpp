@@ -114,6 +114,10 @@ FilterSet load_filters(const std::vector<std::string>& paths, int requested_w, F
       for (uint32_t& m : g.members) m += filter_base;
       all.groups.push_back(std::move(g));
     }
+    for (GroupRouter& gr : s.routers) {
+      gr.first_group += uint32_t(group_base);
+      all.routers.push_back(std::move(gr));
+    }
     for (FilterEntry& f : s.filters) {
       if (!names.insert(f.name).second)
         throw UsageError(paths[i] + ": a filter named '" + f.name + "' was already loaded; names must be unique");

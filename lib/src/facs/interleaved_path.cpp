@@ -70,6 +70,24 @@ void Classifier::set_up_interleaved() {
     words += grp.ibf.words_per_row();
   }
   ibf_words_ = words;
+  ibf_routers_.clear();
+  unrouted_groups_ = ~uint64_t(0);
+  if (!set_.routers.empty()) {
+    if (set_.groups.size() > kRouterMaxGroups)
+      throw UsageError("these filter sets have " + std::to_string(set_.groups.size()) + " interleaved groups in all; "
+                       "with group routers at most " + std::to_string(kRouterMaxGroups) +
+                       " can be classified together: classify the sets in separate runs");
+    int k = 0;
+    for (const GroupRouter& gr : set_.routers) {
+      if (gr.first_group + uint64_t(gr.groups) > set_.groups.size() || gr.blocks.m_bits() != gr.n_blocks ||
+          gr.blocks.bins() != 512)
+        throw DataError("a group router is not loaded or does not match its groups");
+      ibf_routers_.push_back(IbfRouter{gr.view(), gr.first_group});
+      for (uint32_t g = 0; g < gr.groups; ++g) unrouted_groups_ &= ~(uint64_t(1) << (gr.first_group + g));
+      k = std::max(k, gr.k);
+    }
+    router_family_ = H3Family(k + 1, set_.w, group_router_seed(set_.seed));
+  }
   column_filter_.assign(size_t(words) * 64, -1);
   all_columns_.assign(words, 0);
   for (size_t j = 0; j < set_.filters.size(); ++j) {
@@ -81,6 +99,14 @@ void Classifier::set_up_interleaved() {
     column_filter_[c] = int32_t(j);
     all_columns_[c >> 6] |= uint64_t(1) << (c & 63);
   }
+}
+
+uint64_t Classifier::route_key(uint64_t key) const {
+  uint32_t h[kMaxHashes];
+  router_family_.byte_view().hash_all(key, h);
+  uint64_t admitted = unrouted_groups_;
+  for (const IbfRouter& r : ibf_routers_) admitted |= r.view.groups_of(h) << r.first_group;
+  return admitted;
 }
 
 void Classifier::score_group_interleaved(const std::string_view* reads, size_t n, int32_t* points, uint8_t* passed,
@@ -100,6 +126,38 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   ws.ibf_entry.assign(total, kIbfNone);
   ws.ibf_answers.clear();
   auto hashes_of = [&](size_t slot) { return ws.hashes.data() + slot * kmax; };
+  // The groups the routers admit for each hashed frame of `slots` not routed yet (ibf_route): the routers'
+  // hashes of all of them first, each block prefetched, then the answers, so that their cache misses overlap.
+  const bool routed = !ibf_routers_.empty();
+  const H3ByteView router_hv = routed ? router_family_.byte_view() : H3ByteView{};
+  const size_t rk = size_t(router_hv.k);
+  if (routed) {
+    ws.ibf_route.resize(total);
+    ws.ibf_routed.assign(total, 0);
+  }
+  auto route = [&](const uint32_t* slots, size_t count) {
+    if (!routed) return;
+    ws.ibf_to_route.clear();
+    for (size_t i = 0; i < count; ++i)
+      if (!ws.ibf_routed[slots[i]]) {
+        ws.ibf_routed[slots[i]] = 1;
+        ws.ibf_to_route.push_back(slots[i]);
+      }
+    const size_t nr = ws.ibf_to_route.size();
+    ws.route_hashes.resize(nr * rk);
+    for (size_t i = 0; i < nr; ++i) {
+      uint32_t* h = ws.route_hashes.data() + i * rk;
+      router_hv.hash_all(ws.keys[ws.ibf_to_route[i]], h);
+      for (const IbfRouter& r : ibf_routers_) r.view.prefetch(h);
+    }
+    for (size_t i = 0; i < nr; ++i) {
+      const uint32_t* h = ws.route_hashes.data() + i * rk;
+      uint64_t admitted = unrouted_groups_;
+      for (const IbfRouter& r : ibf_routers_) admitted |= r.view.groups_of(h) << r.first_group;
+      ws.ibf_route[ws.ibf_to_route[i]] = admitted;
+    }
+  };
+  auto admits = [&](size_t slot, size_t group) { return !routed || ((ws.ibf_route[slot] >> group) & 1u); };
   // Every bin's answer for each frame (slot) of `slots`, appended to ibf_answers (W words each) and recorded in
   // ibf_entry. Returns the first answer's index. Each (frame, group) query goes through a ring, as the scan
   // lookups below do: kQuickRows of its rows in flight, then tested; one with a bin left prefetches its next rows
@@ -107,7 +165,8 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   // bits are set), so prefetching all k rows ahead read lines that were never used.
   auto answer_whole_rows = [&](const std::vector<uint32_t>& slots) {
     const size_t first = ws.ibf_answers.size() / W, count = slots.size();
-    ws.ibf_answers.resize((first + count) * W);
+    ws.ibf_answers.resize((first + count) * W);  // zero: a group the router turns away answers no bin
+    route(slots.data(), count);
     const size_t G = ibf_groups_.size(), queries = count * G;
     StageRing<kQuickInFlight> ring;  // items: frame * G + group
     size_t next = 0;
@@ -116,7 +175,15 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       g.view.prefetch_rows(hashes_of(slots[q / G]), row, std::min(g.k, row + kQuickRows));
       ring.push(Stage{q, row});
     };
-    while (ring.size < kQuickInFlight && next < queries) issue(uint32_t(next++), 0);
+    // The next query whose group the router admits.
+    auto skip = [&] {
+      while (next < queries && !admits(slots[next / G], next % G)) ++next;
+    };
+    skip();
+    while (ring.size < kQuickInFlight && next < queries) {
+      issue(uint32_t(next++), 0);
+      skip();
+    }
     while (ring.size) {
       const Stage st = ring.pop();
       const size_t i = st.item / G;
@@ -127,7 +194,10 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
         issue(st.item, to);
         continue;
       }
-      if (next < queries) issue(uint32_t(next++), 0);
+      if (next < queries) {
+        issue(uint32_t(next++), 0);
+        skip();
+      }
     }
     for (size_t i = 0; i < count; ++i) ws.ibf_entry[slots[i]] = uint32_t(first + i);
     return first;
@@ -275,6 +345,28 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     // flight: a lookup whose prefetched bits are all set (a true hit, or a false positive that clears later)
     // prefetches its next rows and goes to the back of the ring instead of waiting on them, so that no lookup
     // stalls the others on a row that was not prefetched.
+    // A lookup whose group the router turns away is a miss without reading the group's rows.
+    if (routed) {
+      ws.ibf_to_route.clear();
+      std::vector<uint32_t>& slots = ws.ibf_shared_slots;
+      slots.clear();
+      for (size_t p = 0; p < npending; ++p)
+        slots.push_back(uint32_t(ws.frame_offset[ws.ibf_jobs[ws.ibf_pending[p]].read] + ws.ibf_pending_frame[p]));
+      route(slots.data(), slots.size());
+      size_t keep_p = 0;
+      for (size_t p = 0; p < npending; ++p) {
+        Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[p]];
+        if (admits(slots[p], word_group_[jb.column >> 6])) {
+          ws.ibf_pending[keep_p] = ws.ibf_pending[p];
+          ws.ibf_pending_frame[keep_p++] = ws.ibf_pending_frame[p];
+          continue;
+        }
+        jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[p]), false);
+      }
+      ws.ibf_pending.resize(keep_p);
+      ws.ibf_pending_frame.resize(keep_p);
+    }
+    const size_t nlookups = ws.ibf_pending.size();
     StageRing<kLookupsInFlight> ring;  // items: indices into ibf_pending
     size_t next = 0;
     auto issue = [&](uint32_t p, int row) {
@@ -285,7 +377,7 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       g->view.prefetch_bin(bin, h, row, std::min(g->k, row + kPrefetchRows));
       ring.push(Stage{p, row});
     };
-    while (ring.size < kLookupsInFlight && next < npending) issue(uint32_t(next++), 0);
+    while (ring.size < kLookupsInFlight && next < nlookups) issue(uint32_t(next++), 0);
     while (ring.size) {
       const Stage s = ring.pop();
       const IbfGroup* g;
@@ -300,7 +392,7 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       }
       Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[s.item]];
       jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[s.item]), set);
-      if (next < npending) issue(uint32_t(next++), 0);
+      if (next < nlookups) issue(uint32_t(next++), 0);
     }
     lookups += npending;
     // Whole-row lookups, for reads with many candidates.

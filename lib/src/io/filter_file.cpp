@@ -34,6 +34,7 @@ constexpr uint64_t kMinEntryBytes = 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8;  // lengths o
 constexpr uint64_t kBinEntryBytes = 4 + 4 + 8 + 8 + 4 + 4;          // version 3: name/source, numbers, group, bin
 constexpr uint64_t kGroupEntryBytes = 4 + 8 + 4 + 4 + 8 + 8;        // k, m, bins, words per row, offset, size
 constexpr uint32_t kMaxGroupBins = 1u << 24;
+constexpr uint64_t kRouterEntryBytes = 4 + 4 + 8 + 8 + 8;            // version 4: k, groups, blocks, offset, size
 constexpr uint64_t kTrailerBytes = 8;
 constexpr uint64_t kAlign = 64;
 constexpr uint64_t kMaxHeaderBytes = uint64_t(64) << 20;  // names and command lines, never more
@@ -125,6 +126,7 @@ class InputFile {
 struct ParsedHeader {
   FilterSet set;
   std::vector<uint64_t> offsets;        // per filter (versions 1, 2) or per group (version 3)
+  std::vector<uint64_t> router_offsets;  // per router (version 4)
   uint64_t header_bytes = 0;
   uint64_t file_bytes = 0;
   uint32_t header_crc = 0, file_crc = 0;
@@ -149,7 +151,8 @@ uint32_t crc_of(uint32_t crc, const void* p, size_t n) {
 
 // Version 3: the groups (k, m, bins, payload), then one entry per filter naming its group and bin; every bin of
 // every group belongs to exactly one filter.
-void parse_interleaved(Cursor& c, ParsedHeader& h, uint32_t count, uint64_t& next_free, uint64_t payload_end) {
+void parse_interleaved(Cursor& c, ParsedHeader& h, uint32_t version, uint32_t count, uint64_t& next_free,
+                       uint64_t payload_end) {
   const uint32_t groups = c.num<uint32_t>("group count");
   if (groups == 0 || uint64_t(groups) * kGroupEntryBytes > h.header_bytes)
     c.fail("corrupt: " + std::to_string(groups) + " interleaved groups");
@@ -181,6 +184,33 @@ void parse_interleaved(Cursor& c, ParsedHeader& h, uint32_t count, uint64_t& nex
     grp.members.assign(grp.bins, UINT32_MAX);
     h.offsets.push_back(offset);
     h.set.groups.push_back(std::move(grp));
+  }
+  // Version 4: the routers (at most one, over all of the file's groups), their payloads after the groups'.
+  const uint32_t routers = version >= 4 ? c.num<uint32_t>("router count") : 0;
+  if (routers > 1) c.fail("corrupt: " + std::to_string(routers) + " group routers (at most one)");
+  for (uint32_t r = 0; r < routers; ++r) {
+    c.where = "group router";
+    GroupRouter gr;
+    const uint32_t k = c.num<uint32_t>("k");
+    gr.groups = c.num<uint32_t>("groups");
+    const uint64_t blocks = c.num<uint64_t>("blocks");
+    const uint64_t offset = c.num<uint64_t>("payload offset");
+    const uint64_t bytes = c.num<uint64_t>("payload size");
+    if (k < 1 || k >= uint32_t(kMaxHashes))
+      c.fail("k = " + std::to_string(k) + " (must be 1.." + std::to_string(kMaxHashes - 1) + ")");
+    gr.k = int(k);
+    if (gr.groups != groups || gr.groups > kRouterMaxGroups)
+      c.fail(std::to_string(gr.groups) + " groups for a set of " + std::to_string(groups) + " (corrupt)");
+    if (blocks < 1 || blocks > kMaxBloomBits) c.fail(std::to_string(blocks) + " blocks is out of range (1..2^32)");
+    if (bytes != blocks * kRouterBlockWords * 8)
+      c.fail("payload size " + std::to_string(bytes) + " does not match " + std::to_string(blocks) + " blocks");
+    if (offset % kAlign != 0 || offset < next_free || offset > payload_end || bytes > payload_end - offset)
+      c.fail("payload at " + std::to_string(offset) + " (+" + std::to_string(bytes) +
+             " bytes) lies outside the file's payload area");
+    next_free = offset + bytes;
+    h.router_offsets.push_back(offset);
+    gr.n_blocks = blocks;
+    h.set.routers.push_back(std::move(gr));
   }
   c.where.clear();
   if (total_bins != count)
@@ -266,7 +296,7 @@ ParsedHeader parse_header(InputFile& in, const std::string& path) {
   uint64_t next_free = h.header_bytes;
   const uint64_t payload_end = size - kTrailerBytes;
   if (version >= 3) {
-    parse_interleaved(c, h, count, next_free, payload_end);
+    parse_interleaved(c, h, version, count, next_free, payload_end);
     return h;
   }
   for (uint32_t i = 0; i < count; ++i) {
@@ -357,6 +387,15 @@ FilterSet copy_payloads(InputFile& in, ParsedHeader& h) {
     at += bytes;
     check_spare_bits(grp, g, in);
   }
+  for (size_t r = 0; r < h.set.routers.size(); ++r) {
+    GroupRouter& gr = h.set.routers[r];
+    skip_to(h.router_offsets[r]);
+    gr.blocks = InterleavedBloom::for_loading(512, gr.n_blocks);
+    const uint64_t bytes = gr.blocks.size_bytes();
+    in.read(gr.blocks.data(), bytes);
+    crc = crc_of(crc, gr.blocks.row_data(), bytes);
+    at += bytes;
+  }
   for (size_t i = 0; i < h.set.filters.size() && !h.set.interleaved(); ++i) {
     FilterEntry& e = h.set.filters[i];
     skip_to(h.offsets[i]);
@@ -384,6 +423,11 @@ FilterSet map_payloads(const InputFile& in, ParsedHeader& h, std::shared_ptr<con
     InterleavedGroup& grp = h.set.groups[g];
     grp.ibf = InterleavedBloom::borrowed(grp.bins, grp.m_bits, reinterpret_cast<const uint64_t*>(base + h.offsets[g]),
                                          map);
+  }
+  for (size_t r = 0; r < h.set.routers.size(); ++r) {
+    GroupRouter& gr = h.set.routers[r];
+    gr.blocks = InterleavedBloom::borrowed(512, gr.n_blocks,
+                                           reinterpret_cast<const uint64_t*>(base + h.router_offsets[r]), map);
   }
   for (size_t i = 0; i < h.set.filters.size() && !h.set.interleaved(); ++i) {
     FilterEntry& e = h.set.filters[i];
@@ -488,9 +532,17 @@ void write_interleaved(const std::string& path, const FilterSet& set,
   }
   for (size_t j = 0; j < nf; ++j)
     if (!seen[j]) throw UsageError("filter file: filter '" + set.filters[j].name + "' is in no interleaved group");
-  Writer w = begin_header(set, 3);
+  if (set.routers.size() > 1) throw UsageError("filter file: an interleaved set has at most one group router");
+  for (const GroupRouter& gr : set.routers)
+    if (gr.k < 1 || gr.k >= kMaxHashes || gr.first_group != 0 || gr.groups != set.groups.size() ||
+        gr.groups > kRouterMaxGroups || gr.n_blocks < 1 || gr.n_blocks > kMaxBloomBits ||
+        gr.blocks.bins() != 512 || gr.blocks.m_bits() != gr.n_blocks)
+      throw UsageError("filter file: the group router does not cover the set's groups");
+  const bool routed = !set.routers.empty();
+  Writer w = begin_header(set, routed ? 4 : 3);  // version 3 readers keep reading sets without a router
   w.num<uint32_t>(uint32_t(set.groups.size()));
-  uint64_t header = w.bytes.size() + set.groups.size() * kGroupEntryBytes;
+  uint64_t header = w.bytes.size() + set.groups.size() * kGroupEntryBytes +
+                    (routed ? 4 + set.routers.size() * kRouterEntryBytes : 0);
   for (const FilterEntry& e : set.filters) {
     if (e.name.size() > kMaxStringBytes || e.source.size() > kMaxStringBytes)
       throw UsageError("filter file: name or source of '" + e.name.substr(0, 64) + "' too long");
@@ -510,6 +562,19 @@ void write_interleaved(const std::string& path, const FilterSet& set,
     w.num<uint64_t>(bytes);
     payloads.emplace_back(reinterpret_cast<const char*>(grp.ibf.row_data()), bytes);
     offset = align_up(offset + bytes);
+  }
+  if (routed) {
+    w.num<uint32_t>(uint32_t(set.routers.size()));
+    for (const GroupRouter& gr : set.routers) {
+      const uint64_t bytes = gr.blocks.size_bytes();
+      w.num<uint32_t>(uint32_t(gr.k));
+      w.num<uint32_t>(gr.groups);
+      w.num<uint64_t>(gr.n_blocks);
+      w.num<uint64_t>(offset);
+      w.num<uint64_t>(bytes);
+      payloads.emplace_back(reinterpret_cast<const char*>(gr.blocks.row_data()), bytes);
+      offset = align_up(offset + bytes);
+    }
   }
   for (const FilterEntry& e : set.filters) {
     w.str(e.name);

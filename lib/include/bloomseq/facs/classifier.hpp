@@ -21,6 +21,7 @@
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_view.hpp"
+#include "bloomseq/bloom/group_router.hpp"
 #include "bloomseq/bloom/interleaved_bloom_view.hpp"
 #include "bloomseq/encode/dna.hpp"
 #include "bloomseq/facs/error_model.hpp"
@@ -234,6 +235,17 @@ class Classifier {
   };
   bool interleaved_ = false;
   std::vector<IbfGroup> ibf_groups_;
+  // Group routers (bloom/group_router.hpp): a frame hits a bin only where its group's router admits it. Groups no
+  // router covers are always admitted (unrouted_groups_); with a router, a set has at most 64 groups in all.
+  struct IbfRouter {
+    ConstGroupRouterView view;
+    uint32_t first_group = 0;
+  };
+  std::vector<IbfRouter> ibf_routers_;
+  H3Family router_family_;
+  uint64_t unrouted_groups_ = ~uint64_t(0);
+  // The groups (bit g) the routers admit for a canonical k-mer.
+  uint64_t route_key(uint64_t key) const;
   uint32_t ibf_words_ = 0;
   std::vector<uint32_t> word_group_;     // [column word]: its group
   std::vector<int32_t> column_filter_;   // [column bit]

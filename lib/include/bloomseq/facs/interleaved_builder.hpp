@@ -32,7 +32,14 @@ struct InterleavedReference {
 // bin, and a random k-mer hits references x FPR bins falsely: holding that at 0.05 keeps a read's work nearly flat
 // in the number of references, where the bits grow only with its logarithm (1,024 references: 4.9e-5, 1.31x the
 // bits of 5e-4 and 0.42-0.47x the time; docs/benchmarks.md, "The FPR of large interleaved sets").
-double interleaved_default_fpr(size_t references);
+// With a group router a random k-mer reaches a group only at the router's FPR (~0.1), so the bins can be sized
+// for 10x the FPR at the same false bins per k-mer, capped at FACS's 5e-4: 1,024 references get 4.9e-4.
+double interleaved_default_fpr(size_t references, bool routed = false);
+
+// --router auto: a set of more than this many references gets a group router (with one group too: it answers a
+// random k-mer from one cache line, where the group's rows took ~6 reads to clear it).
+constexpr size_t kRouterFromReferences = 101;
+bool use_group_router(const BuildParams& p, size_t references);
 
 // `facs build-filter` without --layout: an interleaved set for this many reference files and more, blocked filters
 // below. From 64 on a row's 64-bit words are full, so the set takes the bits separate filters would (64.8 against
@@ -67,6 +74,7 @@ class InterleavedSetBuilder {
   std::vector<std::unique_ptr<BloomVector>> pending_;  // [filter]: built, its column not complete yet
   std::vector<std::vector<uint32_t>> columns_left_;    // [group][row word]: bins not built yet
   std::vector<uint8_t> added_;
+  H3Family router_family_;  // the router's k + 1 functions (unused without a router)
 };
 
 }  // namespace bloomseq

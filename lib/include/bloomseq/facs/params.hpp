@@ -36,6 +36,9 @@ struct BuildParams {
   // One interleaved Bloom filter per group of similar-sized references instead of one filter each (--layout
   // interleaved; classic bins, `layout` is ignored): a lookup answers every reference of a group at once.
   bool interleaved = false;
+  // An interleaved set's group router (bloom/group_router.hpp): 1 on, 0 off, -1 auto (on for more than
+  // kRouterFromReferences references, interleaved_builder.hpp).
+  int group_router = -1;
 };
 
 enum class PairMode : uint8_t {

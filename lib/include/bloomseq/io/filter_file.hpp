@@ -16,14 +16,16 @@
 
 #include "bloomseq/bloom/blocked_bloom_view.hpp"
 #include "bloomseq/bloom/bloom_vector.hpp"
+#include "bloomseq/bloom/group_router.hpp"
 #include "bloomseq/bloom/interleaved_bloom.hpp"
 
 namespace bloomseq {
 
 // Version 2 adds a per-filter layout (classic or blocked). Files whose filters are all classic are still written
 // as version 1, so older readers keep loading them; version 1 files load as classic. Version 3 holds interleaved
-// groups (every filter is a bin of one); it is written only for such sets.
-constexpr uint32_t kFilterFormatVersion = 3;
+// groups (every filter is a bin of one); it is written only for such sets. Version 4 adds a group router to an
+// interleaved set (bloom/group_router.hpp); sets without one are still written as version 3.
+constexpr uint32_t kFilterFormatVersion = 4;
 
 inline const char* layout_name(BloomLayout l) { return l == BloomLayout::blocked512 ? "blocked" : "classic"; }
 
@@ -50,6 +52,19 @@ struct InterleavedGroup {
   InterleavedBloom ibf;           // empty after read_filter_header
 };
 
+// The router of an interleaved set's groups first_group .. first_group + groups - 1 (group_router.hpp): blocks
+// of 512 bits stored as the rows of an InterleavedBloom of 512 bins, m = the block count.
+struct GroupRouter {
+  int k = 0;                 // bits per (k-mer, group); k + 1 hash functions of the router's family
+  uint32_t first_group = 0;  // index into FilterSet::groups (a file's router covers all its groups)
+  uint32_t groups = 0;
+  uint64_t n_blocks = 0;
+  InterleavedBloom blocks;   // n_blocks rows of 512 bins; empty after read_filter_header
+  ConstGroupRouterView view() const {
+    return {blocks.row_data(), n_blocks, groups, k};
+  }
+};
+
 struct FilterSet {
   int w = 0;                 // k-mer (word) size
   uint64_t seed = 0;         // H3 seed
@@ -58,6 +73,7 @@ struct FilterSet {
   uint32_t format_version = kFilterFormatVersion;  // as read (writers choose the lowest version that fits)
   std::vector<FilterEntry> filters;
   std::vector<InterleavedGroup> groups;  // non-empty: every filter is a bin of one of these (format version 3)
+  std::vector<GroupRouter> routers;      // interleaved sets only: at most one per file (format version 4)
   bool interleaved() const { return !groups.empty(); }
   bool mapped = false;             // the payloads are borrowed from a read-only mapping of the file
   bool checksum_verified = false;  // the whole-file checksum was checked while loading
