@@ -165,7 +165,9 @@ done
 # version 2: blocked) and an interleaved set (version 3), single reads and pairs, 1 and 3 threads
 "$facs" build-filter -q --layout classic -o classic.bf $bees "$data/lambda_virus.fa"
 "$facs" build-filter -q --layout interleaved -o inter.bf $bees "$data/lambda_virus.fa"
-"$facs" build-filter -q --layout interleaved --router yes -o routed.bf $bees "$data/lambda_virus.fa"
+"$facs" build-filter -q --layout interleaved --router yes --json routed.json -o routed.bf $bees "$data/lambda_virus.fa"
+check "build-filter --json describes the group router" \
+  "python3 -c 'import json, sys; r = json.load(open(\"routed.json\"))[\"group_router\"]; sys.exit(not (r[\"groups\"] == 1 and r[\"blocks\"] > 0 and r[\"bytes\"] == 64 * r[\"blocks\"]))'"
 check "the four versions are built" "\"$facs\" info classic.bf | grep -q '^# format_version: 1' && \
   \"$facs\" info refs.bf | grep -q '^# format_version: 2' && \"$facs\" info inter.bf | grep -q '^# format_version: 3' && \
   \"$facs\" info routed.bf | grep -q '^# format_version: 4' && \"$facs\" info routed.bf | grep -q '^# group router: '"

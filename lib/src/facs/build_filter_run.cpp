@@ -259,6 +259,12 @@ BuildFilterReport run_build_filter(const BuildFilterRequest& o, const FacsSinks&
       j.end_object();
     }
     j.end_array();
+    for (const GroupRouter& gr : set.routers) {
+      j.begin_object("group_router");
+      j.value("groups", uint64_t(gr.groups)).value("blocks", gr.n_blocks).value("hashes", gr.k);
+      j.value("bytes", gr.blocks.size_bytes());
+      j.end_object();
+    }
     if (tune.on) {
       begin_facs_plan_json(j, plan, tune);
       j.value("predicted_reads_per_second", plan.reads_per_s).value("for_reads", tune.reads);
