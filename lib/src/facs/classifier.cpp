@@ -376,27 +376,37 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
     }
     const int32_t need = model_.min_covered(len, u.finish());
     const uint32_t frames = hits.frames[r];
-    // With group routers a frame hits a bin only where the router admits its group (the device answers the
-    // bins alone): the groups admitted for each frame, computed for the reads that have a hit.
-    std::vector<uint64_t> admitted;
-    auto route_frames = [&] {
-      admitted.assign(frames, 0);
-      WmerRoller roll(w);
-      for (uint64_t i = offsets[r]; i < offsets[r + 1]; ++i) {
-        const uint64_t pos = i - offsets[r];
-        if (roll.push(codes[i]) && pos + 1 >= uint64_t(w) && pos + 1 - uint64_t(w) < frames)
-          admitted[pos + 1 - uint64_t(w)] = route_key(canonical_wmer(roll.fwd, roll.rc));
+    // With group routers (FACS score) a bin is a candidate only if one of the read's quick frames hits it in a
+    // group the router admits there (the device answers the bins alone, so the host routes the quick frames of
+    // the reads that have a hit); a candidate is then scored on its bin's answers, as on the CPU path.
+    const bool routing = !ibf_routers_.empty() && params_.score == ScoreKind::facs;
+    std::vector<int> quick;           // the read's quick frames
+    std::vector<uint64_t> admitted;   // [quick frame]: the groups the routers admit
+    auto route_quick_frames = [&] {
+      const int F = int(frames), density = model_.quick_density(len);
+      for (int q = 0; q < F; q = FacsScorer::next_quick_frame(q, F, w, density)) quick.push_back(q);
+      admitted.assign(quick.size(), 0);
+      for (size_t i = 0; i < quick.size(); ++i) {
+        WmerRoller roll(w);
+        bool whole = false;
+        for (int b = 0; b < w; ++b) whole = roll.push(codes[offsets[r] + uint64_t(quick[i] + b)]);
+        if (whole) admitted[i] = route_key(canonical_wmer(roll.fwd, roll.rc));
       }
+    };
+    auto routed_candidate = [&](uint32_t j) {
+      const int32_t group = set_.filters[j].group;
+      if (group < 0) return true;
+      if (quick.empty() && frames) route_quick_frames();
+      for (size_t i = 0; i < quick.size(); ++i)
+        if (((admitted[i] >> group) & 1u) && hits.frame_hit(uint32_t(r), j, uint32_t(quick[i]))) return true;
+      return false;
     };
     // Scores a read's frame states against one filter (kFrameHit where the device found the frame).
     auto score_states = [&](const uint32_t* j) {
       ws.states.assign(std::max<uint32_t>(frames, 1), kFrameMiss);
-      const int32_t group = j && !ibf_routers_.empty() ? set_.filters[*j].group : -1;
-      if (group >= 0 && admitted.size() != frames) route_frames();
       if (j)
         for (uint32_t f = 0; f < frames; ++f)
-          if (hits.frame_hit(uint32_t(r), *j, f) && (group < 0 || ((admitted[f] >> group) & 1u)))
-            ws.states[f] = kFrameHit;
+          if (hits.frame_hit(uint32_t(r), *j, f)) ws.states[f] = kFrameHit;
       ReadScorer sc;
       sc.start(params_.score, len, w, params_.threshold, model_.quick_density(len));
       for (int f = sc.next(ws.states.data()); f >= 0; f = sc.next(ws.states.data())) sc.feed(ws.states.data(), f, false);
@@ -410,7 +420,7 @@ void Classifier::score_on_backend(const std::string_view* reads, size_t n, Batch
     for (size_t j = 0; j < nf; ++j) {
       const uint32_t jj = uint32_t(j);
       std::pair<int32_t, uint8_t> s;
-      if (hits.hits(uint32_t(r), jj) != 0) {
+      if (hits.hits(uint32_t(r), jj) != 0 && (!routing || routed_candidate(jj))) {
         s = score_states(&jj);
       } else {
         if (!all_miss_known) all_miss = score_states(nullptr), all_miss_known = true;

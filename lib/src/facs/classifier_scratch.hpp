@@ -59,7 +59,6 @@ struct ClassifierScratch {
   std::vector<uint8_t> ibf_routed;     // [frame of the group]: ibf_route is known
   std::vector<uint32_t> ibf_to_route;  // frames (slots) to route now
   std::vector<uint32_t> route_hashes;  // [frame to route][router hash]
-  std::vector<uint32_t> ibf_shared_slots;  // [pending lookup]: its frame's slot
   struct IbfJob {
     uint32_t read = 0;
     uint32_t filter = 0;

@@ -12,7 +12,9 @@
 //
 // A frame hits a filter when the filter's bit is set in every one of its group's k rows: bit for bit what a
 // separate classic filter holding the bin answers (same hash functions, same bloom_slot), so the scores equal
-// those of separate filters with the same bits.
+// those of separate filters with the same bits. With a group router (bloom/group_router.hpp) the quick pass
+// queries only the groups the router admits for a frame, so a filter is a candidate only through a quick hit in
+// an admitted group; a candidate's scan asks its bin for the quick frames the router turned its group away from.
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -29,6 +31,7 @@ constexpr uint32_t kIbfHashed = UINT32_MAX - 2;   // hashed, not looked up for e
 constexpr uint32_t kIbfPending = UINT32_MAX - 3;  // to be looked up for every bin in this round
 constexpr size_t kQuickInFlight = 16;             // whole-row queries (frame, group) whose rows are in flight
 constexpr int kQuickRows = 3;                     // rows a whole-row query reads per stage
+constexpr size_t kRoutesInFlight = 12;           // router blocks in flight (each one cache line)
 constexpr size_t kLookupsInFlight = 12;           // scan lookups whose next rows are in flight while one is tested
 constexpr int kPrefetchRows = 3;                  // rows a scan lookup tests per stage (a false positive's bit
                                                   // usually clears within them)
@@ -126,8 +129,9 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   ws.ibf_entry.assign(total, kIbfNone);
   ws.ibf_answers.clear();
   auto hashes_of = [&](size_t slot) { return ws.hashes.data() + slot * kmax; };
-  // The groups the routers admit for each hashed frame of `slots` not routed yet (ibf_route): the routers'
-  // hashes of all of them first, each block prefetched, then the answers, so that their cache misses overlap.
+  // The groups the routers admit for each hashed quick frame of `slots` (ibf_route): the routers' hashes of all
+  // of them first, then the answers, each block prefetched kRoutesInFlight ahead (the same time as prefetching
+  // all of them first, measured; bounded).
   const bool routed = !ibf_routers_.empty();
   const H3ByteView router_hv = routed ? router_family_.byte_view() : H3ByteView{};
   const size_t rk = size_t(router_hv.k);
@@ -145,28 +149,37 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       }
     const size_t nr = ws.ibf_to_route.size();
     ws.route_hashes.resize(nr * rk);
+    for (size_t i = 0; i < nr; ++i) router_hv.hash_all(ws.keys[ws.ibf_to_route[i]], ws.route_hashes.data() + i * rk);
+    auto prefetch = [&](size_t i) {
+      for (const IbfRouter& r : ibf_routers_) r.view.prefetch(ws.route_hashes.data() + i * rk);
+    };
+    for (size_t i = 0; i < std::min(nr, kRoutesInFlight); ++i) prefetch(i);
     for (size_t i = 0; i < nr; ++i) {
-      uint32_t* h = ws.route_hashes.data() + i * rk;
-      router_hv.hash_all(ws.keys[ws.ibf_to_route[i]], h);
-      for (const IbfRouter& r : ibf_routers_) r.view.prefetch(h);
-    }
-    for (size_t i = 0; i < nr; ++i) {
+      if (i + kRoutesInFlight < nr) prefetch(i + kRoutesInFlight);
       const uint32_t* h = ws.route_hashes.data() + i * rk;
       uint64_t admitted = unrouted_groups_;
       for (const IbfRouter& r : ibf_routers_) admitted |= r.view.groups_of(h) << r.first_group;
       ws.ibf_route[ws.ibf_to_route[i]] = admitted;
     }
   };
-  auto admits = [&](size_t slot, size_t group) { return !routed || ((ws.ibf_route[slot] >> group) & 1u); };
+  // Whether the quick pass answered group `group` for frame `slot` (a group the router turned away is unknown).
+  auto answered = [&](size_t slot, size_t group) {
+    return !routed || !ws.ibf_routed[slot] || ((ws.ibf_route[slot] >> group) & 1u);
+  };
   // Every bin's answer for each frame (slot) of `slots`, appended to ibf_answers (W words each) and recorded in
   // ibf_entry. Returns the first answer's index. Each (frame, group) query goes through a ring, as the scan
   // lookups below do: kQuickRows of its rows in flight, then tested; one with a bin left prefetches its next rows
   // and goes to the back. Most queries of a random frame end within ~6 of a group's 7-9 rows (a third of a row's
   // bits are set), so prefetching all k rows ahead read lines that were never used.
-  auto answer_whole_rows = [&](const std::vector<uint32_t>& slots) {
+  // `use_router` (the quick pass): only the groups the router admits are queried; the others' words stay zero,
+  // and a scan that needs such a word looks its bin up instead.
+  auto answer_whole_rows = [&](const std::vector<uint32_t>& slots, bool use_router) {
     const size_t first = ws.ibf_answers.size() / W, count = slots.size();
     ws.ibf_answers.resize((first + count) * W);  // zero: a group the router turns away answers no bin
-    route(slots.data(), count);
+    if (use_router) route(slots.data(), count);
+    auto admits = [&](size_t slot, size_t group) {
+      return !use_router || !routed || ((ws.ibf_route[slot] >> group) & 1u);
+    };
     const size_t G = ibf_groups_.size(), queries = count * G;
     StageRing<kQuickInFlight> ring;  // items: frame * G + group
     size_t next = 0;
@@ -228,7 +241,7 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
       }
     }
     const size_t nq = ws.ibf_quick.size();
-    const size_t first = answer_whole_rows(ws.ibf_quick);
+    const size_t first = answer_whole_rows(ws.ibf_quick, true);
     for (size_t i = 0; i < nq; ++i) {
       const uint64_t* out = ws.ibf_answers.data() + (first + i) * W;
       uint64_t* cand = ws.ibf_candidates.data() + size_t(ws.ibf_quick_read[i]) * W;
@@ -314,7 +327,9 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
           waiting = true;
           break;
         }
-        if (e == kIbfHashed) {
+        // A quick frame whose group the router turned away: the candidate's bin was not queried (the router
+        // only chooses the candidates; a scanned bin answers for itself, as without a router).
+        if (e == kIbfHashed || !answered(slot, word_group_[jb.column >> 6])) {
           ws.ibf_pending.push_back(ws.ibf_active[a]);
           ws.ibf_pending_frame.push_back(uint32_t(f));
           waiting = true;
@@ -345,28 +360,7 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     // flight: a lookup whose prefetched bits are all set (a true hit, or a false positive that clears later)
     // prefetches its next rows and goes to the back of the ring instead of waiting on them, so that no lookup
     // stalls the others on a row that was not prefetched.
-    // A lookup whose group the router turns away is a miss without reading the group's rows.
-    if (routed) {
-      ws.ibf_to_route.clear();
-      std::vector<uint32_t>& slots = ws.ibf_shared_slots;
-      slots.clear();
-      for (size_t p = 0; p < npending; ++p)
-        slots.push_back(uint32_t(ws.frame_offset[ws.ibf_jobs[ws.ibf_pending[p]].read] + ws.ibf_pending_frame[p]));
-      route(slots.data(), slots.size());
-      size_t keep_p = 0;
-      for (size_t p = 0; p < npending; ++p) {
-        Scratch::IbfJob& jb = ws.ibf_jobs[ws.ibf_pending[p]];
-        if (admits(slots[p], word_group_[jb.column >> 6])) {
-          ws.ibf_pending[keep_p] = ws.ibf_pending[p];
-          ws.ibf_pending_frame[keep_p++] = ws.ibf_pending_frame[p];
-          continue;
-        }
-        jb.scorer.feed(ws.ibf_states.data() + jb.state, int(ws.ibf_pending_frame[p]), false);
-      }
-      ws.ibf_pending.resize(keep_p);
-      ws.ibf_pending_frame.resize(keep_p);
-    }
-    const size_t nlookups = ws.ibf_pending.size();
+    const size_t nlookups = npending;
     StageRing<kLookupsInFlight> ring;  // items: indices into ibf_pending
     size_t next = 0;
     auto issue = [&](uint32_t p, int row) {
@@ -396,7 +390,7 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
     }
     lookups += npending;
     // Whole-row lookups, for reads with many candidates.
-    answer_whole_rows(ws.ibf_shared);
+    answer_whole_rows(ws.ibf_shared, false);
     lookups += ws.ibf_shared.size();
   }
 }

@@ -6,10 +6,11 @@
 // 1..k of the k-mer mixed with g. One line then gives every group's answer, and only the groups it admits are
 // queried (Raptor's hierarchical interleaved Bloom filter routes a query the same way, through a top level).
 //
-// The router is part of what a set answers: a k-mer hits bin b of group g when the router admits g AND the bin
-// holds it. So a k-mer of no reference of the group must pass both to hit (the bins can then be sized at FACS's
-// 5e-4 instead of 0.05 / references, docs/facs.md), while a k-mer of another reference of the same group passes
-// the router as a true member and meets the bin's own FPR.
+// The router chooses which bins a read's scan visits, never what a bin answers: in FACS's quick pass a k-mer hits
+// bin b of group g only where the router admits g, and a bin with such a hit (a candidate) is then scanned on its
+// own answers, as without a router. A random k-mer makes a bin a candidate only if it passes both, so the bins can
+// be sized at FACS's 5e-4 instead of 0.05 / references (docs/facs.md); checking the router for every scanned
+// k-mer too cost one more cache miss per k-mer of every true candidate (1,024 references: 1.4x the time).
 //
 // The hashes are those of an H3 family of k + 1 functions seeded by group_router_seed(set seed), independent of
 // the bins' functions. Blocks are stored as the rows of an InterleavedBloom of 512 bins (8 words per row), so
