@@ -387,9 +387,9 @@ TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 refer
   // references x FPR stays at 0.05; an explicit --fpr is kept, and small sets keep FACS's 5e-4.
   TempDir dir;
   std::mt19937_64 rng(12);
-  auto build = [&](int records, bool given, double fpr, int router) {
-    std::string fa;
-    for (int i = 0; i < records; ++i) fa += ">r" + std::to_string(i) + "\n" + random_dna(400, rng) + "\n";
+  auto build = [&](int records, bool given, double fpr, int router, size_t large = 400) {
+    std::string fa;  // records of 400 bases, every second one of `large`
+    for (int i = 0; i < records; ++i) fa += ">r" + std::to_string(i) + "\n" + random_dna(i % 2 ? large : 400, rng) + "\n";
     BuildFilterRequest b = per_record_interleaved_build(dir, fa);
     b.params.fpr = fpr;
     b.params.fpr_given = given;
@@ -420,11 +420,18 @@ TEST_CASE("build-filter --layout interleaved: without --fpr, more than 100 refer
   const FilterSet few = build(100, false, 5e-4, -1);
   same_groups(few, planned_for(few, 5e-4));
   REQUIRE(few.routers.empty());  // --router auto: none up to 100 references
-  // With the group router (the default above 100 references) a random k-mer reaches a group at the router's FPR
-  // (~0.1), so the bins get 10x the FPR, at most FACS's 5e-4: 0.05 / 250 / 0.1 = 2e-3 -> 5e-4; 2,000 -> 2.5e-4.
-  const FilterSet routed = build(250, false, 5e-4, -1);
+  // With a group router a random k-mer reaches a group at the router's FPR (~0.1), so the bins get 10x the FPR,
+  // at most FACS's 5e-4: 0.05 / 250 / 0.1 = 2e-3 -> 5e-4; 2,000 -> 2.5e-4. --router auto gives one only to sets
+  // of several size groups (in one group a true k-mer meets every bin, router or not).
+  REQUIRE(build(250, false, 5e-4, -1).routers.empty());  // one group
+  const FilterSet routed = build(250, false, 5e-4, -1, 6000);
   REQUIRE(routed.routers.size() == 1);
+  REQUIRE(routed.groups.size() >= 2);
   same_groups(routed, planned_for(routed, 5e-4));
+  const FilterSet forced = build(250, false, 5e-4, 1);
+  REQUIRE(forced.routers.size() == 1);
+  REQUIRE(forced.groups.size() == 1);
+  same_groups(forced, planned_for(forced, 5e-4));
   REQUIRE(interleaved_default_fpr(2000, true) == Approx(2.5e-4));
   REQUIRE(interleaved_default_fpr(2000, false) == Approx(2.5e-5));
 }

@@ -125,7 +125,8 @@ FacsBuildOptions parse_facs_build_filter(int argc, const char* const* argv, std:
                  "reference files or more, else blocked; blocked with --per-record, --add, --auto-tune or stdin)",
        cxxopts::value<std::string>()->default_value("auto"))
       ("router", "interleaved sets: a group router, one cache line per k-mer saying which size groups may hold it "
-                 "(~5 bits per k-mer): yes, no or auto (yes for more than 100 references; docs/facs.md)",
+                 "(~5 bits per k-mer): yes, no or auto (yes for more than 100 references of several size groups; "
+                 "docs/facs.md)",
        cxxopts::value<std::string>()->default_value("auto"))
       ("per-record", "one filter per FASTA record instead of one per file")
       ("name", "filter name, once per input file in order (default: the file name without extensions)",

@@ -108,7 +108,7 @@ InterleavedSetBuilder::InterleavedSetBuilder(FilterSet& set, const std::vector<I
   }
   pending_.resize(refs.size());
   added_.assign(refs.size(), 0);
-  if (use_group_router(p, refs.size())) {
+  if (use_group_router(p, refs.size()) && (p.group_router > 0 || set_.groups.size() >= 2)) {
     if (set_.groups.size() > kRouterMaxGroups)
       throw UsageError("build-filter: " + std::to_string(set_.groups.size()) + " size groups are more than a group "
                        "router serves (" + std::to_string(kRouterMaxGroups) + "); use --router no");

@@ -36,8 +36,8 @@ struct InterleavedReference {
 // for 10x the FPR at the same false bins per k-mer, capped at FACS's 5e-4: 1,024 references get 4.9e-4.
 double interleaved_default_fpr(size_t references, bool routed = false);
 
-// --router auto: a set of more than this many references gets a group router (with one group too: it answers a
-// random k-mer from one cache line, where the group's rows took ~6 reads to clear it).
+// --router auto: a set of more than this many references whose references fall into several size groups gets a
+// group router (build-filter decides the groups part; use_group_router only the count).
 constexpr size_t kRouterFromReferences = 101;
 bool use_group_router(const BuildParams& p, size_t references);
 

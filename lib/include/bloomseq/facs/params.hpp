@@ -37,7 +37,7 @@ struct BuildParams {
   // interleaved; classic bins, `layout` is ignored): a lookup answers every reference of a group at once.
   bool interleaved = false;
   // An interleaved set's group router (bloom/group_router.hpp): 1 on, 0 off, -1 auto (on for more than
-  // kRouterFromReferences references, interleaved_builder.hpp).
+  // kRouterFromReferences references in several size groups: run_build_filter decides, interleaved_builder.hpp).
   int group_router = -1;
 };
 
