@@ -43,6 +43,25 @@ std::string sample_read(const std::string& g, size_t L, double err, std::mt19937
   return r;
 }
 
+// `n` reads of 100 bases: the odd ones random, the even ones from a random genome with substitutions at `err`.
+std::vector<std::string> half_random_reads(const std::vector<std::string>& genomes, size_t n, double err, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < n; ++i)
+    reads.push_back(i % 2 ? random_dna(100, rng) : sample_read(genomes[rng() % genomes.size()], 100, err, rng));
+  return reads;
+}
+
+// FACS's quick frames of a read of F frames, brute force: j w + floor(i w / d) for i < d, and the last frame.
+std::vector<uint8_t> quick_frame_mask(int F, int d) {
+  std::vector<uint8_t> quick(size_t(F), 0);
+  for (int j = 0; j * kW < F; ++j)
+    for (int i = 0; i < d; ++i)
+      if (j * kW + i * kW / d < F) quick[size_t(j * kW + i * kW / d)] = 1;
+  quick[size_t(F - 1)] = 1;
+  return quick;
+}
+
 struct Panel {
   std::vector<std::string> genomes;
   FilterSet interleaved;
@@ -231,10 +250,7 @@ TEST_CASE("interleaved classify against exact k-mer sets", "[facs][interleaved]"
     const std::vector<uint64_t> keys = distinct_canonical_wmers(seqs, kW);
     exact.emplace_back(keys.begin(), keys.end());
   }
-  std::mt19937_64 rng(9);
-  std::vector<std::string> reads;
-  for (size_t i = 0; i < 1500; ++i)
-    reads.push_back(i % 2 ? random_dna(100, rng) : sample_read(p.genomes[rng() % p.genomes.size()], 100, 0.01, rng));
+  const std::vector<std::string> reads = half_random_reads(p.genomes, 1500, 0.01, 9);
   std::vector<std::string_view> v(reads.begin(), reads.end());
   ClassifyParams cp;
   const Classifier c(p.interleaved, cp);
@@ -245,12 +261,8 @@ TEST_CASE("interleaved classify against exact k-mer sets", "[facs][interleaved]"
   const int32_t need = c.error_model().min_covered(L, 0);
   size_t differ = 0;
   for (size_t r = 0; r < reads.size(); ++r) {
-    // Brute force: every frame's membership, FACS's quick frames (j w + floor(i w / d), and the last), coverage.
-    std::vector<uint8_t> quick(size_t(F), 0);
-    for (int j = 0; j * kW < F; ++j)
-      for (int i = 0; i < d; ++i)
-        if (j * kW + i * kW / d < F) quick[size_t(j * kW + i * kW / d)] = 1;
-    quick[size_t(F - 1)] = 1;
+    // Brute force: every frame's membership, FACS's quick frames, coverage.
+    const std::vector<uint8_t> quick = quick_frame_mask(F, d);
     int32_t best = -1, ties = 0, best_points = -1;
     bool raised = false;
     for (size_t j = 0; j < exact.size(); ++j) {
@@ -529,10 +541,7 @@ TEST_CASE("interleaved set with a group router: a bin is a candidate where a qui
   for (const FilterEntry& f : p.interleaved.filters)
     bins.push_back(p.interleaved.groups[size_t(f.group)].ibf.bin_vector(f.bin));
 
-  std::mt19937_64 rng(22);
-  std::vector<std::string> reads;
-  for (size_t i = 0; i < 600; ++i)
-    reads.push_back(i % 2 ? random_dna(100, rng) : sample_read(p.genomes[rng() % p.genomes.size()], 100, 0.02, rng));
+  const std::vector<std::string> reads = half_random_reads(p.genomes, 600, 0.02, 22);
   std::vector<std::string_view> v(reads.begin(), reads.end());
   ClassifyParams cp;
   cp.exact_failing_points = true;
@@ -547,11 +556,7 @@ TEST_CASE("interleaved set with a group router: a bin is a candidate where a qui
   plain.classify(v.data(), v.size(), b, ws2);
 
   const int L = 100, F = L - kW + 1, d = routed.error_model().quick_density(L);
-  std::vector<uint8_t> quick(size_t(F), 0);
-  for (int j = 0; j * kW < F; ++j)
-    for (int i = 0; i < d; ++i)
-      if (j * kW + i * kW / d < F) quick[size_t(j * kW + i * kW / d)] = 1;
-  quick[size_t(F - 1)] = 1;
+  const std::vector<uint8_t> quick = quick_frame_mask(F, d);
   const size_t nf = p.interleaved.filters.size();
   size_t turned_away = 0;  // bins that a quick frame hit, none of them where the router admits the group
   for (size_t r = 0; r < reads.size(); ++r) {
