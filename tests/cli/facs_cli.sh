@@ -191,6 +191,31 @@ for bf in classic.bf refs.bf inter.bf routed.bf; do
     check "--load map: no checksum notice for a small file" "! grep -q checksum load_map.err"
   done
 done
+# two routed sets classified together: each set's router serves its own groups, so every filter's points are
+# those of its set classified alone (--scores: every filter's points exact)
+"$facs" build-filter -q --layout interleaved --router yes -o pieces_routed.bf pieces/p*.fa
+cat reads.fq "$data/lambda_reads_1.fq" > mixed_reads.fq
+"$facs" classify mixed_reads.fq routed.bf pieces_routed.bf --scores -o both.tsv --summary /dev/null 2> /dev/null
+"$facs" classify mixed_reads.fq routed.bf --scores -o first.tsv --summary /dev/null 2> /dev/null
+"$facs" classify mixed_reads.fq pieces_routed.bf --scores -o second.tsv --summary /dev/null 2> /dev/null
+check "two routed sets together: every filter scores as in its own set" "python3 - <<'PY'
+import sys
+def scores(path):
+    rows, head = {}, None
+    for line in open(path):
+        if line.startswith('# '): continue
+        f = line.rstrip('\n').split('\t')
+        if line.startswith('#'): head = f; continue
+        rows[f[0]] = {head[i][6:]: f[i] for i in range(len(f)) if head[i].startswith('score:')}
+    return rows
+both, first, second = scores('both.tsv'), scores('first.tsv'), scores('second.tsv')
+hits = 0
+for read, s in both.items():
+    alone = dict(first[read]); alone.update(second[read])
+    if s != alone: sys.exit('read %s: %s != %s' % (read, s, alone))
+    hits += sum(float(v) != 0 for v in s.values())
+sys.exit(0 if len(both) == 7000 and hits > 1000 else 'reads %d, nonzero scores %d' % (len(both), hits))
+PY"
 expect_exit 64 "--load takes auto, map or copy" "$facs" classify reads.fq refs.bf --load nosuch
 # info: the checksum is verified for a small file, and --verify finds a flipped payload byte in any file
 check "info says the checksum was verified" "\"$facs\" info --verify inter.bf | grep -q '^# checksum: verified'"
