@@ -21,7 +21,7 @@ constexpr double kExtraBitsForFewerHashes = 0.08;
 
 double interleaved_default_fpr(size_t references, bool routed) {
   constexpr double kFalseBinsPerKmer = 0.05;  // references x FPR (x the router's FPR)
-  constexpr double kRouterFpr = 0.1;          // kRouterBitsPerElement, kRouterHashes (test_group_router.cpp)
+  constexpr double kRouterFpr = 0.1;          // kRouterBitsPerElement, kRouterHashes (test_facs_interleaved.cpp)
   return std::min(kFacsDefaultFpr,
                   kFalseBinsPerKmer / double(std::max<size_t>(references, 1)) / (routed ? kRouterFpr : 1.0));
 }
@@ -130,8 +130,8 @@ InterleavedSetBuilder::InterleavedSetBuilder(FilterSet& set, const std::vector<I
 }
 
 namespace {
-// Inserts keys into group g of the router, their blocks prefetched a chunk ahead (a router of gigabytes is
-// written at random: one cache miss per k-mer unless they overlap).
+// Inserts keys into group g of the router, each block prefetched 16 keys ahead (a router of gigabytes is written
+// at random: one cache miss per k-mer unless they overlap).
 void insert_routed(const GroupRouterView& router, uint32_t g, const H3ByteView& hv, const std::vector<uint64_t>& keys) {
   constexpr size_t kHashes = kRouterHashes + 1;
   std::vector<uint32_t> h(keys.size() * kHashes);

@@ -175,7 +175,7 @@ void Classifier::score_group_interleaved(const std::string_view* reads, size_t n
   // and a scan that needs such a word looks its bin up instead.
   auto answer_whole_rows = [&](const std::vector<uint32_t>& slots, bool use_router) {
     const size_t first = ws.ibf_answers.size() / W, count = slots.size();
-    ws.ibf_answers.resize((first + count) * W);  // zero: a group the router turns away answers no bin
+    ws.ibf_answers.resize((first + count) * W);  // zero: no candidate in a group the router turns away
     if (use_router) route(slots.data(), count);
     auto admits = [&](size_t slot, size_t group) {
       return !use_router || !routed || ((ws.ibf_route[slot] >> group) & 1u);
