@@ -215,6 +215,33 @@ TEST_CASE("numbers are formatted as BLAST prints them", "[blast][format]") {
   CHECK(format_tabular(half, parse_outfmt("6 ppos")) == "55.94");
 }
 
+TEST_CASE("btop, titles and column lists as blastn writes them", "[blast][format]") {
+  // Query  ACGTA-CGTTA
+  // Subject ACGAAGCG--A : 3 equal, T/A, 1 equal, a gap in the query, 2 equal, two gaps in the subject, 1 equal.
+  CHECK(btop_text("ACGTA-CGTTA", "ACGAAGCG--A") == "3TA1-G2T-T-1");
+  CHECK(btop_text("ACGT", "ACGT") == "4");
+  CHECK(btop_text("NA", "AA") == "NA1");  // an N against a base is a mismatch column, as any other letters
+  CHECK(btop_text("", "").empty());
+  CHECK(blast_query_title("q1  first  two   spaces ") == "q1  first  two   spaces");
+  CHECK(blast_query_title("q3\tafter a tab") == "q3");
+  CHECK(blast_query_title("q1 first\tsecond") == "q1 first");
+  // A column named twice is printed once, where it first appears (blastn -outfmt "6 qseqid qseqid length").
+  const TabularFormat f = parse_outfmt("10 qseqid length qseqid std");
+  CHECK(f.style == TabularStyle::csv);
+  REQUIRE(f.columns.size() == 13);
+  CHECK(f.columns[0] == TabularColumn::qseqid);
+  CHECK(f.columns[1] == TabularColumn::length);
+  CHECK(f.columns[2] == TabularColumn::qaccver);
+  CHECK(tabular_header(parse_outfmt("10 qseqid evalue")) == "# qseqid,evalue");
+  CHECK(outfmt_from_token(outfmt_token(f)).columns == f.columns);
+  CHECK(outfmt_from_token(outfmt_token(f)).style == TabularStyle::csv);
+  CHECK_THROWS_AS(outfmt_token(parse_outfmt("7")), std::logic_error);
+  const std::string block = commented_query_block(parse_outfmt("7 qseqid btop"), "q1 x", "db.fa", 2);
+  CHECK(block.find("# Query: q1 x\n# Database: User specified sequence set (Input: db.fa)\n# Fields: query id, BTOP\n"
+                   "# 2 hits found\n") != std::string::npos);
+  CHECK(commented_query_block(parse_outfmt("7"), "q2", "db.fa", 0).find("# Fields") == std::string::npos);
+}
+
 TEST_CASE("right extension stops where the score would turn negative while it is below X", "[blast][hsp]") {
   // 5/-4, X = 73 (20 bits): an 11-base seed scores 55 < X. After it, 14 mismatches (-56) and 20 matches (+100).
   // blastn (s_NuclUngappedExtendExact's X_current) stops at the 14th mismatch, where the score would fall below

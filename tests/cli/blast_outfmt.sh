@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --outfmt with blastn's column names: every supported column must print what blastn -outfmt "6 ..." prints for
-# the same alignments (identifiers, lengths, qcovhsp's rounding, ppos, raw score, sstrand), and what blast-bloom
-# cannot print must be refused. Skipped (77) when blastn is not installed.
+# the same alignments (identifiers, lengths, qcovhsp's rounding, ppos, raw score, sstrand, btop), formats 7 (comment
+# lines) and 10 (commas) as blastn's, and what blast-bloom cannot print must be refused. Skipped (77) when blastn
+# is not installed.
 # Usage: blast_outfmt.sh BIN_DIR SRC_DIR
 set -uo pipefail
 bin="$1"; src="$2"
@@ -12,7 +13,7 @@ fails=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
 
 cols="qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore qlen slen qcovhsp score
-      nident gaps positive ppos sstrand qacc sacc qaccver saccver qcovs"
+      nident gaps positive ppos sstrand qacc sacc qaccver saccver qcovs btop"
 cols=$(echo $cols)
 # Versioned accessions as plain identifiers, and a 3-kb query whose HSPs cover 33%, ~1% and <1% of it (qcovhsp's
 # rounding), against a 4-kb subject that overlaps it by 1 kb.
@@ -45,7 +46,7 @@ seq=$(grep -v '>' "$src/data/lambda_virus.fa" | tr -d '\n')
 rc=$(echo "${seq:1000:60}" | rev | tr ACGT TGCA)
 { echo ">q"; echo "${seq:1000:30}R${seq:1031:29}"; } > "$tmp/qs.fa"
 { echo ">s"; echo "${seq:500:500}${rc:0:20}GG${rc:20}${seq:2000:500}"; } > "$tmp/ss.fa"
-cols="6 qseqid sseqid qstart qend sstart send qseq sseq"
+cols="6 qseqid sseqid qstart qend sstart send qseq sseq btop"
 for pair in "$tmp/qs.fa $tmp/ss.fa" "$src/data/lambda_virus.fa $tmp/reads.fa" "$src/data/ecoli_536_200k.fa $src/data/ecoli_536_200k.fa"; do
   read -r q s <<< "$pair"
   for mode in gapped ungapped; do
@@ -60,6 +61,35 @@ done
 "$bin/blast-bloom" --no-header --no-progress --dust no --outfmt "$cols" "$tmp/qs.fa" "$tmp/ss.fa" > "$tmp/got"
 check "qseq/sseq: the designed pair is a minus-strand alignment with a gap and an R" \
   "awk -F'\t' '\$5 > \$6 && \$7 ~ /R/ && \$7 ~ /--/' $tmp/got | grep -q ."
+check "btop: the designed pair's has a gap and the R against the subject's base" \
+  "awk -F'\t' '\$5 > \$6 && \$9 ~ /-[ACGT]/ && \$9 ~ /R[ACGT]/' $tmp/got | grep -q ."
+
+# Format 7: blastn's comment lines for every query (one without sequence, one without hits, titles with runs of
+# blanks, a tab and a trailing blank), gapped, ungapped and megablast; only the program line differs, by design.
+{ echo ">q1  first  two   spaces "; echo "${seq:100:300}"; echo ">e1 empty"; echo ">q2 no hits"
+  echo "ACGTACGTAGCTAGCTAGCATCGATCGACTAGCATCGACTAGCAT"; echo ">q3 third$(printf '\t')after a tab"; echo "${seq:5000:400}"
+} > "$tmp/q7.fa"
+{ echo ">s1 subject one"; echo "${seq:0:6000}"; echo ">s2"; echo "${seq:4000:2000}"; } > "$tmp/s7.fa"
+for mode in "gapped" "ungapped" "megablast"; do
+  bl=(-task blastn); bb=()
+  [ "$mode" = ungapped ] && bl=(-task blastn -ungapped -sum_stats false) && bb=(--ungapped)
+  [ "$mode" = megablast ] && bl=(-task megablast) && bb=(--task megablast)
+  for fmt in "7" "7 qseqid sseqid evalue qcovs btop length"; do
+    blastn "${bl[@]}" -dust no -query "$tmp/q7.fa" -subject "$tmp/s7.fa" -outfmt "$fmt" 2>/dev/null > "$tmp/want"
+    "$bin/blast-bloom" --no-progress --dust no "${bb[@]}" --outfmt "$fmt" "$tmp/q7.fa" "$tmp/s7.fa" 2>/dev/null > "$tmp/got"
+    check "--outfmt '$fmt', $mode: blastn's $(wc -l < "$tmp/want") lines but the program's" \
+      "[ \$(grep -c '^# 0 hits found' $tmp/want) -eq 2 ] && [ \$(grep -c '^# BLASTN blast-bloom ' $tmp/got) -eq 4 ] &&
+       diff <(grep -v '^# BLASTN' $tmp/want) <(grep -v '^# BLASTN' $tmp/got) > /dev/null"
+  done
+done
+# Format 10 and repeated columns (printed once, where first named, as blastn does).
+for fmt in "10" "10 qseqid sseqid btop evalue qseq pident" "6 qseqid qseqid length std qseqid" "10 std std"; do
+  blastn -task blastn -dust no -query "$bee/vdv1.fa" -subject "$bee/dwv.fa" -outfmt "$fmt" 2>/dev/null > "$tmp/want"
+  "$bin/blast-bloom" --no-progress --no-header --dust no --outfmt "$fmt" "$bee/vdv1.fa" "$bee/dwv.fa" > "$tmp/got"
+  check "--outfmt '$fmt': $(wc -l < "$tmp/want") lines as blastn" "[ \$(wc -l < $tmp/want) -ge 5 ] && cmp -s $tmp/want $tmp/got"
+done
+"$bin/blast-bloom" --no-progress --outfmt "10 qseqid evalue" "$bee/vdv1.fa" "$bee/dwv.fa" > "$tmp/csv"
+check "format 10's header line names the columns with commas" "[ \"\$(head -1 $tmp/csv)\" = '# qseqid,evalue' ]"
 blastn -task blastn -dust no -query "$tmp/q.fa" -subject "$tmp/s.fa" -outfmt "6 qcovhsp" > "$tmp/cov"
 check "qcovhsp: 33, 1 and 0 among blastn's values for the lambda pair" \
   "grep -qx 33 $tmp/cov && grep -qx 1 $tmp/cov && grep -qx 0 $tmp/cov"
@@ -73,7 +103,7 @@ check "'6 std' and '6' equal the default output" "cmp -s $tmp/default $tmp/std &
 check "the header names the chosen columns" "[ \"\$(head -1 $tmp/three)\" = \"# qseqid\$(printf '\t')slen\$(printf '\t')qcovhsp\" ]"
 
 # Refused: other formats, unknown or unsupported columns, columns with --stage 1a/1b (usage error, no output).
-for bad in "7" "6 qseqid qcovus" "6 qseqid stitle" "6 nonsense" "" "10 std"; do
+for bad in "8" "5" "7 qseqid qcovus" "6 qseqid stitle" "6 nonsense" "" "10 frames"; do
   "$bin/blast-bloom" --no-progress --outfmt "$bad" -o "$tmp/bad.tsv" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" 2> "$tmp/err"
   rc=$?
   check "--outfmt '$bad' refused (exit 64, one line, no output)" \
@@ -81,5 +111,7 @@ for bad in "7" "6 qseqid qcovus" "6 qseqid stitle" "6 nonsense" "" "10 std"; do
 done
 "$bin/blast-bloom" --no-progress --stage 1b --outfmt "6 qseqid" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > /dev/null 2> "$tmp/err"
 check "--outfmt with --stage 1b refused" "[ $? -eq 64 ]"
+"$bin/blast-bloom" --no-progress --no-header --outfmt 7 "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" > /dev/null 2> "$tmp/err"
+check "--outfmt 7 with --no-header refused" "[ $? -eq 64 ] && grep -q -- '--outfmt 7' $tmp/err"
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all checks passed"

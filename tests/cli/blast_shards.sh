@@ -55,6 +55,12 @@ for m in 2 3 7 16; do run_grid "gapped, FASTA" 1 "$m" db.fa; done
 run_grid "gapped, .2bit" 2 3 db.2bit
 run_grid "ungapped, .2bit" 3 2 db.2bit --ungapped
 run_grid "ungapped, FASTA, no header, 2 threads" 7 2 db.fa --ungapped --no-header -t 2
+run_grid "gapped, FASTA, --outfmt 10 with columns" 3 2 db.fa --outfmt "10 qseqid sseqid evalue qcovs btop"
+grep -q '^q0,' single.tsv || fail "--outfmt 10: no comma-separated line"
+# Format 7's comment blocks need every query: refused for a part (exit 64, no part written).
+set +e; "$bb" --outfmt 7 --db-shard 1/2 q.fa db.fa -o seven.part 2> err.txt; rc=$?; set -e
+[[ $rc -eq 64 && ! -e seven.part ]] && grep -q -- '--outfmt 7' err.txt && echo "ok   --outfmt 7 refused with shards" ||
+  fail "--outfmt 7 with --db-shard: exit $rc"
 
 # The data exercise what they should: many subjects, HSPs in several shards (N = 3, database shards).
 run_grid "gapped, FASTA" 3 1 db.fa

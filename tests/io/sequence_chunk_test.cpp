@@ -93,6 +93,7 @@ void check_same(const std::string& path) {
       INFO("record " << i + 1);
       CHECK(got.records[i].name == want.records[i].name);
       CHECK(got.records[i].comment == want.records[i].comment);
+      CHECK(got.records[i].blanks == want.records[i].blanks);
       CHECK(got.records[i].seq == want.records[i].seq);
       CHECK(got.records[i].qual == want.records[i].qual);
     }

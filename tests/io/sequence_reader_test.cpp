@@ -153,13 +153,33 @@ TEST_CASE("reader: lower case kept, blank lines, missing final newline, headers 
   REQUIRE(got.size() == 3);
   CHECK(got[0].name == "s1");
   CHECK(got[0].comment == "desc here");
+  CHECK(got[0].blanks == " ");
   CHECK(got[0].seq == "acgtNNacGT");
+  CHECK(got[1].blanks.empty());
   CHECK(got[1].seq.empty());
   CHECK(got[2].seq == "ttt");
   write_bytes(dir.file("h.fa"), ">a\n>b\n>c\n");
   got = read_all_sequences(dir.file("h.fa"));
   REQUIRE(got.size() == 3);
   for (auto& r : got) CHECK(r.seq.empty());
+}
+
+TEST_CASE("reader: the blanks between name and comment are kept as in the file", "[io][reader]") {
+  // blastn's comment lines show a query's definition line with its own blanks (--outfmt 7).
+  TempDir dir;
+  write_bytes(dir.file("a.fa"), ">s1  two\tand  more \nACGT\n>s2\t \tx\nAC\n>s3 \nA\n");
+  write_bytes(dir.file("a.fq"), "@r1  two\tand  more \nACGT\n+\nIIII\n@r2\t \tx\nAC\n+\nII\n@r3 \nA\n+\nI\n");
+  for (const char* name : {"a.fa", "a.fq"}) {
+    INFO(name);
+    const auto got = read_all_sequences(dir.file(name));
+    REQUIRE(got.size() == 3);
+    CHECK(got[0].blanks == "  ");
+    CHECK(got[0].comment == "two\tand  more ");
+    CHECK(got[1].blanks == "\t \t");
+    CHECK(got[1].comment == "x");
+    CHECK(got[2].blanks == " ");
+    CHECK(got[2].comment.empty());
+  }
 }
 
 TEST_CASE("reader: an empty file has zero records", "[io][reader]") {

@@ -269,7 +269,9 @@ void warn_foreign_letters(std::FILE* log, const std::string& path, const Foreign
                  path.c_str(), foreign.describe().c_str());
 }
 
-QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fingerprint, std::FILE* log) {
+// `titles`: each record's definition line as blastn's comment lines show it (--outfmt 7).
+QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fingerprint, std::FILE* log,
+                      std::vector<std::string>& titles) {
   QuerySet queries;
   query_bases = 0;
   ForeignLetters foreign;
@@ -284,6 +286,7 @@ QuerySet read_queries(const std::string& path, uint64_t& query_bases, Fnv64& fin
   if (recs.empty()) throw DataError(path + ": no sequences in the query");
   for (const auto& rec : recs) {
     queries.add(rec.name, rec.seq);
+    titles.push_back(blast_query_title(rec.name + rec.blanks + rec.comment));
     query_bases += rec.seq.size();
     fingerprint.add(rec.name);
     fingerprint.add(rec.seq);
@@ -472,7 +475,7 @@ class StageOutput {
               b.names[x.subject - b.first_record] + '\t' + std::to_string(b.window.offset + x.s_pos + 1) + '\t' +
               (x.strand ? "-\n" : "+\n"));
       };
-    } else if (header) {
+    } else if (header && format.style != TabularStyle::commented) {
       add(tabular_header(format) + '\n');
     }
   }
@@ -578,7 +581,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   const auto t_start = std::chrono::steady_clock::now();
   uint64_t query_bases = 0;
   Fnv64 query_hash;
-  QuerySet queries = read_queries(o.query, query_bases, query_hash, log);
+  std::vector<std::string> query_titles;
+  QuerySet queries = read_queries(o.query, query_bases, query_hash, log, query_titles);
   // The parameters decided once for every shard, and where the database's records start (no counting pass).
   SearchPlan given;
   if (!o.plan.empty()) given = read_search_plan(o.plan);
@@ -737,10 +741,24 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
     out.add(part_trailer_line(add_part_lines(search, hsps, o.format, out)));
   } else {
     const std::vector<uint64_t> coverage = BlastSearch::subject_coverage(hsps);
-    for (size_t i = 0; i < hsps.size(); ++i) {
+    const auto add_line = [&](size_t i) {
       TabularHit t = search.tabular(hsps[i]);
       t.q_covered_subject = coverage[i];
       out.add(format_tabular(t, o.format) + '\n');
+    };
+    if (o.stage == "hsp" && o.format.style == TabularStyle::commented) {
+      // Every query's block in the query's order, those without hits too (finish() orders the HSPs by query).
+      size_t i = 0;
+      for (size_t q = 0; q < query_titles.size(); ++q) {
+        size_t end = i;
+        while (end < hsps.size() && hsps[end].query == q) ++end;
+        out.add(commented_query_block(o.format, query_titles[q], o.db, end - i));
+        for (; i < end; ++i) add_line(i);
+      }
+      if (i != hsps.size()) throw std::logic_error("--outfmt 7: HSPs out of query order");
+      out.add(commented_trailer(query_titles.size()));
+    } else {
+      for (size_t i = 0; i < hsps.size(); ++i) add_line(i);
     }
   }
   out.commit();

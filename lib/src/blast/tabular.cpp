@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "bloomseq/error.hpp"
 
@@ -31,18 +32,38 @@ namespace {
 struct ColumnName {
   const char* name;
   TabularColumn column;
+  const char* field;  // format 7's "# Fields:" text, as blastn 2.12 prints it
 };
 constexpr ColumnName kColumns[] = {
-    {"qseqid", TabularColumn::qseqid},     {"qaccver", TabularColumn::qaccver}, {"qacc", TabularColumn::qacc},
-    {"sseqid", TabularColumn::sseqid},     {"saccver", TabularColumn::saccver}, {"sacc", TabularColumn::sacc},
-    {"pident", TabularColumn::pident},     {"length", TabularColumn::length},   {"mismatch", TabularColumn::mismatch},
-    {"gapopen", TabularColumn::gapopen},   {"gaps", TabularColumn::gaps},       {"nident", TabularColumn::nident},
-    {"positive", TabularColumn::positive}, {"ppos", TabularColumn::ppos},       {"qstart", TabularColumn::qstart},
-    {"qend", TabularColumn::qend},         {"sstart", TabularColumn::sstart},   {"send", TabularColumn::send},
-    {"evalue", TabularColumn::evalue},     {"bitscore", TabularColumn::bitscore}, {"score", TabularColumn::score},
-    {"qlen", TabularColumn::qlen},         {"slen", TabularColumn::slen},       {"qcovhsp", TabularColumn::qcovhsp},
-    {"sstrand", TabularColumn::sstrand},   {"qcovs", TabularColumn::qcovs},     {"qseq", TabularColumn::qseq},
-    {"sseq", TabularColumn::sseq},
+    {"qseqid", TabularColumn::qseqid, "query id"},
+    {"qaccver", TabularColumn::qaccver, "query acc.ver"},
+    {"qacc", TabularColumn::qacc, "query acc."},
+    {"sseqid", TabularColumn::sseqid, "subject id"},
+    {"saccver", TabularColumn::saccver, "subject acc.ver"},
+    {"sacc", TabularColumn::sacc, "subject acc."},
+    {"pident", TabularColumn::pident, "% identity"},
+    {"length", TabularColumn::length, "alignment length"},
+    {"mismatch", TabularColumn::mismatch, "mismatches"},
+    {"gapopen", TabularColumn::gapopen, "gap opens"},
+    {"gaps", TabularColumn::gaps, "gaps"},
+    {"nident", TabularColumn::nident, "identical"},
+    {"positive", TabularColumn::positive, "positives"},
+    {"ppos", TabularColumn::ppos, "% positives"},
+    {"qstart", TabularColumn::qstart, "q. start"},
+    {"qend", TabularColumn::qend, "q. end"},
+    {"sstart", TabularColumn::sstart, "s. start"},
+    {"send", TabularColumn::send, "s. end"},
+    {"evalue", TabularColumn::evalue, "evalue"},
+    {"bitscore", TabularColumn::bitscore, "bit score"},
+    {"score", TabularColumn::score, "score"},
+    {"qlen", TabularColumn::qlen, "query length"},
+    {"slen", TabularColumn::slen, "subject length"},
+    {"qcovhsp", TabularColumn::qcovhsp, "% query coverage per hsp"},
+    {"sstrand", TabularColumn::sstrand, "subject strand"},
+    {"qcovs", TabularColumn::qcovs, "% query coverage per subject"},
+    {"qseq", TabularColumn::qseq, "query seq"},
+    {"sseq", TabularColumn::sseq, "subject seq"},
+    {"btop", TabularColumn::btop, "BTOP"},
 };
 
 const std::vector<TabularColumn>& standard_columns() {
@@ -53,10 +74,15 @@ const std::vector<TabularColumn>& standard_columns() {
   return std12;
 }
 
-const char* column_name(TabularColumn c) {
+const ColumnName& column_entry(TabularColumn c) {
   for (const ColumnName& n : kColumns)
-    if (n.column == c) return n.name;
-  return "?";
+    if (n.column == c) return n;
+  throw std::logic_error("tabular: a column without a name");
+}
+const char* column_name(TabularColumn c) { return column_entry(c).name; }
+
+void add_column(std::vector<TabularColumn>& columns, TabularColumn c) {
+  if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
 }
 
 std::string unsigned_text(uint64_t v) { return std::to_string(v); }
@@ -64,6 +90,12 @@ std::string unsigned_text(uint64_t v) { return std::to_string(v); }
 }  // namespace
 
 TabularFormat::TabularFormat() : columns(standard_columns()) {}
+
+bool TabularFormat::needs_aligned_letters() const {
+  for (TabularColumn c : columns)
+    if (c == TabularColumn::qseq || c == TabularColumn::sseq || c == TabularColumn::btop) return true;
+  return false;
+}
 
 TabularFormat parse_outfmt(const std::string& spec) {
   std::vector<std::string> words;
@@ -75,21 +107,22 @@ TabularFormat parse_outfmt(const std::string& spec) {
     words.push_back(spec.substr(from, to - from));
     at = to;
   }
-  if (words.empty() || words[0] != "6")
-    throw UsageError("--outfmt: only tabular output (6) is supported, as \"6\" or \"6 qseqid sseqid ...\"; got \"" +
-                     spec + "\"");
+  if (words.empty() || (words[0] != "6" && words[0] != "7" && words[0] != "10"))
+    throw UsageError("--outfmt: only blastn's tabular formats 6, 7 (with comment lines) and 10 (commas) are "
+                     "supported, as \"6\" or \"6 qseqid sseqid ...\"; got \"" + spec + "\"");
   TabularFormat f;
+  f.style = words[0] == "6" ? TabularStyle::tabs : words[0] == "7" ? TabularStyle::commented : TabularStyle::csv;
   if (words.size() == 1) return f;
   f.columns.clear();
   for (size_t i = 1; i < words.size(); ++i) {
     if (words[i] == "std") {
-      f.columns.insert(f.columns.end(), standard_columns().begin(), standard_columns().end());
+      for (TabularColumn c : standard_columns()) add_column(f.columns, c);
       continue;
     }
     bool known = false;
     for (const ColumnName& n : kColumns)
       if (words[i] == n.name) {
-        f.columns.push_back(n.column);
+        add_column(f.columns, n.column);
         known = true;
       }
     if (!known) {
@@ -102,15 +135,34 @@ TabularFormat parse_outfmt(const std::string& spec) {
 }
 
 std::string outfmt_token(const TabularFormat& format) {
-  std::string t;
-  for (TabularColumn c : format.columns) t += std::string(t.empty() ? "" : ",") + column_name(c);
+  if (format.style == TabularStyle::commented) throw std::logic_error("outfmt_token: format 7 has no part token");
+  std::string t = format.style == TabularStyle::csv ? "10:" : "";
+  for (size_t i = 0; i < format.columns.size(); ++i) t += std::string(i ? "," : "") + column_name(format.columns[i]);
   return t;
 }
 
 TabularFormat outfmt_from_token(const std::string& token) {
-  std::string spec = "6 " + token;
+  const bool csv = token.compare(0, 3, "10:") == 0;
+  std::string spec = (csv ? "10 " : "6 ") + token.substr(csv ? 3 : 0);
   std::replace(spec.begin(), spec.end(), ',', ' ');
   return parse_outfmt(spec);
+}
+
+std::string btop_text(const std::string& qseq, const std::string& sseq) {
+  std::string t;
+  uint64_t run = 0;
+  for (size_t i = 0; i < qseq.size() && i < sseq.size(); ++i) {
+    if (qseq[i] == sseq[i]) {
+      ++run;
+      continue;
+    }
+    if (run) t += std::to_string(run);
+    run = 0;
+    t += qseq[i];
+    t += sseq[i];
+  }
+  if (run) t += std::to_string(run);
+  return t;
 }
 
 std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
@@ -118,7 +170,7 @@ std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
   char buf[64];
   const uint64_t mismatches = h.length - h.identities - h.gaps;
   for (size_t i = 0; i < format.columns.size(); ++i) {
-    if (i) line += '\t';
+    if (i) line += format.separator();
     switch (format.columns[i]) {
       // Identifiers as blastn prints them for FASTA input read without -parse_seqids: the first word, whole.
       case TabularColumn::qseqid: case TabularColumn::qaccver: case TabularColumn::qacc: line += h.query; break;
@@ -157,6 +209,7 @@ std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
       case TabularColumn::sstrand: line += h.s_start <= h.s_end ? "plus" : "minus"; break;
       case TabularColumn::qseq: line += h.qseq; break;
       case TabularColumn::sseq: line += h.sseq; break;
+      case TabularColumn::btop: line += btop_text(h.qseq, h.sseq); break;
       case TabularColumn::qcovs: {  // as qcovhsp, over the union of the subject's alignments (blastfmtutil.cpp)
         double pct = h.q_len ? 100.0 * double(h.q_covered_subject) / double(h.q_len) : 0.0;
         if (pct < 99) pct += 0.5;
@@ -170,8 +223,33 @@ std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
 
 std::string tabular_header(const TabularFormat& format) {
   std::string line = "#";
-  for (size_t i = 0; i < format.columns.size(); ++i) line += std::string(i ? "\t" : " ") + column_name(format.columns[i]);
+  for (size_t i = 0; i < format.columns.size(); ++i) {
+    line += i ? format.separator() : ' ';
+    line += column_name(format.columns[i]);
+  }
   return line;
 }
+
+std::string blast_query_title(const std::string& definition_line) {
+  std::string t = definition_line.substr(0, definition_line.find('\t'));
+  t.erase(t.find_last_not_of(" \t\r") + 1);
+  return t;
+}
+
+// blastn's lines but the first, which names this program where blastn names itself ("# BLASTN 2.12.0+").
+std::string commented_query_block(const TabularFormat& format, const std::string& title, const std::string& database,
+                                  uint64_t hits) {
+  std::string b = std::string("# BLASTN blast-bloom ") + BLOOMSEQ_VERSION + "\n# Query: " + title +
+                  "\n# Database: User specified sequence set (Input: " + database + ")\n";
+  if (hits) {
+    b += "# Fields: ";
+    for (size_t i = 0; i < format.columns.size(); ++i)
+      b += std::string(i ? ", " : "") + column_entry(format.columns[i]).field;
+    b += '\n';
+  }
+  return b + "# " + std::to_string(hits) + " hits found\n";
+}
+
+std::string commented_trailer(uint64_t queries) { return "# BLAST processed " + std::to_string(queries) + " queries\n"; }
 
 }  // namespace bloomseq

@@ -56,9 +56,11 @@ The HSPs are meant to equal those of
   blastn -task blastn -dust no ...                           (--dust no)
   blastn -task megablast ...                                 (--task megablast; blastn's own default task)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
---outfmt columns: std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident
-positive ppos qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qseq sseq, e.g.
+--outfmt: 6 (tabs), 7 (tabs with blastn's comment lines for every query) or 10 (commas), then any of the
+columns std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident positive ppos
+qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qseq sseq btop, e.g.
   blast-bloom --outfmt "6 qseqid sseqid pident length evalue bitscore qlen slen qcovhsp" query.fa db.fa
+  blast-bloom --outfmt "7 std btop" query.fa db.fa
 Negative numbers need '=': --penalty=-3.
 Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 70 internal error, 74 I/O error.
 )";
@@ -169,9 +171,10 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
-      ("outfmt", "tabular columns as blastn takes them: \"6\" (the 12 standard ones) or \"6 qseqid sseqid pident "
-                 "... qlen slen qcovhsp\" (see below)", cxxopts::value<std::string>()->default_value("6"))
-      ("no-header", "omit the '#' header line")
+      ("outfmt", "tabular output as blastn's -outfmt: \"6\" (the 12 standard columns), \"7\" (with comment "
+                 "lines), \"10\" (commas), each with columns: \"6 qseqid sseqid pident ... qlen slen qcovhsp\" "
+                 "(see below)", cxxopts::value<std::string>()->default_value("6"))
+      ("no-header", "omit the '#' header line (formats 6 and 10)")
       ("progress", "show progress on stderr (default: when stderr is a terminal)")
       ("no-progress", "never show progress")
       ("h,help", "this help")
@@ -322,15 +325,18 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   if (o.stats) o.stats_path = r["stats"].as<std::string>();
   o.header = !r.count("no-header");
   o.format = parse_outfmt(r["outfmt"].as<std::string>());
-  for (const TabularColumn c : o.format.columns)
-    if (c == TabularColumn::qseq || c == TabularColumn::sseq) o.params.aligned_sequences = true;
+  o.params.aligned_sequences = o.format.needs_aligned_letters();
   if (r.count("outfmt") && o.stage != "hsp") throw UsageError("--outfmt applies to HSPs (--stage hsp) only");
+  if (o.format.style == TabularStyle::commented && !o.header)
+    throw UsageError("--outfmt 7: its comment lines are the format (--no-header is for 6 and 10)");
   // Shards: parts of the HSP output only, with the parameters every shard derives alike from the whole inputs.
   o.sharded = r.count("db-shard") || r.count("query-shard");
   if (r.count("db-shard")) o.db_shard = parse_shard(r["db-shard"].as<std::string>(), "--db-shard");
   if (r.count("query-shard")) o.query_shard = parse_shard(r["query-shard"].as<std::string>(), "--query-shard");
   if (o.sharded && o.stage != "hsp")
     throw UsageError("--db-shard/--query-shard work with --stage hsp only (stage 1a/1b output is per batch)");
+  if (o.sharded && o.format.style == TabularStyle::commented)
+    throw UsageError("--outfmt 7 cannot be combined with --db-shard/--query-shard: use 6 or 10 for the parts");
   if (o.sharded && o.auto_tune)
     throw UsageError("--auto-tune cannot be combined with --db-shard/--query-shard: shards on other machines "
                      "could choose differently. Make the plan once: 'blast-bloom plan --auto-tune QUERY DB -o "

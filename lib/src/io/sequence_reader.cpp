@@ -561,6 +561,7 @@ struct SequenceReader::Impl {
       if (twobit_next == twobit->size()) return false;
       rec.name = twobit->name(twobit_next);
       rec.comment.clear();
+      rec.blanks.clear();
       rec.seq = twobit->sequence(twobit_next++);
       rec.qual.clear();
       ++record;
@@ -586,9 +587,11 @@ struct SequenceReader::Impl {
     if (cut == 0 || scratch.empty()) data_error("empty sequence name", record_line);
     rec.name.assign(scratch, 0, cut);
     rec.comment.clear();
+    rec.blanks.clear();
     if (cut != std::string::npos) {
       size_t from = scratch.find_first_not_of(" \t", cut);
       if (from != std::string::npos) rec.comment.assign(scratch, from, std::string::npos);
+      rec.blanks.assign(scratch, cut, std::min(from, scratch.size()) - cut);
     }
     rec.seq.clear();
     rec.qual.clear();
@@ -808,9 +811,11 @@ struct SequenceChunk::Impl {
     if (cut == 0 || header.empty()) return false;
     rec.name.assign(header.data(), std::min(cut, header.size()));
     rec.comment.clear();
+    rec.blanks.clear();
     if (cut != std::string_view::npos) {
       const size_t from = header.find_first_not_of(" \t", cut);
       if (from != std::string_view::npos) rec.comment.assign(header.data() + from, header.size() - from);
+      rec.blanks.assign(header.data() + cut, std::min(from, header.size()) - cut);
     }
     rec.seq.assign(d + s0, s1 - s0);
     rec.qual.assign(d + q0, q1 - q0);

@@ -1,5 +1,6 @@
-// BLAST tabular output (-outfmt 6): the 12 standard columns, or a column list as blastn takes it
-// ("6 qseqid sseqid pident ... qlen slen qcovhsp"), with BLAST+'s number formatting.
+// BLAST tabular output as blastn's -outfmt 6 (tabs), 7 (tabs with blastn's comment lines) and 10 (commas): the 12
+// standard columns, or a column list as blastn takes it ("6 qseqid sseqid pident ... qlen slen qcovhsp"), with
+// BLAST+'s number formatting.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,28 +33,50 @@ struct TabularHit {
 // The columns blast-bloom can print (blastn's names; qcovus, titles and taxonomy are not among them).
 enum class TabularColumn {
   qseqid, qaccver, qacc, sseqid, saccver, sacc, pident, length, mismatch, gapopen, gaps, nident, positive, ppos,
-  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs, qseq, sseq
+  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs, qseq, sseq, btop
 };
 
+// blastn's tabular -outfmt numbers.
+enum class TabularStyle { tabs = 6, commented = 7, csv = 10 };
+
 struct TabularFormat {
+  TabularStyle style = TabularStyle::tabs;
   // blastn's default 12 ("std"): qaccver saccver pident length mismatch gapopen qstart qend sstart send evalue
   // bitscore.
   std::vector<TabularColumn> columns;
   TabularFormat();
+  char separator() const { return style == TabularStyle::csv ? ',' : '\t'; }
+  // Whether the HSPs must carry their aligned letters (qseq, sseq, btop).
+  bool needs_aligned_letters() const;
 };
 
-// Parses --outfmt: "6" or "6 COLUMN ..." (blastn's names, "std" for the 12 standard ones). Anything else (another
-// format number, an unknown or unsupported column) is a UsageError naming it.
+// Parses --outfmt: "6", "7" or "10", alone or followed by columns (blastn's names, "std" for the 12 standard ones);
+// a column named twice is printed once, where it first appears, as blastn does. Anything else (another format
+// number, an unknown or unsupported column) is a UsageError naming it.
 TabularFormat parse_outfmt(const std::string& spec);
 
-// The columns as one token ("qseqid,sseqid,..."), and back: how a part file records them (merge_parts.hpp).
+// The format as one token ("qseqid,sseqid,...", "10:qseqid,..." for commas), and back: how a part file records it
+// (merge_parts.hpp). Format 7 has no token: its comments need every query's title (refused with shards).
 std::string outfmt_token(const TabularFormat& format);
 TabularFormat outfmt_from_token(const std::string& token);
 
 // The line without its newline.
 std::string format_tabular(const TabularHit& h, const TabularFormat& format = TabularFormat());
 
-// The header line naming the columns (a comment, starts with '#').
+// The header line naming the columns (a comment, starts with '#'; formats 6 and 10).
 std::string tabular_header(const TabularFormat& format = TabularFormat());
+
+// BTOP (blastn's "Blast traceback operations") from the aligned letters: a count for each run of equal letters,
+// the query's then the subject's letter for each other column ('-' for a gap).
+std::string btop_text(const std::string& qseq, const std::string& sseq);
+
+// Format 7's comment lines: the block that opens each query's hits (blastn's four or five lines; `hits` of them
+// follow), and the line that closes the output. `title` is the query's definition line as blastn shows it
+// (blast_query_title), `database` the path of the subject file.
+std::string commented_query_block(const TabularFormat& format, const std::string& title, const std::string& database,
+                                  uint64_t hits);
+std::string commented_trailer(uint64_t queries);
+// A FASTA definition line (without '>') as blastn's comment shows it: up to the first tab, trailing blanks dropped.
+std::string blast_query_title(const std::string& definition_line);
 
 }  // namespace bloomseq

@@ -18,6 +18,7 @@ struct SequenceRecord {
   std::string comment;  // the rest of the header line, if any
   std::string seq;      // as in the file (case kept, no line breaks, no '\r')
   std::string qual;     // empty for FASTA
+  std::string blanks{};  // the spaces and tabs between name and comment, as in the file
 };
 
 class SequenceChunk;
