@@ -95,7 +95,8 @@ BlastEncodeOptions parse_encode(int argc, const char* const* argv, std::string& 
 BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& help, bool& version) {
   cxxopts::Options opts("blast-bloom",
                         "BLAST with Bloom filters: every database w-mer is tested against one Bloom vector per "
-                        "sub-query (stage 1a),\nhits are verified exactly (1b) and extended without gaps (2).\n"
+                        "sub-query (stage 1a),\nhits are verified exactly (1b), extended without gaps (2), then with gaps as "
+                        "blastn -task blastn (3).\n"
                         "Usage: blast-bloom [options] QUERY DB      (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
                         "       blast-bloom encode DB.fa -o DB.2bit\n"
                         "       blast-bloom plan [options] QUERY DB -o plan.json   (parameters decided once, for --plan)\n"
