@@ -9,9 +9,13 @@
 #   Genomes come from scripts/fetch-data.sh (cached). BLAST_BENCH_THREADS (default 1 2): blast-bloom thread counts;
 #   blastn -subject runs on one thread. BLAST_BENCH_CASES (default all): a subset of lambda ecoli1m ecoli_ssuis bees.
 #   BLAST_BENCH_DUST=yes: both tools with their default DUST (plain blastn -task blastn) instead of -dust no.
-#   BLAST_BENCH_TASK=megablast: blastn -task megablast against blast-bloom --task megablast (default blastn).
+#   BLAST_BENCH_TASK=megablast: blastn -task megablast against blast-bloom --task megablast (default blastn);
+#   blastn-short likewise (with the primer cases below).
 #   Held-out cases (not in the default set): kp_ecoli (K. pneumoniae HS11286 vs E. coli 536), contigs_ecoli (the
 #   152 454-contigs of abacas-examples vs E. coli 536), ssuis_self (S. suis against itself).
+#   Primer cases (for blastn-short): primers_ecoli (300 primers of 18-30 bases cut from E. coli 536, some with a
+#   substitution, every other one reverse-complemented, against E. coli 536), primers_kp (the same from K.
+#   pneumoniae against it: held out).
 set -euo pipefail
 bin="${1:?usage: bench/blast_gapped.sh BUILD_BIN_DIR [OUT_DIR]}"
 out="${2:-bench-results}"
@@ -65,8 +69,22 @@ run_case() {  # name query subject
     echo "$name,blast-bloom,$t,$ow,$oc,$m,$pct,$miss,$extra,$order,$r" >> "$csv"
   done
 }
+primers() {  # genome.fa out.fa: 300 primer-like pieces, deterministic
+  grep -v '>' "$1" | tr -d '\n' | awk 'BEGIN { srand(29) } {
+    comp["A"] = "T"; comp["C"] = "G"; comp["G"] = "C"; comp["T"] = "A"; comp["N"] = "N"
+    for (k = 0; k < 300; k++) {
+      len = 18 + int(rand() * 13); at = 1 + int(rand() * (length($0) - len)); p = toupper(substr($0, at, len))
+      if (k % 3 == 0) { i = 1 + int(rand() * len); p = substr(p, 1, i - 1) substr("ACGT", 1 + int(rand() * 4), 1) substr(p, i + 1) }
+      if (k % 2) { r = ""; for (i = len; i >= 1; i--) r = r comp[substr(p, i, 1)]; p = r }
+      print ">primer" k; print p
+    }
+  }' > "$2"
+}
 for c in $cases; do
   case "$c" in
+    primers_ecoli) primers "$ecoli" "$tmp/primers_ecoli.fa"; run_case "primers-ecoli" "$tmp/primers_ecoli.fa" "$ecoli" ;;
+    primers_kp) primers "${path[klebsiella_hs11286.fa]}" "$tmp/primers_kp.fa"
+                run_case "primers-kpneu" "$tmp/primers_kp.fa" "${path[klebsiella_hs11286.fa]}" ;;
     lambda) run_case "lambda-ecoli" "$lambda" "$ecoli" ;;
     ecoli1m) run_case "ecoli1M-ecoli" "$ecoli_1m" "$ecoli" ;;
     ecoli_ssuis) run_case "ecoli-ssuis" "$ecoli" "$ssuis" ;;

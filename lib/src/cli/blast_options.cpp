@@ -26,6 +26,7 @@ Examples:
   blast-bloom -w 28 -t 2 query.fa genome.2bit -o hits.tsv --stats run.json
   blast-bloom --reward 2 --penalty=-3 query.fa db.fa                      blastn's -task blastn scoring
   blast-bloom --task megablast query.fa db.fa                             as plain blastn (-task megablast)
+  blast-bloom --task blastn-short primers.fa genome.fa                    primers (blastn -task blastn-short)
   blast-bloom --stage 1a --sub-query 500 -m 65536 -k 4 query.fa db.fa     the Bloom-filter hits themselves
   blast-bloom --stage 1b query.fa db.fa                                   exact seeds
   blast-bloom --auto-tune --target-fpr 1e-3 query.fa db.fa --stats run.json   parameters from the performance model
@@ -55,6 +56,7 @@ The HSPs are meant to equal those of
   blastn -task blastn -ungapped -sum_stats false -outfmt 6   (--ungapped)
   blastn -task blastn -dust no ...                           (--dust no)
   blastn -task megablast ...                                 (--task megablast; blastn's own default task)
+  blastn -task blastn-short ...                              (--task blastn-short; queries under 50 bases)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
 --outfmt: 6 (tabs), 7 (tabs with blastn's comment lines for every query) or 10 (commas), then any of the
 columns std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident positive ppos
@@ -104,8 +106,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                         "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
                         "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
   opts.add_options("Search")
-      ("task", "blastn (the default, as blastn -task blastn) or megablast (as blastn -task megablast, blastn's "
-               "own default: w 28, 1/-2, linear gaps 0/0, greedy extension, X-drop 25 bits)",
+      ("task", "blastn (the default, as blastn -task blastn), blastn-short (as blastn -task blastn-short, for "
+               "queries under 50 bases such as primers: w 7, 1/-3, gaps 5/2) or megablast (as blastn -task "
+               "megablast, blastn's own default: w 28, 1/-2, linear gaps 0/0, greedy extension, X-drop 25 bits)",
        cxxopts::value<std::string>()->default_value("blastn"))
       ("w,word-size", "word size w (1..32)", cxxopts::value<int>()->default_value("11"))
       ("reward", "match reward (blastn's pairs: 1/-1 to 1/-5, 2/-3, 2/-5, 2/-7, 3/-2, 3/-4, 4/-5, 5/-4 and multiples)", cxxopts::value<int>()->default_value("2"))
@@ -251,8 +254,15 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       // blastn's megablast sets no ungapped X-drop, so BLAST takes the ungapped cut-off score for it (a larger X
       // than -task blastn's 20 bits: 1 Mbase of E. coli against its genome gives 1,168 ungapped HSPs, not 1,171).
       if (!r.count("xdrop")) p.xdrop_bits = 0;
+    } else if (task == "blastn-short") {
+      // blastn -task blastn-short's defaults, for the options not given; the X-drops and the rest as -task blastn.
+      if (!r.count("word-size")) p.w = 7;
+      if (!r.count("reward")) p.reward = 1;
+      if (!r.count("penalty")) p.penalty = -3;
+      if (!r.count("gapopen")) p.gap_open = 5;
+      if (!r.count("gapextend")) p.gap_extend = 2;
     } else if (task != "blastn") {
-      throw UsageError("--task: '" + task + "' (expected blastn or megablast)");
+      throw UsageError("--task: '" + task + "' (expected blastn, blastn-short or megablast)");
     }
   }
 
