@@ -99,12 +99,13 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
                         "BLAST with Bloom filters: every database w-mer is tested against one Bloom vector per "
                         "sub-query (stage 1a),\nhits are verified exactly (1b), extended without gaps (2), then with gaps as "
                         "blastn -task blastn (3).\n"
-                        "Usage: blast-bloom [options] QUERY DB      (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
-                        "       blast-bloom encode DB.fa -o DB.2bit\n"
-                        "       blast-bloom plan [options] QUERY DB -o plan.json   (parameters decided once, for --plan)\n"
-                        "       blast-bloom merge -o OUT PART...          (the parts of --db-shard/--query-shard runs)\n"
-                        "       blast-bloom calibrate [options]          (measure this machine for --auto-tune)\n"
-                        "       blast-bloom model COMMAND [options]      (model predictions: tradeoff, blocks, units, plan, profile)");
+                        "\nCommands:\n"
+                        "  blast-bloom [options] QUERY DB             search (DB: FASTA/FASTQ, gzip or .2bit; '-' = stdin)\n"
+                        "  blast-bloom encode DB.fa -o DB.2bit        encode a database once\n"
+                        "  blast-bloom plan [options] QUERY DB -o plan.json   parameters decided once, for --plan\n"
+                        "  blast-bloom merge -o OUT PART...           the parts of --db-shard/--query-shard runs\n"
+                        "  blast-bloom calibrate [options]            measure this machine for --auto-tune\n"
+                        "  blast-bloom model COMMAND [options]        model predictions: tradeoff, blocks, units, plan, profile\n");
   opts.add_options("Search")
       ("task", "blastn (the default, as blastn -task blastn), blastn-short (as blastn -task blastn-short, for "
                "queries under 50 bases such as primers: w 7, 1/-3, gaps 5/2) or megablast (as blastn -task "
