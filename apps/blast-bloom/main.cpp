@@ -2,6 +2,7 @@
 // extension), with blastn-compatible tabular output. The search itself is run_search (blast/search_run.hpp).
 #include <malloc.h>
 
+#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
       merge_parts(o.merge.output, o.merge.parts);
       return 0;
     }
+    if (!o.notice.empty()) std::fprintf(stderr, "%s: note: %s\n", kProgram, o.notice.c_str());
     SearchRequest request = o.search;
     request.command_line = command_line(argc, argv);
     run_search(request);

@@ -181,6 +181,69 @@ TEST_CASE("blast-bloom: conflicting and missing arguments", "[cli]") {
   CHECK(t.search.given_k);
 }
 
+TEST_CASE("blast-bloom: blastn's own command line", "[cli]") {
+  // Each blastn option lands on the value blastn gives it; blastn's default task is megablast; no header line.
+  const BlastOptions a = blast({"blast-bloom", "-query", "q.fa", "-subject", "s.fa", "-outfmt", "6 qseqid btop",
+                                "-evalue", "1e-5", "-word_size", "20", "-penalty", "-3", "-reward", "2",
+                                "-num_threads", "2", "-max_target_seqs", "7", "-max_hsps", "3", "-perc_identity",
+                                "91.5", "-qcov_hsp_perc", "40", "-strand", "minus", "-dust", "no", "-out", "o.tsv",
+                                "-gapopen", "4", "-gapextend", "2", "-xdrop_gap", "20", "-lcase_masking"});
+  CHECK(a.search.query == "q.fa");
+  CHECK(a.search.db == "s.fa");
+  CHECK(a.search.output == "o.tsv");
+  CHECK(!a.search.header);
+  CHECK(a.search.format.columns.size() == 2);
+  CHECK(a.search.params.evalue == 1e-5);
+  CHECK(a.search.params.w == 20);
+  CHECK(a.search.params.penalty == -3);
+  CHECK(a.search.params.reward == 2);
+  CHECK(a.search.params.threads == 2);
+  CHECK(a.search.params.max_target_seqs == 7);
+  CHECK(a.search.params.max_hsps == 3);
+  CHECK(a.search.params.percent_identity == 91.5);
+  CHECK(a.search.params.qcov_hsp_perc == 40);
+  CHECK(!a.search.params.dust);
+  CHECK(a.search.params.gap_open == 4);
+  CHECK(a.search.params.xdrop_gap_bits == 20);
+  CHECK(a.search.params.lcase_masking);
+  CHECK(a.search.params.greedy);  // -task not given: megablast, as blastn
+  CHECK(a.notice.empty());
+  const BlastOptions b = blast({"blast-bloom", "-task", "blastn", "-subject", "s.fa"});
+  CHECK(b.search.query == "-");  // blastn reads the query from stdin without -query
+  CHECK(!b.search.params.greedy);
+  CHECK(b.search.params.w == 11);
+  CHECK_THAT(b.notice, Catch::Contains("-outfmt 0"));
+  const BlastOptions c = blast({"blast-bloom", "-subject", "s.fa", "-query", "q.fa", "-outfmt", "7 std",
+                                "-ungapped", "-sum_stats", "false", "-dust", "20 64 1", "-window_size", "0"});
+  CHECK(c.search.header);  // format 7 keeps its comment lines
+  CHECK(c.search.format.style == TabularStyle::commented);
+  CHECK(!c.search.params.gapped);
+  CHECK(c.search.params.dust);
+  // Our own options mix with blastn's; without any of blastn's nothing changes (a header line, -task blastn).
+  const BlastOptions d = blast({"blast-bloom", "-query", "q.fa", "-subject", "s.fa", "--stats", "x.json", "-t", "2"});
+  CHECK(d.search.stats_path == "x.json");
+  CHECK(d.search.params.threads == 2);
+  const BlastOptions e = blast({"blast-bloom", "q.fa", "s.fa"});
+  CHECK(e.search.header);
+  CHECK(!e.search.params.greedy);
+  // What cannot be honoured is refused, naming it.
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-db", "nt"}), Catch::Contains("makeblastdb"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-ungapped"}),
+             Catch::Contains("-sum_stats false"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-sum_stats", "true"}),
+             Catch::Contains("sum statistics"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-culling_limit", "2"}),
+             Catch::Contains("-culling_limit is not supported"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-window_size", "40"}),
+             Catch::Contains("-window_size"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-dust", "10 64 1"}),
+             Catch::Contains("-dust"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-soft_masking", "false"}),
+             Catch::Contains("-soft_masking"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q"}), Catch::Contains("-subject"));
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject"}), Catch::Contains("needs a value"));
+}
+
 TEST_CASE("blast-bloom: help, version and subcommands", "[cli]") {
   const BlastOptions h = blast({"blast-bloom", "--help"});
   CHECK_THAT(h.help, Catch::Contains("--word-size") && Catch::Contains("Examples:") && Catch::Contains("Exit codes"));

@@ -13,6 +13,7 @@
 #include "bloomseq/blast/gapped_karlin.hpp"
 #include "bloomseq/blast/karlin.hpp"
 #include "bloomseq/blast/shard.hpp"
+#include "bloomseq/cli/blastn_arguments.hpp"
 #include "bloomseq/error.hpp"
 #include "bloomseq/hash/h3.hpp"
 #include "bloomseq/model/profile_io.hpp"
@@ -58,6 +59,8 @@ The HSPs are meant to equal those of
   blastn -task megablast ...                                 (--task megablast; blastn's own default task)
   blastn -task blastn-short ...                              (--task blastn-short; queries under 50 bases)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
+blastn's own options work too, with blastn's defaults (megablast, no header line):
+  blast-bloom -query q.fa -subject db.fa -outfmt 6 -evalue 1e-5 -num_threads 2
 --outfmt: 6 (tabs), 7 (tabs with blastn's comment lines for every query) or 10 (commas), then any of the
 columns std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident positive ppos
 qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qseq sseq btop, e.g.
@@ -455,7 +458,16 @@ BlastOptions parse_blast_options(int argc, const char* const* argv) {
     o.command = BlastCommand::model;
     o.model = parse_model_options("blast-bloom model", argc - 1, argv + 1);
   } else {
-    o.search = parse_search(argc, argv, o.help, o.version);
+    // blastn's own options (-query, -subject, -outfmt ...) are rewritten as ours first (blastn_arguments.hpp).
+    const BlastnArguments blastn = translate_blastn_arguments(std::vector<std::string>(argv + 1, argv + argc));
+    if (!blastn.used) {
+      o.search = parse_search(argc, argv, o.help, o.version);
+    } else {
+      std::vector<const char*> translated{argv[0]};
+      for (const std::string& a : blastn.args) translated.push_back(a.c_str());
+      o.search = parse_search(int(translated.size()), translated.data(), o.help, o.version);
+      o.notice = blastn.note;
+    }
   }
   return o;
 }

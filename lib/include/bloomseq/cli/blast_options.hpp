@@ -32,6 +32,7 @@ struct BlastOptions {
   BlastCommand command = BlastCommand::search;
   std::string help;      // non-empty: --help of search or encode; print on stdout, exit 0
   bool version = false;  // --version: print the version, exit 0
+  std::string notice;    // a line for stderr before the search (blastn's command line: what differs), or empty
   BlastSearchOptions search;
   BlastEncodeOptions encode;
   BlastMergeOptions merge;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# blastn's own command line: blast-bloom run with exactly the arguments given to blastn must print blastn's output
+# (blastn's default task megablast when -task is absent, no header line, -out, the query on stdin without -query,
+# custom columns, format 7 but its program line), and blastn options it cannot honour must be refused (exit 64, one
+# line naming the option, no output file). Skipped (77) when blastn is not installed.
+# Usage: blast_blastn_command_line.sh BIN_DIR SRC_DIR
+set -uo pipefail
+command -v blastn >/dev/null 2>&1 || { echo "blastn not installed: skipped"; exit 77; }
+source "$(dirname "$0")/common/lib.bash"
+d="$src/data"
+bees="$d/bee-viruses"
+# Lambda pieces, one turned round, against the E. coli slice and lambda.
+seq=$(grep -v '>' "$d/lambda_virus.fa" | tr -d '\n')
+{ echo ">piece1 from lambda"; echo "${seq:1000:3000}"; echo ">piece2"; echo "${seq:20000:2000}" | rev | tr ACGT TGCA
+  echo ">short"; echo "${seq:30000:40}"; } > q.fa
+same() {  # name args...: blastn ARGS and blast-bloom ARGS print the same lines
+  local name="$1"; shift
+  blastn "$@" > want 2> /dev/null
+  "$bin/blast-bloom" "$@" > got 2> err
+  same_as_blastn "$name" 1 want got
+}
+same "default task (megablast), -outfmt 6"      -query q.fa -subject "$d/lambda_virus.fa" -outfmt 6
+same "-task blastn, columns, -evalue"           -task blastn -query q.fa -subject "$d/lambda_virus.fa" \
+  -outfmt "6 qseqid sseqid pident length qstart qend sstart send evalue bitscore qlen slen btop" -evalue 1e-20
+same "-task blastn, -dust no, -strand minus"    -task blastn -dust no -strand minus -query q.fa -subject "$d/lambda_virus.fa" -outfmt 6
+same "-task blastn-short, -max_target_seqs"     -task blastn-short -query q.fa -subject "$d/ecoli_536_200k.fa" \
+  -outfmt "6 std qlen" -max_target_seqs 3 -max_hsps 2
+same "scores, gap costs, -num_threads 2"        -task blastn -word_size 9 -reward 1 -penalty -2 -gapopen 2 -gapextend 1 \
+  -num_threads 2 -query "$bees/vdv1.fa" -subject "$bees/dwv.fa" -outfmt 10
+same "-ungapped -sum_stats false, -perc_identity" -task blastn -ungapped -sum_stats false -perc_identity 85 \
+  -query "$bees/vdv1.fa" -subject "$bees/vdv1dwv5.fa" -outfmt 6
+check "no note on stderr when -outfmt is given" "[ ! -s err ]"
+# The query on stdin (no -query), -out.
+blastn -subject "$d/lambda_virus.fa" -outfmt 6 -out want < q.fa 2> /dev/null
+"$bin/blast-bloom" -subject "$d/lambda_virus.fa" -outfmt 6 -out got < q.fa
+same_as_blastn "the query on stdin, -out FILE" 1 want got
+# Format 7: blastn's lines but each block's program line.
+blastn -task blastn -query q.fa -subject "$d/lambda_virus.fa" -outfmt 7 2> /dev/null > want
+"$bin/blast-bloom" -task blastn -query q.fa -subject "$d/lambda_virus.fa" -outfmt 7 > got
+check "-outfmt 7: blastn's $(wc -l < want) lines but the program's" \
+  "diff <(grep -v '^# BLASTN' want) <(grep -v '^# BLASTN' got) > /dev/null && [ \$(grep -c '^# BLASTN blast-bloom' got) -eq 3 ]"
+# Without -outfmt blastn writes its pairwise report: blast-bloom says it writes tabular instead.
+"$bin/blast-bloom" -query q.fa -subject "$d/lambda_virus.fa" > got 2> err
+check "no -outfmt: tabular output and one note on stderr" \
+  "[ \$(wc -l < err) -eq 1 ] && grep -q 'outfmt 0' err && [ \$(awk -F'\t' '{print NF}' got | sort -u) = 12 ]"
+# Refused: one line naming the option, exit 64, nothing written.
+for bad in "-db nt" "-ungapped" "-sum_stats true" "-culling_limit 1" "-subject_besthit" "-query_loc 1-100" \
+           "-window_size 40" "-dust 30 64 1" "-soft_masking false" "-num_alignments 5" "-outfmt 0" "-outfmt 5"; do
+  rm -f out.tsv
+  read -r opt val <<< "$bad"
+  args=("$opt"); [ -n "$val" ] && args+=("$val")
+  expect_exit 64 "blastn's $bad refused" "$bin/blast-bloom" -query q.fa -subject "$d/lambda_virus.fa" "${args[@]}" -out out.tsv
+  check "blastn's $bad: nothing written" "[ ! -e out.tsv ]"
+done
+[ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "all checks passed"
