@@ -206,6 +206,11 @@ TEST_CASE("blast-bloom: blastn's own command line", "[cli]") {
   CHECK(a.search.params.gap_open == 4);
   CHECK(a.search.params.xdrop_gap_bits == 20);
   CHECK(a.search.params.lcase_masking);
+  CHECK(a.search.params.db_length == 0);
+  CHECK(blast({"blast-bloom", "-query", "q", "-subject", "s", "-dbsize", "3000000000"}).search.params.db_length ==
+        3000000000ull);
+  CHECK(blast({"blast-bloom", "--searchsp", "123456789012", "q", "s"}).search.params.search_space == 123456789012.0);
+  CHECK_THAT(usage_message({"blast-bloom", "--searchsp", "-5", "q", "s"}), Catch::Contains("--searchsp"));
   CHECK(a.search.params.greedy);  // -task not given: megablast, as blastn
   CHECK(a.notice.empty());
   const BlastOptions b = blast({"blast-bloom", "-task", "blastn", "-subject", "s.fa"});

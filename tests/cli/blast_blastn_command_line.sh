@@ -30,6 +30,24 @@ same "scores, gap costs, -num_threads 2"        -task blastn -word_size 9 -rewar
 same "-ungapped -sum_stats false, -perc_identity" -task blastn -ungapped -sum_stats false -perc_identity 85 \
   -query "$bees/vdv1.fa" -subject "$bees/vdv1dwv5.fa" -outfmt 6
 check "no note on stderr when -outfmt is given" "[ ! -s err ]"
+# -dbsize and -searchsp: E-values and cut-offs of a larger (or smaller) search, gapped, ungapped and megablast,
+# over the E. coli slice against itself and the four bee viruses against themselves (several subjects).
+for f in "$bees"/*.fa; do cat "$f"; echo; done | grep -v '^$' > bees.fa
+for pair in "$d/ecoli_536_200k.fa" "bees.fa"; do
+  for extra in "-dbsize 1000000" "-dbsize 100000000" "-searchsp 100000000000" "-searchsp 1000000"; do
+    read -r opt val <<< "$extra"
+    same "$(basename "$pair") against itself, $extra"             -task blastn -query "$pair" -subject "$pair" -outfmt 6 "$opt" "$val"
+    [ "$opt" = -dbsize ] && same "$(basename "$pair") against itself, $extra, ungapped" -task blastn -ungapped \
+      -sum_stats false -query "$pair" -subject "$pair" -outfmt 6 "$opt" "$val"
+    same "$(basename "$pair") against itself, $extra, megablast"  -query "$pair" -subject "$pair" -outfmt 6 "$opt" "$val"
+  done
+done
+"$bin/blast-bloom" --no-header --no-progress --searchsp 1000000 bees.fa bees.fa > got
+blastn -task blastn -query bees.fa -subject bees.fa -outfmt 6 -searchsp 1000000 > want 2> /dev/null
+same_as_blastn "--searchsp, blast-bloom's own spelling" 100 want got
+expect_exit 64 "--dbsize that is not a whole number" "$bin/blast-bloom" --dbsize 1e9 bees.fa bees.fa
+expect_exit 64 "-searchsp with -ungapped (not reproduced)" "$bin/blast-bloom" -ungapped -sum_stats false -searchsp 1000 \
+  -query bees.fa -subject bees.fa
 # The query on stdin (no -query), -out.
 blastn -subject "$d/lambda_virus.fa" -outfmt 6 -out want < q.fa 2> /dev/null
 "$bin/blast-bloom" -subject "$d/lambda_virus.fa" -outfmt 6 -out got < q.fa

@@ -169,8 +169,12 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
               : ungapped;
       strand_ungapped_params_.push_back(ungapped);
       strand_evalue_params_.push_back(kp);
-      strand_search_space_.push_back(
-          effective_search_space(kp, queries_.codes[i].size(), totals_.bases, totals_.records));
+      // -searchsp replaces the whole space, -dbsize the subjects' bases in it (BLAST_CalcEffLengths).
+      const uint64_t db_length = params_.db_length > 0 ? params_.db_length : totals_.bases;
+      strand_search_space_.push_back(params_.search_space > 0
+                                         ? params_.search_space
+                                         : effective_search_space(kp, queries_.codes[i].size(), db_length,
+                                                                  totals_.records));
     }
   }
   // blastn's cut-offs and ungapped X-drop per context (BlastInitialWordParametersNew/Update,

@@ -94,6 +94,7 @@ void write_search_plan(const std::string& path, const SearchPlan& plan) {
   j.value("evalue", hex_double(p.evalue)).value("dust", p.dust).value("max_target_seqs", p.max_target_seqs);
   j.value("max_hsps", p.max_hsps).value("perc_identity", hex_double(p.percent_identity));
   j.value("qcov_hsp_perc", hex_double(p.qcov_hsp_perc)).value("strands", p.strands).value("lcase_masking", p.lcase_masking);
+  j.value("dbsize", p.db_length).value("searchsp", hex_double(p.search_space));
   j.value("query_records", plan.query_records).value("query_bases", plan.query_bases);
   j.value("query_hash", hex64(plan.query_hash));
   j.value("db_records", plan.db_records).value("db_bases", plan.db_bases).value("db_hash", hex64(plan.db_hash));
@@ -211,6 +212,8 @@ SearchPlan read_search_plan(const std::string& path) {
     p.qcov_hsp_perc = kv.count("qcov_hsp_perc") ? real("qcov_hsp_perc") : 0;
     p.strands = kv.count("strands") ? int(integer("strands")) : 3;
     p.lcase_masking = kv.count("lcase_masking") ? boolean("lcase_masking") : false;
+    p.db_length = kv.count("dbsize") ? unsigned_("dbsize") : 0;
+    p.search_space = kv.count("searchsp") ? real("searchsp") : 0;
     p.validate();
   } catch (const UsageError& e) {
     throw DataError(path + ": plan with invalid parameters: " + e.what());

@@ -90,6 +90,8 @@ void write_stats(const std::string& path, const std::string& cmdline, const std:
       .value("max_hsps", p.max_hsps)
       .value("perc_identity", p.percent_identity)
       .value("qcov_hsp_perc", p.qcov_hsp_perc)
+      .value("dbsize", p.db_length)
+      .value("searchsp", p.search_space)
       .value("strand", p.strands == 3 ? "both" : p.strands == 1 ? "plus" : "minus")
       .value("lcase_masking", p.lcase_masking)
       .value("chunk_bases", p.chunk_bases)
@@ -311,7 +313,8 @@ std::string shard_identity(const SearchRequest& o, const BlastParams& p, const Q
        " xdrop_gap_final=" + hex_double(p.xdrop_final_bits) + " gap_trigger=" + hex_double(p.gap_trigger_bits) +
        " max_target_seqs=" + std::to_string(p.max_target_seqs) + " max_hsps=" + std::to_string(p.max_hsps) +
        " perc_identity=" + hex_double(p.percent_identity) + " qcov_hsp_perc=" + hex_double(p.qcov_hsp_perc) +
-       " strands=" + std::to_string(p.strands) + " lcase_masking=" + std::to_string(p.lcase_masking);
+       " strands=" + std::to_string(p.strands) + " lcase_masking=" + std::to_string(p.lcase_masking) +
+       " dbsize=" + std::to_string(p.db_length) + " searchsp=" + hex_double(p.search_space);
   char h[24];
   std::snprintf(h, sizeof h, "%016llx", (unsigned long long)query_hash);
   s += " query=" + std::to_string(queries.size()) + ":" + std::to_string(query_bases) + ":" + h;

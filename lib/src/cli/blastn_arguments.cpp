@@ -24,7 +24,8 @@ constexpr Renamed kValues[] = {
     {"-task", "--task"},          {"-strand", "--strand"},
     {"-num_threads", "--threads"}, {"-max_target_seqs", "--max-target-seqs"},
     {"-max_hsps", "--max-hsps"},  {"-perc_identity", "--perc-identity"},
-    {"-qcov_hsp_perc", "--qcov-hsp-perc"},
+    {"-qcov_hsp_perc", "--qcov-hsp-perc"}, {"-dbsize", "--dbsize"},
+    {"-searchsp", "--searchsp"},
 };
 constexpr Renamed kFlags[] = {
     {"-lcase_masking", "--lcase-masking"}, {"-help", "--help"}, {"-version", "--version"},
@@ -37,7 +38,7 @@ struct Unsupported {
   bool value;
 };
 constexpr Unsupported kUnsupported[] = {
-    {"-db", true}, {"-dbsize", true}, {"-searchsp", true}, {"-window_size", true}, {"-off_diagonal_range", true},
+    {"-db", true}, {"-window_size", true}, {"-off_diagonal_range", true},
     {"-culling_limit", true}, {"-best_hit_overhang", true}, {"-best_hit_score_edge", true},
     {"-subject_besthit", false}, {"-template_type", true}, {"-template_length", true}, {"-use_index", true},
     {"-index_name", true}, {"-min_raw_gapped_score", true}, {"-no_greedy", false}, {"-query_loc", true},

@@ -48,6 +48,11 @@ struct BlastParams {
   // are ranked and cut to max_target_seqs.
   uint64_t max_hsps = 0;
   double qcov_hsp_perc = 0;
+  // blastn -dbsize: the database length the E-values and cut-offs take instead of the subjects' bases (0: those);
+  // blastn -searchsp: the effective search space of every query strand instead of the computed one (0: computed).
+  // Both make E-values comparable with a search of a larger database.
+  uint64_t db_length = 0;
+  double search_space = 0;
   // blastn -strand: the query strands searched (bit 0 plus, bit 1 minus; 3 both).
   int strands = 3;
   // Gapped extension (blastn -task blastn): ungapped HSPs that reach the gap trigger are extended with gaps
