@@ -246,6 +246,8 @@ TEST_CASE("blast-bloom: blastn's own command line", "[cli]") {
   CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-soft_masking", "false"}),
              Catch::Contains("-soft_masking"));
   CHECK_THAT(usage_message({"blast-bloom", "-query", "q"}), Catch::Contains("-subject"));
+  CHECK_THAT(usage_message({"blast-bloom", "-task", "blastn", "-query", "q", "-subject", "s", "-task", "megablast"}),
+             Catch::Contains("-task is given more than once"));
   CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject"}), Catch::Contains("needs a value"));
 }
 

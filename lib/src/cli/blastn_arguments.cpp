@@ -57,6 +57,18 @@ struct NoOp {
 };
 constexpr NoOp kNoOpValues[] = {{"-window_size", "0"}, {"-off_diagonal_range", "0"}, {"-mt_mode", "0"}};
 
+bool is_blastn_option(const std::string& a) {
+  for (const char* n : {"-query", "-subject", "-ungapped", "-sum_stats", "-dust", "-soft_masking"})
+    if (a == n) return true;
+  for (const Renamed& r : kValues)
+    if (a == r.blastn) return true;
+  for (const Renamed& r : kFlags)
+    if (a == r.blastn) return true;
+  for (const Unsupported& u : kUnsupported)
+    if (a == u.name) return true;
+  return false;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
@@ -78,8 +90,14 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
   std::string outfmt;  // -outfmt's value, if given
   bool have_query = false, have_subject = false, ungapped = false, task = false;
   int sum_stats = -1;  // -1 not given, 0 false, 1 true
+  std::vector<std::string> seen;  // blastn refuses an option given twice; so does this
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (is_blastn_option(a)) {
+      if (std::find(seen.begin(), seen.end(), a) != seen.end())
+        throw UsageError("blastn's " + a + " is given more than once");
+      seen.push_back(a);
+    }
     const auto value = [&]() -> const std::string& {
       if (i + 1 >= args.size()) throw UsageError("blastn's " + a + " needs a value");
       out.used = true;
