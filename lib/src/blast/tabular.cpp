@@ -64,6 +64,15 @@ constexpr ColumnName kColumns[] = {
     {"qseq", TabularColumn::qseq, "query seq"},
     {"sseq", TabularColumn::sseq, "subject seq"},
     {"btop", TabularColumn::btop, "BTOP"},
+    {"sallseqid", TabularColumn::sallseqid, "subject ids"},
+    {"sallacc", TabularColumn::sallacc, "subject accs."},
+    {"sgi", TabularColumn::sgi, "subject gi"},
+    {"sallgi", TabularColumn::sallgi, "subject gis"},
+    {"stitle", TabularColumn::stitle, "subject title"},
+    {"salltitles", TabularColumn::salltitles, "subject titles"},
+    {"frames", TabularColumn::frames, "query/sbjct frames"},
+    {"qframe", TabularColumn::qframe, "query frame"},
+    {"sframe", TabularColumn::sframe, "sbjct frame"},
 };
 
 const std::vector<TabularColumn>& standard_columns() {
@@ -174,7 +183,15 @@ std::string format_tabular(const TabularHit& h, const TabularFormat& format) {
     switch (format.columns[i]) {
       // Identifiers as blastn prints them for FASTA input read without -parse_seqids: the first word, whole.
       case TabularColumn::qseqid: case TabularColumn::qaccver: case TabularColumn::qacc: line += h.query; break;
-      case TabularColumn::sseqid: case TabularColumn::saccver: case TabularColumn::sacc: line += h.subject; break;
+      case TabularColumn::sseqid: case TabularColumn::saccver: case TabularColumn::sacc:
+      case TabularColumn::sallseqid: case TabularColumn::sallacc: line += h.subject; break;
+      // blastn -subject reads FASTA without -parse_seqids: no GI (0) and no title (N/A) for a subject.
+      case TabularColumn::sgi: case TabularColumn::sallgi: line += '0'; break;
+      case TabularColumn::stitle: case TabularColumn::salltitles: line += "N/A"; break;
+      // Nucleotide frames: the query's is always 1, the subject's the strand it aligns on.
+      case TabularColumn::qframe: line += '1'; break;
+      case TabularColumn::sframe: line += h.s_start <= h.s_end ? "1" : "-1"; break;
+      case TabularColumn::frames: line += h.s_start <= h.s_end ? "1/1" : "1/-1"; break;
       // blastn divides first, then scales (x_PrintPercentIdentical): 179 of 320 prints 55.937, not 55.938.
       case TabularColumn::pident:
         std::snprintf(buf, sizeof buf, "%.3f", h.length ? double(h.identities) / double(h.length) * 100 : 0.0);

@@ -70,7 +70,8 @@ blastn's own options work too, with blastn's defaults (megablast, no header line
   blast-bloom -query q.fa -subject db.fa -outfmt 6 -evalue 1e-5 -num_threads 2
 --outfmt: 6 (tabs), 7 (tabs with blastn's comment lines for every query) or 10 (commas), then any of the
 columns std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident positive ppos
-qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qseq sseq btop, e.g.
+qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qseq sseq btop sallseqid sallacc
+sgi sallgi stitle salltitles frames qframe sframe (the last six as blastn -subject prints them: 0, N/A, 1), e.g.
   blast-bloom --outfmt "6 qseqid sseqid pident length evalue bitscore qlen slen qcovhsp" query.fa db.fa
   blast-bloom --outfmt "7 std btop" query.fa db.fa
 Negative numbers need '=': --penalty=-3.

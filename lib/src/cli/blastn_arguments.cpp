@@ -126,8 +126,9 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
     if (a == "-dust") {
       const std::string& v = value();
       // blastn's "yes" is level 20, window 64, linker 1; only those settings are blast-bloom's DUST.
-      std::string squeezed;
-      for (char c : v) if (c != ' ' || (!squeezed.empty() && squeezed.back() != ' ')) squeezed += c;
+      std::string squeezed;  // the three numbers with single spaces between them
+      for (char c : v)
+        if (c != ' ' || (!squeezed.empty() && squeezed.back() != ' ')) squeezed += c;
       if (!squeezed.empty() && squeezed.back() == ' ') squeezed.pop_back();
       if (is_true(v) || squeezed == "20 64 1") out.args.push_back("--dust=yes");
       else if (is_false(v)) out.args.push_back("--dust=no");

@@ -30,10 +30,12 @@ struct TabularHit {
   std::string qseq{}, sseq{};      // the aligned letters (qseq, sseq)
 };
 
-// The columns blast-bloom can print (blastn's names; qcovus, titles and taxonomy are not among them).
+// The columns blast-bloom can print (blastn's names; qcovus and taxonomy are not among them; titles and GIs print what
+// blastn -subject prints for FASTA: N/A and 0).
 enum class TabularColumn {
   qseqid, qaccver, qacc, sseqid, saccver, sacc, pident, length, mismatch, gapopen, gaps, nident, positive, ppos,
-  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs, qseq, sseq, btop
+  qstart, qend, sstart, send, evalue, bitscore, score, qlen, slen, qcovhsp, sstrand, qcovs, qseq, sseq, btop,
+  sallseqid, sallacc, sgi, sallgi, stitle, salltitles, frames, qframe, sframe
 };
 
 // blastn's tabular -outfmt numbers.
