@@ -30,6 +30,13 @@ same "scores, gap costs, -num_threads 2"        -task blastn -word_size 9 -rewar
 same "-ungapped -sum_stats false, -perc_identity" -task blastn -ungapped -sum_stats false -perc_identity 85 \
   -query "$bees/vdv1.fa" -subject "$bees/vdv1dwv5.fa" -outfmt 6
 check "no note on stderr when -outfmt is given" "[ ! -s err ]"
+awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2 { print }' "$d/lambda_reads_1.fq" | head -400 > reads.fa
+same "-num_alignments (= -max_target_seqs for tabular output)" -task blastn -query "$d/lambda_virus.fa" -subject reads.fa \
+  -outfmt 6 -num_alignments 3
+check "-num_alignments 3: three subjects" "[ \$(cut -f2 got | sort -u | wc -l) -eq 3 ]"
+same "-num_descriptions (ignored for tabular output, as blastn)" -task blastn -query "$d/lambda_virus.fa" -subject reads.fa \
+  -outfmt 6 -num_descriptions 3
+check "-num_descriptions: one note on stderr" "[ \$(wc -l < err) -eq 1 ] && grep -q num_descriptions err"
 # -dbsize and -searchsp: E-values and cut-offs of a larger (or smaller) search, gapped, ungapped and megablast,
 # over the E. coli slice against itself and the four bee viruses against themselves (several subjects).
 for f in "$bees"/*.fa; do cat "$f"; echo; done | grep -v '^$' > bees.fa
@@ -45,6 +52,8 @@ done
 "$bin/blast-bloom" --no-header --no-progress --searchsp 1000000 bees.fa bees.fa > got
 blastn -task blastn -query bees.fa -subject bees.fa -outfmt 6 -searchsp 1000000 > want 2> /dev/null
 same_as_blastn "--searchsp, blast-bloom's own spelling" 100 want got
+expect_exit 64 "-num_alignments with -max_target_seqs (as blastn)" "$bin/blast-bloom" -num_alignments 2 \
+  -max_target_seqs 3 -query bees.fa -subject bees.fa
 expect_exit 64 "--dbsize that is not a whole number" "$bin/blast-bloom" --dbsize 1e9 bees.fa bees.fa
 expect_exit 64 "-searchsp with -ungapped (not reproduced)" "$bin/blast-bloom" -ungapped -sum_stats false -searchsp 1000 \
   -query bees.fa -subject bees.fa
@@ -63,7 +72,7 @@ check "no -outfmt: tabular output and one note on stderr" \
   "[ \$(wc -l < err) -eq 1 ] && grep -q 'outfmt 0' err && [ \$(awk -F'\t' '{print NF}' got | sort -u) = 12 ]"
 # Refused: one line naming the option, exit 64, nothing written.
 for bad in "-db nt" "-ungapped" "-sum_stats true" "-culling_limit 1" "-subject_besthit" "-query_loc 1-100" \
-           "-window_size 40" "-dust 30 64 1" "-soft_masking false" "-num_alignments 5" "-outfmt 0" "-outfmt 5"; do
+           "-window_size 40" "-dust 30 64 1" "-soft_masking false" "-outfmt 0" "-outfmt 5"; do
   rm -f out.tsv
   read -r opt val <<< "$bad"
   args=("$opt"); [ -n "$val" ] && args+=("$val")

@@ -26,6 +26,7 @@ constexpr Renamed kValues[] = {
     {"-max_hsps", "--max-hsps"},  {"-perc_identity", "--perc-identity"},
     {"-qcov_hsp_perc", "--qcov-hsp-perc"}, {"-dbsize", "--dbsize"},
     {"-searchsp", "--searchsp"},
+    {"-num_alignments", "--max-target-seqs"},  // blastn: the same as -max_target_seqs for tabular output
 };
 constexpr Renamed kFlags[] = {
     {"-lcase_masking", "--lcase-masking"}, {"-help", "--help"}, {"-version", "--version"},
@@ -43,8 +44,7 @@ constexpr Unsupported kUnsupported[] = {
     {"-subject_besthit", false}, {"-template_type", true}, {"-template_length", true}, {"-use_index", true},
     {"-index_name", true}, {"-min_raw_gapped_score", true}, {"-no_greedy", false}, {"-query_loc", true},
     {"-subject_loc", true}, {"-parse_deflines", false}, {"-show_gis", false}, {"-html", false},
-    {"-line_length", true}, {"-sorthits", true}, {"-sorthsps", true}, {"-num_descriptions", true},
-    {"-num_alignments", true}, {"-filtering_db", true}, {"-window_masker_taxid", true},
+    {"-line_length", true}, {"-sorthits", true}, {"-sorthsps", true}, {"-filtering_db", true}, {"-window_masker_taxid", true},
     {"-window_masker_db", true}, {"-db_soft_mask", true}, {"-db_hard_mask", true}, {"-gilist", true},
     {"-seqidlist", true}, {"-negative_gilist", true}, {"-negative_seqidlist", true}, {"-taxids", true},
     {"-negative_taxids", true}, {"-taxidlist", true}, {"-negative_taxidlist", true}, {"-entrez_query", true},
@@ -58,7 +58,7 @@ struct NoOp {
 constexpr NoOp kNoOpValues[] = {{"-window_size", "0"}, {"-off_diagonal_range", "0"}, {"-mt_mode", "0"}};
 
 bool is_blastn_option(const std::string& a) {
-  for (const char* n : {"-query", "-subject", "-ungapped", "-sum_stats", "-dust", "-soft_masking"})
+  for (const char* n : {"-query", "-subject", "-ungapped", "-sum_stats", "-dust", "-soft_masking", "-num_descriptions"})
     if (a == n) return true;
   for (const Renamed& r : kValues)
     if (a == r.blastn) return true;
@@ -135,6 +135,12 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
       else throw UsageError("blastn's -dust '" + v + "': only yes (20 64 1) or no");
       continue;
     }
+    if (a == "-num_descriptions") {
+      value();  // blastn ignores it for tabular output and says so; so does this
+      out.note = "blastn's -num_descriptions is ignored for tabular output (as blastn ignores it); -max_target_seqs "
+                 "limits the subjects";
+      continue;
+    }
     if (a == "-soft_masking") {
       const std::string& v = value();
       // DUST masks seeds only (soft), as blastn's default; hard masking is not done.
@@ -179,6 +185,9 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
     out.args = args;
     return out;
   }
+  if (std::find(seen.begin(), seen.end(), "-num_alignments") != seen.end() &&
+      std::find(seen.begin(), seen.end(), "-max_target_seqs") != seen.end())
+    throw UsageError("blastn's -num_alignments and -max_target_seqs cannot be combined (as in blastn)");
   if (ungapped && sum_stats != 0)
     throw UsageError("blastn's -ungapped scores with sum statistics unless -sum_stats false, and blast-bloom has "
                      "none: add -sum_stats false");
@@ -192,8 +201,9 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
   if (format != "7") out.args.insert(out.args.begin(), "--no-header");
   if (!task) out.args.insert(out.args.begin(), "--task=megablast");  // blastn's default task
   if (outfmt.empty() && have_subject)
-    out.note = "blastn's default output is its pairwise report (-outfmt 0), which blast-bloom does not write: "
-               "writing blastn's tabular -outfmt 6";
+    out.note += std::string(out.note.empty() ? "" : "; ") +
+                "blastn's default output is its pairwise report (-outfmt 0), which blast-bloom does not write: "
+                "writing blastn's tabular -outfmt 6";
   if (have_subject) {
     out.args.push_back(have_query ? query : "-");
     out.args.push_back(subject);
