@@ -57,6 +57,8 @@ run_grid "ungapped, .2bit" 3 2 db.2bit --ungapped
 run_grid "ungapped, FASTA, no header, 2 threads" 7 2 db.fa --ungapped --no-header -t 2
 run_grid "gapped, FASTA, --outfmt 10 with columns" 3 2 db.fa --outfmt "10 qseqid sseqid evalue qcovs btop"
 grep -q '^q0,' single.tsv || fail "--outfmt 10: no comma-separated line"
+run_grid "gapped, .2bit, --dbsize" 2 2 db.2bit --dbsize 100000000
+run_grid "gapped, FASTA, --searchsp" 3 1 db.fa --searchsp 1000000
 # Format 7's comment blocks need every query: refused for a part (exit 64, no part written).
 set +e; "$bb" --outfmt 7 --db-shard 1/2 q.fa db.fa -o seven.part 2> err.txt; rc=$?; set -e
 [[ $rc -eq 64 && ! -e seven.part ]] && grep -q -- '--outfmt 7' err.txt && echo "ok   --outfmt 7 refused with shards" ||
