@@ -187,6 +187,12 @@ TEST_CASE("length adjustment and search space match blastn and a brute-force fix
   }
   CHECK(xdrop_raw(ungapped_karlin(1, -2), 20) == 11);
   CHECK(xdrop_raw(ungapped_karlin(2, -3), 20) == 22);
+  // A query record without sequence has an empty word search space (log 0): the cut-offs stay defined (UBSan
+  // found the conversion of -inf in an ungapped search with such a record).
+  CHECK(score_for_evalue(ungapped_karlin(2, -3), 0.0, 10.0) == 1);
+  const ExtensionCutoffs empty = extension_cutoffs(ungapped_karlin(2, -3), 0, 1e9, 10000, 10.0);
+  CHECK(empty.word >= 1);
+  CHECK(empty.hit > empty.word);
 }
 
 TEST_CASE("numbers are formatted as BLAST prints them", "[blast][format]") {

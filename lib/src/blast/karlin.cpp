@@ -320,8 +320,10 @@ double effective_search_space(const KarlinParams& kp, uint64_t query_length, uin
 
 int64_t score_for_evalue(const KarlinParams& kp, double space, double e) {
   e = std::max(e, 1.0e-297);
-  const int64_t s = int64_t(std::ceil(std::log(kp.K * space / e) / kp.lambda));
-  return std::max<int64_t>(1, s);
+  const double s = std::ceil(std::log(kp.K * space / e) / kp.lambda);
+  // An empty search space (a query record without sequence: log 0) needs no score; none can be reached either way.
+  if (!(s > 1)) return 1;
+  return s < 4.0e18 ? int64_t(s) : int64_t(4.0e18);
 }
 
 double evalue_of(const KarlinParams& kp, int64_t score, double search_space) {
