@@ -11,6 +11,13 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bee="$src/data/bee-viruses"
 fails=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+# both QUERY SUBJECT OUTFMT [ungapped]: blastn -task blastn -dust no into $tmp/want, blast-bloom into $tmp/got.
+both() {
+  local bl=() bb=()
+  [ "${4:-}" = ungapped ] && bl=(-ungapped -sum_stats false) && bb=(--ungapped)
+  blastn -task blastn -dust no "${bl[@]}" -query "$1" -subject "$2" -outfmt "$3" 2>/dev/null > "$tmp/want"
+  "$bin/blast-bloom" --no-header --no-progress --dust no "${bb[@]}" --outfmt "$3" "$1" "$2" > "$tmp/got"
+}
 
 cols="qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore qlen slen qcovhsp score
       nident gaps positive ppos sstrand qacc sacc qaccver saccver qcovs btop"
@@ -24,8 +31,7 @@ pairs=("$tmp/q.fa $tmp/s.fa" "$bee/vdv1.fa $bee/vdv1dwv5.fa" "$bee/vdv1dwv9.fa $
 total=0
 for pair in "${pairs[@]}"; do
   read -r q s <<< "$pair"
-  blastn -task blastn -dust no -query "$q" -subject "$s" -outfmt "6 $cols" 2>/dev/null > "$tmp/want"
-  "$bin/blast-bloom" --no-header --no-progress --dust no --outfmt "6 $cols" "$q" "$s" > "$tmp/got"
+  both "$q" "$s" "6 $cols"
   n=$(wc -l < "$tmp/want"); total=$((total + n))
   check "$(basename "$q") vs $(basename "$s"): $n lines, all $(echo $cols | wc -w) columns as blastn" \
     "cmp -s $tmp/want $tmp/got || { diff $tmp/want $tmp/got | head -5; false; }"
@@ -35,8 +41,7 @@ check "the pairs give alignments to compare ($total)" "[ $total -ge 20 ]"
 awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2 { print }' "$src/data/lambda_reads_1.fq" > "$tmp/reads.fa"
 for pair in "$src/data/lambda_virus.fa $tmp/reads.fa" "$src/data/ecoli_536_200k.fa $src/data/ecoli_536_200k.fa"; do
   read -r q s <<< "$pair"
-  blastn -task blastn -dust no -query "$q" -subject "$s" -outfmt "6 qseqid sseqid qstart qend qcovs qcovhsp" 2>/dev/null > "$tmp/want"
-  "$bin/blast-bloom" --no-header --no-progress --dust no --outfmt "6 qseqid sseqid qstart qend qcovs qcovhsp" "$q" "$s" > "$tmp/got"
+  both "$q" "$s" "6 qseqid sseqid qstart qend qcovs qcovhsp"
   check "qcovs, $(basename "$q") vs $(basename "$s"): $(wc -l < "$tmp/want") lines as blastn" \
     "[ \$(wc -l < $tmp/want) -ge 100 ] && cmp -s $tmp/want $tmp/got"
 done
@@ -50,10 +55,7 @@ cols="6 qseqid sseqid qstart qend sstart send qseq sseq btop"
 for pair in "$tmp/qs.fa $tmp/ss.fa" "$src/data/lambda_virus.fa $tmp/reads.fa" "$src/data/ecoli_536_200k.fa $src/data/ecoli_536_200k.fa"; do
   read -r q s <<< "$pair"
   for mode in gapped ungapped; do
-    bl=(); bb=()
-    [ "$mode" = ungapped ] && bl=(-ungapped -sum_stats false) && bb=(--ungapped)
-    blastn -task blastn -dust no "${bl[@]}" -query "$q" -subject "$s" -outfmt "$cols" 2>/dev/null > "$tmp/want"
-    "$bin/blast-bloom" --no-header --no-progress --dust no "${bb[@]}" --outfmt "$cols" "$q" "$s" > "$tmp/got"
+    both "$q" "$s" "$cols" "$mode"
     check "qseq/sseq, $(basename "$q") vs $(basename "$s"), $mode: $(wc -l < "$tmp/want") lines as blastn" \
       "[ \$(wc -l < $tmp/want) -ge 1 ] && cmp -s $tmp/want $tmp/got"
   done
@@ -87,15 +89,13 @@ done
 cols="6 qseqid sseqid sallseqid sallacc sgi sallgi stitle salltitles qframe sframe frames sstart send"
 for pair in "$tmp/qs.fa $tmp/ss.fa" "$src/data/lambda_virus.fa $tmp/reads.fa"; do
   read -r q s <<< "$pair"
-  blastn -task blastn -dust no -query "$q" -subject "$s" -outfmt "$cols" 2>/dev/null > "$tmp/want"
-  "$bin/blast-bloom" --no-header --no-progress --dust no --outfmt "$cols" "$q" "$s" > "$tmp/got"
+  both "$q" "$s" "$cols"
   check "ids, GIs, titles and frames, $(basename "$q") vs $(basename "$s"): $(wc -l < "$tmp/want") lines as blastn" \
     "[ \$(wc -l < $tmp/want) -ge 1 ] && cmp -s $tmp/want $tmp/got && grep -q '1/-1' $tmp/got"
 done
 # Format 10 and repeated columns (printed once, where first named, as blastn does).
 for fmt in "10" "10 qseqid sseqid btop evalue qseq pident" "6 qseqid qseqid length std qseqid" "10 std std"; do
-  blastn -task blastn -dust no -query "$bee/vdv1.fa" -subject "$bee/dwv.fa" -outfmt "$fmt" 2>/dev/null > "$tmp/want"
-  "$bin/blast-bloom" --no-progress --no-header --dust no --outfmt "$fmt" "$bee/vdv1.fa" "$bee/dwv.fa" > "$tmp/got"
+  both "$bee/vdv1.fa" "$bee/dwv.fa" "$fmt"
   check "--outfmt '$fmt': $(wc -l < "$tmp/want") lines as blastn" "[ \$(wc -l < $tmp/want) -ge 5 ] && cmp -s $tmp/want $tmp/got"
 done
 "$bin/blast-bloom" --no-progress --outfmt "10 qseqid evalue" "$bee/vdv1.fa" "$bee/dwv.fa" > "$tmp/csv"
