@@ -217,7 +217,16 @@ TEST_CASE("blast-bloom: blastn's own command line", "[cli]") {
   CHECK(b.search.query == "-");  // blastn reads the query from stdin without -query
   CHECK(!b.search.params.greedy);
   CHECK(b.search.params.w == 11);
-  CHECK_THAT(b.notice, Catch::Contains("-outfmt 0"));
+  CHECK(b.notice.empty());
+  CHECK(b.search.format.style == TabularStyle::pairwise);  // blastn's default output: its pairwise report
+  CHECK(b.search.params.aligned_sequences);
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-num_alignments", "5"}),
+             Catch::Contains("-num_alignments"));  // with the pairwise report: refused, not silently changed
+  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-lcase_masking"}),
+             Catch::Contains("--lcase-masking"));
+  CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0 qseqid", "q", "s"}), Catch::Contains("no columns"));
+  CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0", "--db-shard", "1/2", "q", "s"}),
+             Catch::Contains("--outfmt 0"));
   const BlastOptions c = blast({"blast-bloom", "-subject", "s.fa", "-query", "q.fa", "-outfmt", "7 std",
                                 "-ungapped", "-sum_stats", "false", "-dust", "20 64 1", "-window_size", "0"});
   CHECK(c.search.header);  // format 7 keeps its comment lines

@@ -20,6 +20,15 @@ struct DatabaseReader::Impl {
   bool keep_packed = false;  // DbBatch::packed for .2bit batches
   bool blastn_bases = false;  // DbBatch::blastn_bases
   bool lowercase = false;     // DbBatch::lowercase_wanted
+  bool keep_titles = false;   // titles: the records' definition lines, for blastn's pairwise report
+  std::vector<std::string> titles;
+  uint64_t titles_first = 0;  // record number of titles[0]
+  void note_title(uint64_t record, const SequenceRecord& rec) {
+    if (!keep_titles) return;
+    if (titles.empty()) titles_first = record;
+    if (record != titles_first + titles.size()) return;  // read once: a record parsed again keeps its first title
+    titles.push_back(rec.comment.empty() ? rec.name : rec.name + " " + rec.comment);
+  }
   std::unique_ptr<TwoBitReader> tb;
   size_t tb_next = 0;
   std::unique_ptr<SequenceReader> reader;
@@ -202,6 +211,13 @@ void DatabaseReader::keep_packed(bool on) { impl_->keep_packed = on; }
 void DatabaseReader::blastn_subject_bases(bool on) { impl_->blastn_bases = on; }
 void DatabaseReader::keep_lowercase(bool on) { impl_->lowercase = on; }
 
+void DatabaseReader::keep_titles(bool on) { impl_->keep_titles = on; }
+
+const std::string* DatabaseReader::title(uint64_t record) const {
+  if (record < impl_->titles_first || record - impl_->titles_first >= impl_->titles.size()) return nullptr;
+  return &impl_->titles[size_t(record - impl_->titles_first)];
+}
+
 bool DatabaseReader::parses_again() const { return impl_->reader != nullptr; }
 
 const std::vector<uint64_t>& DatabaseReader::record_lengths() const { return impl_->lengths; }
@@ -305,6 +321,7 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
     throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name + ") is not " +
                     (impl_->planned ? "as the plan says (changed since the plan was made? make the plan again)"
                                     : "as long as counted (changed while it was read?)"));
+  impl_->note_title(r, rec);
   impl_->next_pos += length + 1;  // its codes and the separator after them, as in a batch
   impl_->next_record += 1;
 }
@@ -350,6 +367,10 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                         ") is not as the plan says (changed since the plan was made? make the plan again)");
       batch.add_record_codes(impl_->tb->name(i), impl_->tb->length(i),
                              [&](uint8_t* out) { impl_->tb->codes(i, out); });
+      if (impl_->keep_titles) {
+        rec.name = impl_->tb->name(i);
+        impl_->note_title(batch.first_record + batch.size() - 1, rec);
+      }
       if (!impl_->keep_packed) continue;
       // The same bases packed, and where the codes are invalid (DbBatch::packed). The words after the record's are
       // zeroed: the vector path's loads reach 64 bytes past the batch's last base.
@@ -393,6 +414,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
       }
       if (!begun) batch.begin_record(rec.name, 0);
       batch.end_record();
+      impl_->note_title(batch.first_record + batch.size() - 1, rec);
       if (impl_->planned && (r >= impl_->lengths.size() || batch.lengths.back() != impl_->lengths[r]))
         throw DataError(impl_->path + ": record " + std::to_string(r + 1) + " (" + rec.name +
                         ") is not as the plan says (changed since the plan was made? make the plan again)");
@@ -405,6 +427,7 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
                         ") is not as the plan says (changed since the plan was made? make the plan again)");
     }
     batch.add_record(rec.name, rec.seq, progress && rec.seq.size() > (size_t(8) << 20) ? encoded : nullptr);
+    impl_->note_title(batch.first_record + batch.size() - 1, rec);
   }
   if (impl_->reader) impl_->reader->on_bases(nullptr);  // `progress` lives only as long as this call
   impl_->next_pos += batch.codes.size();

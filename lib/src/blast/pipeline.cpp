@@ -212,6 +212,7 @@ void BlastSearch::mask_low_complexity() {
   const uint64_t w = uint64_t(params_.w);
   const uint64_t chunk = params_.greedy ? kMegablastQueryChunk : kBlastnQueryChunk;
   seed_allowed_.assign(queries_.size(), {});
+  if (params_.aligned_sequences) query_masks_.assign(queries_.size(), {});
   std::vector<uint64_t> chunks_of(queries_.size(), 1);
   parallel_for(queries_.size(), params_.threads, [&](size_t r) {
     // The scored codes tell an N (drawn as BLAST+ draws it) from the other ambiguity codes (read as A).
@@ -231,6 +232,7 @@ void BlastSearch::mask_low_complexity() {
         else merged.push_back(m);
       masks.swap(merged);
     }
+    if (params_.aligned_sequences) query_masks_[r] = masks;
     if (masks.empty() || letters.size() < w) return;
     seed_allowed_[r] = seeds_allowed_in_chunks(letters.size(), masks, params_.w, chunks);
   });

@@ -19,6 +19,7 @@
 #include "bloomseq/app/progress.hpp"
 #include "bloomseq/app/tuning_profile.hpp"
 #include "bloomseq/blast/database.hpp"
+#include "bloomseq/blast/pairwise_report.hpp"
 #include "bloomseq/blast/part_file.hpp"
 #include "bloomseq/blast/search_plan.hpp"
 #include "bloomseq/blast/pipeline.hpp"
@@ -478,7 +479,7 @@ class StageOutput {
               b.names[x.subject - b.first_record] + '\t' + std::to_string(b.window.offset + x.s_pos + 1) + '\t' +
               (x.strand ? "-\n" : "+\n"));
       };
-    } else if (header && format.style != TabularStyle::commented) {
+    } else if (header && format.style != TabularStyle::commented && format.style != TabularStyle::pairwise) {
       add(tabular_header(format) + '\n');
     }
   }
@@ -634,6 +635,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   // Not for stage 1a output (its hits depend on the sub-queries) nor for plans and shards (decided once).
   TuneTrial trial;
   db.keep_lowercase(p.lcase_masking);  // --lcase-masking: the subjects' lower case too, as blastn -subject
+  db.keep_titles(o.format.style == TabularStyle::pairwise && o.stage == "hsp");  // the report's "> title" lines
   if (p.lcase_masking && db.is_twobit() && log)
     std::fprintf(log, "%s: warning: %s: --lcase-masking masks the query only here: a .2bit database's soft-masked "
                  "blocks are not read as masks (its FASTA is)\n", kProgram, o.db.c_str());
@@ -749,7 +751,38 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
       t.q_covered_subject = coverage[i];
       out.add(format_tabular(t, o.format) + '\n');
     };
-    if (o.stage == "hsp" && o.format.style == TabularStyle::commented) {
+    if (o.stage == "hsp" && o.format.style == TabularStyle::pairwise) {
+      // blastn's report: every query in the query's order (those without sequence too, as blastn), its hits
+      // grouped by subject as finish() orders them.
+      const BlastParams& sp = search.params();
+      PairwiseSettings ps;
+      ps.version = std::string("blast-bloom ") + BLOOMSEQ_VERSION;
+      ps.megablast = sp.greedy;
+      ps.database = o.db == "-" ? "-" : o.db;
+      ps.db_letters = db.totals().bases;
+      ps.db_sequences = db.totals().records;
+      ps.reward = sp.reward, ps.penalty = sp.penalty, ps.gap_open = sp.gap_open, ps.gap_extend = sp.gap_extend;
+      ps.gapped = sp.gapped;
+      if (o.given_max_target_seqs) ps.descriptions = ps.alignments = size_t(sp.max_target_seqs);
+      out.add(pairwise_header(ps));
+      size_t i = 0;
+      for (size_t q = 0; q < query_titles.size(); ++q) {
+        std::vector<TabularHit> hits;
+        for (; i < hsps.size() && hsps[i].query == q; ++i) {
+          TabularHit t = search.tabular(hsps[i]);
+          const std::string* title = db.title(hsps[i].subject);
+          t.s_title = title ? *title : t.subject;
+          hits.push_back(std::move(t));
+        }
+        const uint64_t length = search.queries().codes[q].size();
+        const size_t g = 2 * q + ((sp.strands & 1) ? 0 : 1);
+        PairwiseQuery pq{query_titles[q], length, search.strand_ungapped_params(g), search.strand_evalue_params(g),
+                         search.strand_search_space(g), search.query_masks(q)};
+        out.add(pairwise_query_report(ps, pq, hits));
+      }
+      if (i != hsps.size()) throw std::logic_error("--outfmt 0: HSPs out of query order");
+      out.add(pairwise_footer(ps));
+    } else if (o.stage == "hsp" && o.format.style == TabularStyle::commented) {
       // Every query's block in the query's order, those without hits too (finish() orders the HSPs by query).
       size_t i = 0;
       for (size_t q = 0; q < query_titles.size(); ++q) {

@@ -66,7 +66,7 @@ The HSPs are meant to equal those of
   blastn -task megablast ...                                 (--task megablast; blastn's own default task)
   blastn -task blastn-short ...                              (--task blastn-short; queries under 50 bases)
 with the same word size and scores; docs/blast-bloom.md lists the known differences.
-blastn's own options work too, with blastn's defaults (megablast, no header line):
+blastn's own options work too, with blastn's defaults (megablast, no header line, its pairwise report):
   blast-bloom -query q.fa -subject db.fa -outfmt 6 -evalue 1e-5 -num_threads 2
 --outfmt: 6 (tabs), 7 (tabs with blastn's comment lines for every query) or 10 (commas), then any of the
 columns std qseqid qaccver qacc sseqid saccver sacc pident length mismatch gapopen gaps nident positive ppos
@@ -191,9 +191,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   opts.add_options("Output")
       ("o,output", "output file ('-' = stdout; .gz compresses)", cxxopts::value<std::string>()->default_value("-"))
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
-      ("outfmt", "tabular output as blastn's -outfmt: \"6\" (the 12 standard columns), \"7\" (with comment "
+      ("outfmt", "output as blastn's -outfmt: \"6\" (tabular, the 12 standard columns), \"7\" (with comment "
                  "lines), \"10\" (commas), each with columns: \"6 qseqid sseqid pident ... qlen slen qcovhsp\" "
-                 "(see below)", cxxopts::value<std::string>()->default_value("6"))
+                 "(see below); \"0\": blastn's pairwise report", cxxopts::value<std::string>()->default_value("6"))
       ("no-header", "omit the '#' header line (formats 6 and 10)")
       ("progress", "show progress on stderr (default: when stderr is a terminal)")
       ("no-progress", "never show progress")
@@ -347,6 +347,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.given_m_bits = r.count("bloom-bits") > 0;
   o.given_threads = r.count("threads") > 0;
   o.given_batch = r.count("batch") > 0;
+  o.given_max_target_seqs = r.count("max-target-seqs") > 0;
 
   o.backend = r["backend"].as<std::string>();
   if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
@@ -359,6 +360,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.format = parse_outfmt(r["outfmt"].as<std::string>());
   o.params.aligned_sequences = o.format.needs_aligned_letters();
   if (r.count("outfmt") && o.stage != "hsp") throw UsageError("--outfmt applies to HSPs (--stage hsp) only");
+  if (o.format.style == TabularStyle::pairwise && o.params.lcase_masking)
+    throw UsageError("--outfmt 0 with --lcase-masking: the report would not show the subjects' lower case as blastn "
+                     "does; use a tabular format");
   if (o.format.style == TabularStyle::commented && !o.header)
     throw UsageError("--outfmt 7: its comment lines are the format (--no-header is for 6 and 10)");
   // Shards: parts of the HSP output only, with the parameters every shard derives alike from the whole inputs.
@@ -367,8 +371,9 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   if (r.count("query-shard")) o.query_shard = parse_shard(r["query-shard"].as<std::string>(), "--query-shard");
   if (o.sharded && o.stage != "hsp")
     throw UsageError("--db-shard/--query-shard work with --stage hsp only (stage 1a/1b output is per batch)");
-  if (o.sharded && o.format.style == TabularStyle::commented)
-    throw UsageError("--outfmt 7 cannot be combined with --db-shard/--query-shard: use 6 or 10 for the parts");
+  if (o.sharded && (o.format.style == TabularStyle::commented || o.format.style == TabularStyle::pairwise))
+    throw UsageError("--outfmt " + std::to_string(int(o.format.style)) +
+                     " cannot be combined with --db-shard/--query-shard: use 6 or 10 for the parts");
   if (o.sharded && o.auto_tune)
     throw UsageError("--auto-tune cannot be combined with --db-shard/--query-shard: shards on other machines "
                      "could choose differently. Make the plan once: 'blast-bloom plan --auto-tune QUERY DB -o "

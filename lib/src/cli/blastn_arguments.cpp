@@ -185,6 +185,12 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
     out.args = args;
     return out;
   }
+  const bool pairwise = outfmt.find_first_not_of(" \t") == std::string::npos ||
+                        outfmt.substr(outfmt.find_first_not_of(" \t"), 1) == "0";
+  for (const char* n : {"-num_alignments", "-num_descriptions"})
+    if (pairwise && std::find(seen.begin(), seen.end(), n) != seen.end())
+      throw UsageError(std::string("blastn's ") + n + " with the pairwise report (-outfmt 0) is not supported by "
+                       "blast-bloom: use -max_target_seqs (descriptions and alignments alike)");
   if (std::find(seen.begin(), seen.end(), "-num_alignments") != seen.end() &&
       std::find(seen.begin(), seen.end(), "-max_target_seqs") != seen.end())
     throw UsageError("blastn's -num_alignments and -max_target_seqs cannot be combined (as in blastn)");
@@ -194,16 +200,13 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
   if (sum_stats == 1) throw UsageError("blastn's -sum_stats true: sum statistics are not computed by blast-bloom");
   if (have_query && !have_subject)
     throw UsageError("blastn's -query needs -subject: blast-bloom searches sequences given as FASTA, gzip or .2bit");
-  // blastn prints no header line (format 7 has its own comment lines); its default report (-outfmt 0,
-  // pairwise) is not one blast-bloom writes.
+  // blastn prints no header line (format 7 has its own comment lines); without -outfmt it writes its pairwise
+  // report (format 0).
   const size_t from = std::min(outfmt.find_first_not_of(" \t"), outfmt.size());
   const std::string format = outfmt.substr(from, outfmt.find_first_of(" \t", from) - from);
   if (format != "7") out.args.insert(out.args.begin(), "--no-header");
   if (!task) out.args.insert(out.args.begin(), "--task=megablast");  // blastn's default task
-  if (outfmt.empty() && have_subject)
-    out.note += std::string(out.note.empty() ? "" : "; ") +
-                "blastn's default output is its pairwise report (-outfmt 0), which blast-bloom does not write: "
-                "writing blastn's tabular -outfmt 6";
+  if (outfmt.empty()) out.args.insert(out.args.begin(), "--outfmt=0");
   if (have_subject) {
     out.args.push_back(have_query ? query : "-");
     out.args.push_back(subject);

@@ -185,6 +185,10 @@ class DatabaseReader {
   void blastn_subject_bases(bool on);
   // Whether FASTA batches record their lower-case runs (DbBatch::lowercase); off by default.
   void keep_lowercase(bool on);
+  // Whether the reader keeps every record's definition line (name, a blank, comment; a .2bit record's name), for
+  // blastn's pairwise report; off by default. title(r): record r's, once read (nullptr before, or when off).
+  void keep_titles(bool on);
+  const std::string* title(uint64_t record) const;
   // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
   bool parses_again() const;
   // Every record's length, in file order, and a hash of every record's name and length (read with the totals):

@@ -161,6 +161,17 @@ class BlastSearch {
   const Stage1aBackend& stage1a() const { return *stage1a_; }
   const BlastParams& params() const { return params_; }
   const std::vector<std::string>& subject_names() const { return subject_names_; }
+  // Query strand g's (2 * query + strand) statistics as blastn reports them: the ungapped Karlin-Altschul values
+  // from its composition, those of its E-values (the gapped table's with gaps) and its effective search space.
+  const KarlinParams& strand_ungapped_params(size_t g) const { return strand_ungapped_params_[g]; }
+  const KarlinParams& strand_evalue_params(size_t g) const { return strand_evalue_params_[g]; }
+  double strand_search_space(size_t g) const { return strand_search_space_[g]; }
+  // Query record q's masked bases ([first, last], plus strand; DUST and, with --lcase-masking, its lower case),
+  // kept when the HSPs carry their aligned letters (the pairwise report shows them in lower case).
+  const std::vector<std::pair<uint64_t, uint64_t>>& query_masks(size_t q) const {
+    static const std::vector<std::pair<uint64_t, uint64_t>> none;
+    return q < query_masks_.size() ? query_masks_[q] : none;
+  }
   // Modeled FPR (eq. 2) of sub-query v: expected_fpr(distinct w-mers inserted, m, k).
   double modeled_fpr(uint32_t v) const;
   // Empirical FPR of sub-query v: FP / (DB - TP) (Ma et al. 2011, eq. 3).
@@ -232,6 +243,7 @@ class BlastSearch {
   // --dust: per query record, bit i set when the plus-strand w-mer at i may seed; empty for a record without masked
   // bases (and for all of them without --dust).
   std::vector<std::vector<uint64_t>> seed_allowed_;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> query_masks_;  // query_masks()
   Lane lane_;
 };
 

@@ -35,6 +35,9 @@ struct SearchRequest {
   std::string profile;  // --profile ("" = the default profile)
   // Given explicitly, so --auto-tune keeps them fixed.
   bool given_n_sub = false, given_k = false, given_m_bits = false, given_threads = false, given_batch = false;
+  // --max-target-seqs given: the pairwise report then describes and aligns that many subjects (blastn's
+  // -max_target_seqs), else 500 and 250 (its -num_descriptions and -num_alignments defaults).
+  bool given_max_target_seqs = false;
   std::string backend = "auto";  // auto, cpu or cuda
   int device = 0;
   std::string output = "-";

@@ -28,6 +28,7 @@ struct TabularHit {
   uint64_t q_len = 0, s_len = 0;  // the query record's and the subject record's lengths
   uint64_t q_covered_subject = 0;  // query bases covered by any alignment with this subject (qcovs)
   std::string qseq{}, sseq{};      // the aligned letters (qseq, sseq)
+  std::string s_title{};           // the subject's definition line (the pairwise report's "> " line)
 };
 
 // The columns blast-bloom can print (blastn's names; qcovus and taxonomy are not among them; titles and GIs print what
@@ -38,8 +39,8 @@ enum class TabularColumn {
   sallseqid, sallacc, sgi, sallgi, stitle, salltitles, frames, qframe, sframe
 };
 
-// blastn's tabular -outfmt numbers.
-enum class TabularStyle { tabs = 6, commented = 7, csv = 10 };
+// blastn's -outfmt numbers: the tabular ones, and its pairwise report (0, pairwise_report.hpp).
+enum class TabularStyle { pairwise = 0, tabs = 6, commented = 7, csv = 10 };
 
 struct TabularFormat {
   TabularStyle style = TabularStyle::tabs;
@@ -48,17 +49,18 @@ struct TabularFormat {
   std::vector<TabularColumn> columns;
   TabularFormat();
   char separator() const { return style == TabularStyle::csv ? ',' : '\t'; }
-  // Whether the HSPs must carry their aligned letters (qseq, sseq, btop).
+  // Whether the HSPs must carry their aligned letters (qseq, sseq, btop; the pairwise report).
   bool needs_aligned_letters() const;
 };
 
-// Parses --outfmt: "6", "7" or "10", alone or followed by columns (blastn's names, "std" for the 12 standard ones);
+// Parses --outfmt: "0" (the pairwise report, no columns), or "6", "7" or "10", alone or followed by columns (blastn's names, "std" for the 12 standard ones);
 // a column named twice is printed once, where it first appears, as blastn does. Anything else (another format
 // number, an unknown or unsupported column) is a UsageError naming it.
 TabularFormat parse_outfmt(const std::string& spec);
 
 // The format as one token ("qseqid,sseqid,...", "10:qseqid,..." for commas), and back: how a part file records it
-// (merge_parts.hpp). Format 7 has no token: its comments need every query's title (refused with shards).
+// (merge_parts.hpp). Formats 7 and 0 have no token: their comments and reports need every query's title and
+// statistics (refused with shards).
 std::string outfmt_token(const TabularFormat& format);
 TabularFormat outfmt_from_token(const std::string& token);
 

@@ -1,0 +1,330 @@
+#include "bloomseq/blast/pairwise_report.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+namespace bloomseq {
+namespace {
+
+constexpr size_t kBlockColumns = 60;  // alignment columns per block (blastn -line_length)
+constexpr size_t kTitleColumns = 68;  // the descriptions table's title field
+
+std::string with_commas(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string wrapped(const std::string& prefix, const std::string& text) {
+  std::string out;
+  const std::vector<std::string> lines = wrap_report_line(text);
+  for (size_t i = 0; i < lines.size(); ++i) out += (i == 0 ? prefix : std::string()) + lines[i] + '\n';
+  if (lines.empty()) out = prefix + '\n';
+  return out;
+}
+
+// The "> title" line: a title over 60 characters breaks after the first blank at or past each 60th character,
+// the blank kept at the line's end.
+std::string subject_title_lines(const std::string& title) {
+  if (title.size() <= 60) return title;
+  std::string out;
+  bool due = false;
+  for (size_t i = 0; i < title.size(); ++i) {
+    if (i > 0 && i % 60 == 0) due = true;
+    out += title[i];
+    if (due && std::isspace(static_cast<unsigned char>(title[i]))) {
+      out += '\n';
+      due = false;
+    }
+  }
+  return out;
+}
+
+std::string karlin_line(const KarlinParams& k) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%#8.3g %#8.3g %#8.3g \n", k.lambda, k.K, k.H);
+  return buf;
+}
+
+size_t digits(uint64_t v) { return std::to_string(v).size(); }
+
+bool masked_at(const std::vector<std::pair<uint64_t, uint64_t>>& masked, uint64_t pos) {
+  const auto it = std::upper_bound(masked.begin(), masked.end(), pos,
+                                   [](uint64_t p, const std::pair<uint64_t, uint64_t>& m) { return p < m.first; });
+  return it != masked.begin() && std::prev(it)->second >= pos;
+}
+
+// One HSP: score lines and its 60-column blocks, the query on its plus strand (1-based coordinates as TabularHit).
+std::string alignment_text(const TabularHit& h, const PairwiseQuery& q) {
+  std::string out;
+  const uint64_t L = h.qseq.size();
+  uint64_t ident = 0, gaps = 0;
+  for (uint64_t i = 0; i < L; ++i) {
+    const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[i])));
+    const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[i])));
+    gaps += (a == '-') + (b == '-');
+    ident += a == b && a != '-';
+  }
+  out += " Score = " + format_bitscore(h.bits) + " bits (" + std::to_string(h.score > 0 ? h.score : -1) +
+         "),  Expect = " + report_evalue(h.evalue) + '\n';
+  out += " Identities = " + std::to_string(ident) + '/' + std::to_string(L) + " (" +
+         std::to_string(report_percent(ident, L)) + "%), Gaps = " + std::to_string(gaps) + '/' + std::to_string(L) +
+         " (" + std::to_string(report_percent(gaps, L)) + "%)\n";
+  const bool minus = h.s_start > h.s_end;
+  out += std::string(" Strand=Plus/") + (minus ? "Minus" : "Plus") + "\n\n";
+  // The numbers' field: the digits of the largest 0-based coordinate of either row, plus two.
+  const uint64_t largest = std::max(std::max(h.q_start, h.q_end), std::max(h.s_start, h.s_end)) - 1;
+  const size_t D = digits(largest);
+  uint64_t qpos = h.q_start, spos = h.s_start;  // the next residue's coordinate in each row
+  const auto row = [&](const char* name, const std::string& letters, uint64_t& pos, int step, size_t from,
+                       size_t n, bool query) {
+    std::string seq;
+    uint64_t first = 0, last = 0;
+    bool any = false;
+    for (size_t i = from; i < from + n; ++i) {
+      char c = letters[i];
+      if (c == '-') {
+        seq += c;
+        continue;
+      }
+      c = char(std::toupper(static_cast<unsigned char>(c)));
+      if (query && masked_at(q.masked, pos - 1)) c = char(std::tolower(static_cast<unsigned char>(c)));
+      seq += c;
+      if (!any) first = pos;
+      last = pos;
+      any = true;
+      pos = step > 0 ? pos + 1 : pos - 1;
+    }
+    std::string line = std::string(name) + "  ";
+    if (any) {
+      const std::string s = std::to_string(first);
+      line += s + std::string(D + 2 > s.size() ? D + 2 - s.size() : 1, ' ') + seq + "  " + std::to_string(last);
+    } else {  // a row of gaps only: no numbers
+      line += std::string(D + 2, ' ') + seq;
+    }
+    return line + '\n';
+  };
+  for (size_t from = 0; from < L; from += kBlockColumns) {
+    const size_t n = std::min<size_t>(kBlockColumns, L - from);
+    out += row("Query", h.qseq, qpos, 1, from, n, true);
+    std::string middle(7 + D + 2, ' ');
+    for (size_t i = from; i < from + n; ++i) {
+      const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[i])));
+      const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[i])));
+      middle += (a == b && a != '-') ? '|' : ' ';
+    }
+    out += middle + '\n';
+    out += row("Sbjct", h.sseq, spos, minus ? -1 : 1, from, n, false);
+    out += '\n';
+  }
+  return out + '\n';
+}
+
+}  // namespace
+
+std::vector<std::string> wrap_report_line(const std::string& text, size_t width) {
+  // Break candidates, worst to best: anywhere (a hard cut at `width`), after a hyphen, after a comma, before a
+  // blank, before a newline; among equals the last one within the line wins.
+  enum { kForced, kHyphen, kComma, kSpace, kNewline };
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  const size_t n = text.size();
+  while (pos < n) {
+    if (n - pos <= width) {
+      lines.push_back(text.substr(pos));
+      break;
+    }
+    int best_class = -1;
+    size_t best = pos + width;
+    for (size_t col = 0; col <= width && pos + col < n; ++col) {
+      const size_t i = pos + col;
+      const char c = text[i];
+      int cls;
+      size_t at;
+      if (c == '\n') cls = kNewline, at = i;
+      else if (std::isspace(static_cast<unsigned char>(c))) cls = kSpace, at = i;
+      else if (c == ',' && col < width && i + 1 < n) cls = kComma, at = i + 1;
+      else if (c == '-' && col < width && i + 1 < n) cls = kHyphen, at = i + 1;
+      else cls = kForced, at = i;
+      if (col == 0) continue;
+      if (cls >= best_class) best_class = cls, best = at;
+    }
+    lines.push_back(text.substr(pos, best - pos));
+    pos = best;
+    if (best_class == kSpace) {
+      while (pos < n && text[pos] == ' ') ++pos;
+      if (pos < n && text[pos] == '\n') ++pos;
+    } else if (best_class == kNewline) {
+      ++pos;
+    }
+  }
+  return lines;
+}
+
+std::string report_subject_title(const std::string& definition_line) {
+  std::string t = definition_line;
+  const auto strip_end = [&t](const char* set) {
+    while (!t.empty() && std::string(set).find(t.back()) != std::string::npos) t.pop_back();
+  };
+  strip_end(".,;~ ");
+  // The common HTML entities, as BLAST decodes them in titles.
+  static const std::pair<const char*, const char*> kEntities[] = {
+      {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}};
+  for (const auto& e : kEntities)
+    for (size_t at = t.find(e.first); at != std::string::npos; at = t.find(e.first, at + 1))
+      t.replace(at, std::string(e.first).size(), e.second);
+  strip_end(",;~ ");
+  const size_t first = t.find_first_not_of(' ');
+  t = first == std::string::npos ? std::string() : t.substr(first);
+  // Blanks and punctuation tidied: runs of blanks become one, no blank inside brackets, none before a comma or
+  // semicolon (moved after it), a doubled comma becomes a comma and a blank.
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    const char next = i + 1 < t.size() ? t[i + 1] : '\0';
+    if (c == ' ' && (next == ' ' || next == ')')) continue;
+    if (c == ' ' && (next == ',' || next == ';')) {
+      out += next;
+      out += ' ';
+      ++i;
+      while (i + 1 < t.size() && (t[i + 1] == ' ' || t[i + 1] == next)) ++i;
+      continue;
+    }
+    if ((c == ',' || c == ';') && next == ' ') {
+      out += c;
+      out += ' ';
+      ++i;
+      while (i + 1 < t.size() && (t[i + 1] == ' ' || t[i + 1] == c)) ++i;
+      continue;
+    }
+    if (c == ',' && next == ',') {
+      out += ", ";
+      ++i;
+      continue;
+    }
+    out += c;
+    if (c == '(')
+      while (i + 1 < t.size() && t[i + 1] == ' ') ++i;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string report_evalue(double e) {
+  char buf[32];
+  if (e < 1.0e-180) return "0.0";
+  if (e < 1.0e-99) std::snprintf(buf, sizeof buf, "%2.0le", e);
+  else if (e < 0.0009) std::snprintf(buf, sizeof buf, "%3.0le", e);
+  else if (e < 0.1) std::snprintf(buf, sizeof buf, "%4.3lf", e);
+  else if (e < 1.0) std::snprintf(buf, sizeof buf, "%3.2lf", e);
+  else if (e < 10.0) std::snprintf(buf, sizeof buf, "%2.1lf", e);
+  else std::snprintf(buf, sizeof buf, "%2.0lf", e);
+  return buf;
+}
+
+int report_percent(uint64_t part, uint64_t whole) {
+  if (whole == 0 || part == whole) return 100;
+  const int p = int(0.5 + 100.0 * double(part) / double(whole));
+  return p < 100 ? p : 99;
+}
+
+std::string pairwise_header(const PairwiseSettings& s) {
+  std::string out = "BLASTN " + s.version + "\n\n\n";
+  const char* reference =
+      s.megablast ? "Reference: Zheng Zhang, Scott Schwartz, Lukas Wagner, and Webb Miller (2000), \"A greedy "
+                    "algorithm for aligning DNA sequences\", J Comput Biol 2000; 7(1-2):203-14."
+                  : "Reference: Stephen F. Altschul, Thomas L. Madden, Alejandro A. Schaffer, Jinghui Zhang, Zheng "
+                    "Zhang, Webb Miller, and David J. Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation "
+                    "of protein database search programs\", Nucleic Acids Res. 25:3389-3402.";
+  out += wrapped("", reference) + "\n\n\n";
+  out += wrapped("Database: ", "User specified sequence set (Input: " + s.database + ").");
+  out += "           " + with_commas(s.db_sequences) + " sequences; " + with_commas(s.db_letters) +
+         " total letters\n\n";
+  return out;
+}
+
+std::string pairwise_query_report(const PairwiseSettings& s, const PairwiseQuery& q,
+                                  const std::vector<TabularHit>& hits) {
+  std::string title = q.title;
+  while (!title.empty() && std::isspace(static_cast<unsigned char>(title.back()))) title.pop_back();
+  title.erase(0, std::min(title.size(), title.find_first_not_of(" \t")));
+  std::string out = "\n\n" + wrapped("Query= ", title) + "\nLength=" + std::to_string(q.length) + '\n';
+  // The subjects in output order: [begin, end) of `hits` each, and its best HSP (the first of the highest bits).
+  struct Group {
+    size_t begin, end, best;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < hits.size(); ++i) {
+    if (groups.empty() || hits[i].subject != hits[groups.back().begin].subject ||
+        hits[i].s_title != hits[groups.back().begin].s_title)
+      groups.push_back(Group{i, i, i});
+    Group& g = groups.back();
+    g.end = i + 1;
+    if (hits[i].bits > hits[g.best].bits) g.best = i;
+  }
+  if (groups.empty()) {
+    out += "\n\n***** No hits found *****\n\n\n";
+  } else {
+    const size_t shown = std::min(groups.size(), s.descriptions);
+    if (shown > 0) {
+      size_t W = 6, V = 5;
+      for (size_t g = 0; g < shown; ++g) {
+        W = std::max(W, format_bitscore(hits[groups[g].best].bits).size());
+        V = std::max(V, report_evalue(hits[groups[g].best].evalue).size());
+      }
+      // BLAST+ widens the bits column to 9 when the last row's subject sums to over 99999 bits in all its HSPs.
+      double last_sum = 0;
+      for (size_t i = groups[shown - 1].begin; i < groups[shown - 1].end; ++i) last_sum += hits[i].bits;
+      if (last_sum > 99999) W = 9;
+      out += std::string(70, ' ') + "Score" + std::string(W - 5, ' ') + "    E\n";
+      out += "Sequences producing significant alignments:" + std::string(26, ' ') + "(Bits)" +
+             std::string(W - 6, ' ') + "  Value\n\n";
+      for (size_t g = 0; g < shown; ++g) {
+        const TabularHit& b = hits[groups[g].best];
+        std::string t = report_subject_title(b.s_title);
+        if (t.size() > kTitleColumns) t = t.substr(0, kTitleColumns - 3) + "...";
+        t.resize(kTitleColumns, ' ');
+        const std::string bits = format_bitscore(b.bits), e = report_evalue(b.evalue);
+        out += t + "  " + bits + std::string(W - bits.size(), ' ') + "  " + e + std::string(V - e.size(), ' ') + '\n';
+      }
+    }
+    out += "\n\n";
+    for (size_t g = 0; g < std::min(groups.size(), s.alignments); ++g) {
+      out += "> " + subject_title_lines(report_subject_title(hits[groups[g].begin].s_title)) + '\n';
+      out += "Length=" + std::to_string(hits[groups[g].begin].s_len) + "\n\n";
+      for (size_t i = groups[g].begin; i < groups[g].end; ++i) out += alignment_text(hits[i], q);
+    }
+  }
+  out += '\n';
+  if (q.length > 0) out += "Lambda      K        H\n" + karlin_line(q.ungapped);
+  out += '\n';
+  if (q.length > 0 && s.gapped) out += "Gapped\nLambda      K        H\n" + karlin_line(q.gapped);
+  char space[48];
+  std::snprintf(space, sizeof space, "%.0f", q.length > 0 ? q.search_space : 0.0);
+  out += "\nEffective search space used: " + std::string(space) + '\n';
+  return out;
+}
+
+std::string pairwise_footer(const PairwiseSettings& s) {
+  std::string out = "\n\n" + wrapped("  Database: ", "User specified sequence set (Input: " + s.database + ").");
+  out += "    Posted date:  Unknown\n";
+  out += "  Number of letters in database: " + with_commas(s.db_letters) + '\n';
+  out += "  Number of sequences in database:  " + with_commas(s.db_sequences) + "\n\n\n\n";
+  out += "Matrix: blastn matrix " + std::to_string(s.reward) + ' ' + std::to_string(s.penalty) + '\n';
+  if (s.gapped) {
+    std::ostringstream gaps;
+    if (s.gap_open == 0 && s.gap_extend == 0)  // linear gaps (megablast): BLAST+ prints their cost per column
+      gaps << "Existence: 0, Extension: " << (double(s.reward) - 2.0 * double(s.penalty)) / 2.0;
+    else
+      gaps << "Existence: " << s.gap_open << ", Extension: " << s.gap_extend;
+    out += "Gap Penalties: " + gaps.str() + '\n';
+  }
+  return out;
+}
+
+}  // namespace bloomseq

@@ -1,0 +1,97 @@
+// The pairwise report's pieces against what blastn 2.12 prints (the expected texts are blastn's, copied from its
+// reports); the whole report is compared with live blastn in tests/cli/blast_pairwise_vs_blastn.sh.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "bloomseq/blast/pairwise_report.hpp"
+
+using namespace bloomseq;
+
+TEST_CASE("report lines wrap at 68 columns as blastn wraps them", "[pairwise]") {
+  // blastn: "Query= gi|9626243|ref|NC_001416.1| Enterobacteria phage lambda, complete" / "genome".
+  CHECK(wrap_report_line("gi|9626243|ref|NC_001416.1| Enterobacteria phage lambda, complete genome") ==
+        std::vector<std::string>{"gi|9626243|ref|NC_001416.1| Enterobacteria phage lambda, complete", "genome"});
+  // blastn: "Database: User specified sequence set (Input:" / "/work/main/data/ecoli_536_200k.fa)."
+  CHECK(wrap_report_line("User specified sequence set (Input: /work/main/data/ecoli_536_200k.fa).") ==
+        std::vector<std::string>{"User specified sequence set (Input:", "/work/main/data/ecoli_536_200k.fa)."});
+  // 68 characters stay on one line; a word longer than a line is cut at 68.
+  const std::string x68(68, 'x'), y137(137, 'y');
+  CHECK(wrap_report_line(x68) == std::vector<std::string>{x68});
+  CHECK(wrap_report_line(y137) == std::vector<std::string>{std::string(68, 'y'), std::string(68, 'y'), "y"});
+  // Without blanks a comma before column 68 is the break, after the comma.
+  const std::string commas = std::string(60, 'a') + "," + std::string(20, 'b');
+  CHECK(wrap_report_line(commas) == std::vector<std::string>{std::string(60, 'a') + ",", std::string(20, 'b')});
+  // The blanks of a run that straddles the break stay at the line's end but for the last.
+  const std::string run = std::string(65, 'a') + "   " + std::string(10, 'b');
+  CHECK(wrap_report_line(run) == std::vector<std::string>{std::string(65, 'a') + "  ", std::string(10, 'b')});
+}
+
+TEST_CASE("subject titles are tidied as blastn shows them", "[pairwise]") {
+  // blastn: ">subj1 synthetic subject, with repeats;  and  spaces .." is shown as below.
+  CHECK(report_subject_title("subj1 synthetic subject, with repeats;  and  spaces ..") ==
+        "subj1 synthetic subject, with repeats; and spaces");
+  CHECK(report_subject_title("foo ,bar ; baz") == "foo, bar; baz");
+  CHECK(report_subject_title("paren ( inner ) x") == "paren (inner) x");
+  CHECK(report_subject_title("a,,b") == "a, b");
+  CHECK(report_subject_title("x &amp; y") == "x & y");
+  CHECK(report_subject_title("NC_008253.1:1-200000 Escherichia coli 536, complete genome, first 200000 bp") ==
+        "NC_008253.1:1-200000 Escherichia coli 536, complete genome, first 200000 bp");
+}
+
+TEST_CASE("E-values and percentages as the report prints them", "[pairwise]") {
+  CHECK(report_evalue(0.0) == "0.0");
+  CHECK(report_evalue(1e-181) == "0.0");
+  CHECK(report_evalue(9.2e-173) == "9e-173");
+  CHECK(report_evalue(2.3e-45) == "2e-45");
+  CHECK(report_evalue(0.055) == "0.055");
+  CHECK(report_evalue(0.67) == "0.67");
+  CHECK(report_evalue(3.4) == "3.4");
+  CHECK(report_evalue(39.2) == "39");
+  CHECK(report_percent(25, 28) == 89);
+  CHECK(report_percent(1, 28) == 4);
+  CHECK(report_percent(1, 200) == 1);    // 0.5 rounds up
+  CHECK(report_percent(999, 1000) == 99);  // never 100 unless equal
+  CHECK(report_percent(20, 20) == 100);
+  CHECK(report_percent(0, 20) == 0);
+}
+
+TEST_CASE("the report of one alignment", "[pairwise]") {
+  PairwiseSettings s;
+  s.version = "x";
+  s.database = "db.fa";
+  s.db_letters = 1234567;
+  s.db_sequences = 2;
+  PairwiseQuery q;
+  q.title = "q1 a query";
+  q.length = 100;
+  q.ungapped = KarlinParams{0.634, 0.408, 0, 0.912, 0, 0};
+  q.gapped = KarlinParams{0.625, 0.410, 0, 0.780, 0, 0};
+  q.search_space = 9693939624.0;
+  q.masked = {{10, 11}};
+  TabularHit h;
+  h.subject = "s1";
+  h.s_title = "s1 the subject.";
+  h.s_len = 1000;
+  h.q_start = 10, h.q_end = 14, h.s_start = 1000, h.s_end = 995;  // minus strand: subject coordinates fall
+  h.qseq = "ACG-TA";
+  h.sseq = "ACGGTC";
+  h.bits = 12.3, h.score = 11, h.evalue = 0.5;
+  const std::string r = pairwise_query_report(s, q, {h});
+  CHECK_THAT(r, Catch::Contains("\n\nQuery= q1 a query\n\nLength=100\n"));
+  CHECK_THAT(r, Catch::Contains("s1 the subject" + std::string(54, ' ') + "  12.3    0.50 \n"));
+  CHECK_THAT(r, Catch::Contains("> s1 the subject\nLength=1000\n\n Score = 12.3 bits (11),  Expect = 0.50\n"));
+  CHECK_THAT(r, Catch::Contains(" Identities = 4/6 (67%), Gaps = 1/6 (17%)\n Strand=Plus/Minus\n"));
+  // Masked bases 11 and 12 (1-based) in lower case; the numbers' field: 3 digits (999) and two blanks.
+  CHECK_THAT(r, Catch::Contains("Query  10   Acg-TA  14\n            ||| | \nSbjct  1000 ACGGTC  995\n\n\n"));
+  CHECK_THAT(r, Catch::Contains("Lambda      K        H\n   0.634    0.408    0.912 \n\nGapped\n"));
+  CHECK_THAT(r, Catch::EndsWith("Effective search space used: 9693939624\n"));
+  const std::string none = pairwise_query_report(s, PairwiseQuery{"empty", 0, {}, {}, 0}, {});
+  CHECK(none == "\n\nQuery= empty\n\nLength=0\n\n\n***** No hits found *****\n\n\n\n\n\nEffective search space used: 0\n");
+  CHECK_THAT(pairwise_header(s), Catch::EndsWith("Database: User specified sequence set (Input: db.fa).\n"
+                                                 "           2 sequences; 1,234,567 total letters\n\n"));
+  CHECK_THAT(pairwise_footer(s), Catch::EndsWith("Matrix: blastn matrix 2 -3\nGap Penalties: Existence: 5, Extension: 2\n"));
+  s.gap_open = s.gap_extend = 0, s.reward = 1, s.penalty = -2;
+  CHECK_THAT(pairwise_footer(s), Catch::EndsWith("Gap Penalties: Existence: 0, Extension: 2.5\n"));
+}
