@@ -216,14 +216,10 @@ std::string report_subject_title(const std::string& definition_line) {
 }
 
 std::string report_evalue(double e) {
+  // The tabular text but for small values: one digit where the tabular formats print three (2e-45, 2.34e-45).
+  if (e < 1.0e-180 || e >= 0.0009) return format_evalue(e);
   char buf[32];
-  if (e < 1.0e-180) return "0.0";
-  if (e < 1.0e-99) std::snprintf(buf, sizeof buf, "%2.0le", e);
-  else if (e < 0.0009) std::snprintf(buf, sizeof buf, "%3.0le", e);
-  else if (e < 0.1) std::snprintf(buf, sizeof buf, "%4.3lf", e);
-  else if (e < 1.0) std::snprintf(buf, sizeof buf, "%3.2lf", e);
-  else if (e < 10.0) std::snprintf(buf, sizeof buf, "%2.1lf", e);
-  else std::snprintf(buf, sizeof buf, "%2.0lf", e);
+  std::snprintf(buf, sizeof buf, "%.0e", e);
   return buf;
 }
 
