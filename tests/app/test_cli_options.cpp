@@ -220,8 +220,23 @@ TEST_CASE("blast-bloom: blastn's own command line", "[cli]") {
   CHECK(b.notice.empty());
   CHECK(b.search.format.style == TabularStyle::pairwise);  // blastn's default output: its pairwise report
   CHECK(b.search.params.aligned_sequences);
-  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-num_alignments", "5"}),
-             Catch::Contains("-num_alignments"));  // with the pairwise report: refused, not silently changed
+  // With the pairwise report -num_alignments and -num_descriptions set its counts; the search keeps the larger.
+  const BlastOptions na = blast({"blast-bloom", "-query", "q", "-subject", "s", "-num_alignments", "700"});
+  CHECK(na.search.report_alignments == 700);
+  CHECK(na.search.report_descriptions == 500);
+  CHECK(na.search.params.max_target_seqs == 700);
+  const BlastOptions f = blast({"blast-bloom", "-query", "q", "-subject", "s", "-num_descriptions", "3"});
+  CHECK(f.search.report_descriptions == 3);
+  CHECK(f.search.report_alignments == 250);
+  CHECK(f.search.params.max_target_seqs == 250);
+  CHECK(f.notice.empty());
+  const BlastOptions g = blast({"blast-bloom", "-query", "q", "-subject", "s", "-max_target_seqs", "4"});
+  CHECK(g.search.report_descriptions == 4);
+  CHECK(g.search.report_alignments == 4);
+  CHECK_THAT(usage_message({"blast-bloom", "--num-alignments", "3", "q", "s"}), Catch::Contains("--outfmt 0"));
+  CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0", "--num-alignments", "3", "--max-target-seqs", "2", "q",
+                            "s"}),
+             Catch::Contains("--max-target-seqs"));
   CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-lcase_masking"}),
              Catch::Contains("--lcase-masking"));
   CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0 qseqid", "q", "s"}), Catch::Contains("no columns"));

@@ -3,7 +3,7 @@
 # (the program's name and version): gapped, ungapped, megablast and blastn-short; several subjects with titles that
 # BLAST tidies (doubled blanks, trailing dots, a semicolon), minus-strand alignments with gaps, N and R in both,
 # DUST-masked query bases shown in lower case, a query record without sequence and one without hits, long titles
-# wrapped, -max_target_seqs, two threads; and real genomes (the E. coli slice against K. pneumoniae's piece).
+# wrapped, -max_target_seqs, -num_descriptions and -num_alignments, two threads; and real genomes (the E. coli slice against K. pneumoniae's piece).
 # Skipped (77) when blastn is not installed.
 # Usage: blast_pairwise_vs_blastn.sh BIN_DIR SRC_DIR
 set -uo pipefail
@@ -50,6 +50,13 @@ same_report "ungapped"                        300 -task blastn -ungapped -sum_st
 same_report "megablast (blastn's default task)" 300 -query queries.fa -subject subjects.fa
 same_report "blastn-short, -evalue"           300 -task blastn-short -evalue 1e-5 -query queries.fa -subject subjects.fa
 same_report "-max_target_seqs 1"              200 -task blastn -max_target_seqs 1 -query queries.fa -subject subjects.fa
+# 300 lambda reads as subjects: the table's and the alignments' counts.
+awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2 { print }' "$d/lambda_reads_1.fq" | head -600 > reads.fa
+same_report "300 subjects, blastn's 250 alignments"  4000 -task blastn -query "$d/lambda_virus.fa" -subject reads.fa
+same_report "-num_descriptions 4 -num_alignments 7" 250 -task blastn -num_descriptions 4 -num_alignments 7 \
+  -query "$d/lambda_virus.fa" -subject reads.fa
+same_report "-num_descriptions 0"             4000 -task blastn -num_descriptions 0 -query "$d/lambda_virus.fa" -subject reads.fa
+same_report "-num_alignments 0"               300 -task blastn -num_alignments 0 -query "$d/lambda_virus.fa" -subject reads.fa
 same_report "--outfmt 0 with our own options" 200 -task blastn -query queries.fa -subject subjects.fa -outfmt 0 -evalue 1e-50
 same_report "lambda against the E. coli slice (E-values over 0.01)" 60 -task blastn -evalue 1 \
   -query "$d/lambda_virus.fa" -subject "$d/ecoli_536_200k.fa"

@@ -763,7 +763,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
       ps.db_sequences = db.totals().records;
       ps.reward = sp.reward, ps.penalty = sp.penalty, ps.gap_open = sp.gap_open, ps.gap_extend = sp.gap_extend;
       ps.gapped = sp.gapped;
-      if (o.given_max_target_seqs) ps.descriptions = ps.alignments = size_t(sp.max_target_seqs);
+      ps.descriptions = o.report_descriptions;
+      ps.alignments = o.report_alignments;
       out.add(pairwise_header(ps));
       size_t i = 0;
       for (size_t q = 0; q < query_titles.size(); ++q) {

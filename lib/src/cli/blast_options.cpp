@@ -4,6 +4,7 @@
 
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -135,6 +136,10 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("evalue", "E-value cutoff", cxxopts::value<double>()->default_value("10"))
       ("max-target-seqs", "subjects reported per query, the best ones, chosen as blastn -max_target_seqs "
                           "chooses them (0: all)", cxxopts::value<uint64_t>()->default_value("500"))
+      ("num-descriptions", "with --outfmt 0: subjects in each query's table (blastn -num_descriptions; default "
+                           "500)", cxxopts::value<uint64_t>())
+      ("num-alignments", "with --outfmt 0: subjects whose alignments are shown (blastn -num_alignments; default "
+                         "250)", cxxopts::value<uint64_t>())
       ("strand", "query strands searched: both, plus or minus (blastn -strand)",
        cxxopts::value<std::string>()->default_value("both"))
       ("max-hsps", "alignments reported per query-subject pair, the best ones (blastn -max_hsps; 0: all)",
@@ -360,6 +365,27 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   o.format = parse_outfmt(r["outfmt"].as<std::string>());
   o.params.aligned_sequences = o.format.needs_aligned_letters();
   if (r.count("outfmt") && o.stage != "hsp") throw UsageError("--outfmt applies to HSPs (--stage hsp) only");
+  {
+    // The report's table and alignments: blastn's defaults 500 and 250 subjects (the search keeps the larger
+    // number), or -max_target_seqs for both.
+    const bool d = r.count("num-descriptions") > 0, a = r.count("num-alignments") > 0;
+    if ((d || a) && o.format.style != TabularStyle::pairwise)
+      throw UsageError("--num-descriptions and --num-alignments apply to the pairwise report (--outfmt 0); the "
+                       "tabular formats take --max-target-seqs");
+    if ((d || a) && o.given_max_target_seqs)
+      throw UsageError("--max-target-seqs cannot be combined with --num-descriptions or --num-alignments (as in "
+                       "blastn)");
+    const auto all = [](uint64_t n) { return n == 0 ? std::numeric_limits<size_t>::max() : size_t(n); };
+    if (o.given_max_target_seqs) {
+      o.report_descriptions = o.report_alignments = all(o.params.max_target_seqs);
+    } else if (d || a) {
+      const uint64_t nd = d ? r["num-descriptions"].as<uint64_t>() : 500;
+      const uint64_t na = a ? r["num-alignments"].as<uint64_t>() : 250;
+      o.report_descriptions = size_t(nd);
+      o.report_alignments = size_t(na);
+      o.params.max_target_seqs = std::max<uint64_t>(std::max<uint64_t>(nd, na), 1);
+    }
+  }
   if (o.format.style == TabularStyle::pairwise && o.params.lcase_masking)
     throw UsageError("--outfmt 0 with --lcase-masking: the report would not show the subjects' lower case as blastn "
                      "does; use a tabular format");
@@ -382,7 +408,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
     o.plan = r["plan"].as<std::string>();
     // The plan holds every parameter that changes the output; only how to run and where to write come from here.
     for (const char* opt : {"task", "word-size", "reward", "penalty", "gapopen", "gapextend", "xdrop", "xdrop-gap",
-                            "xdrop-gap-final", "evalue", "max-target-seqs", "max-hsps", "perc-identity", "strand", "lcase-masking",
+                            "xdrop-gap-final", "evalue", "max-target-seqs", "num-descriptions", "num-alignments", "max-hsps", "perc-identity", "strand", "lcase-masking",
                             "qcov-hsp-perc", "ungapped", "dust", "every-wmer", "scan-word", "sub-query",
                             "bloom-bits", "hashes", "layout", "seed", "auto-tune", "target-fpr",
                             "target-throughput", "profile", "tune-check", "batch"})

@@ -89,6 +89,8 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
   std::string query, subject;
   std::string outfmt;  // -outfmt's value, if given
   bool have_query = false, have_subject = false, ungapped = false, task = false;
+  std::string num_descriptions;  // -num_descriptions' value (the pairwise report's table)
+  bool num_descriptions_given = false, num_alignments_given = false;
   int sum_stats = -1;  // -1 not given, 0 false, 1 true
   std::vector<std::string> seen;  // blastn refuses an option given twice; so does this
   for (size_t i = 0; i < args.size(); ++i) {
@@ -136,7 +138,8 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
       continue;
     }
     if (a == "-num_descriptions") {
-      value();  // blastn ignores it for tabular output and says so; so does this
+      num_descriptions = value();  // blastn ignores it for tabular output and says so; so does this
+      num_descriptions_given = true;
       out.note = "blastn's -num_descriptions is ignored for tabular output (as blastn ignores it); -max_target_seqs "
                  "limits the subjects";
       continue;
@@ -152,6 +155,7 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
       if (a == r.blastn) {
         const std::string& v = value();
         if (a == "-outfmt") outfmt = v;
+        num_alignments_given |= a == "-num_alignments";
         task |= a == "-task";
         out.args.push_back(std::string(r.ours) + "=" + v);
         done = true;
@@ -187,10 +191,16 @@ BlastnArguments translate_blastn_arguments(const std::vector<std::string>& args)
   }
   const bool pairwise = outfmt.find_first_not_of(" \t") == std::string::npos ||
                         outfmt.substr(outfmt.find_first_not_of(" \t"), 1) == "0";
-  for (const char* n : {"-num_alignments", "-num_descriptions"})
-    if (pairwise && std::find(seen.begin(), seen.end(), n) != seen.end())
-      throw UsageError(std::string("blastn's ") + n + " with the pairwise report (-outfmt 0) is not supported by "
-                       "blast-bloom: use -max_target_seqs (descriptions and alignments alike)");
+  if (pairwise) {
+    // The report has its own table and alignment counts (blastn's defaults 500 and 250): the two options set
+    // those instead of the subjects kept (tabular) or nothing (-num_descriptions, tabular).
+    for (std::string& x : out.args)
+      if (x.rfind("--max-target-seqs=", 0) == 0 && num_alignments_given) x = "--num-alignments=" + x.substr(18);
+    if (num_descriptions_given) {
+      out.args.push_back("--num-descriptions=" + num_descriptions);
+      out.note.clear();
+    }
+  }
   if (std::find(seen.begin(), seen.end(), "-num_alignments") != seen.end() &&
       std::find(seen.begin(), seen.end(), "-max_target_seqs") != seen.end())
     throw UsageError("blastn's -num_alignments and -max_target_seqs cannot be combined (as in blastn)");

@@ -35,9 +35,10 @@ struct SearchRequest {
   std::string profile;  // --profile ("" = the default profile)
   // Given explicitly, so --auto-tune keeps them fixed.
   bool given_n_sub = false, given_k = false, given_m_bits = false, given_threads = false, given_batch = false;
-  // --max-target-seqs given: the pairwise report then describes and aligns that many subjects (blastn's
-  // -max_target_seqs), else 500 and 250 (its -num_descriptions and -num_alignments defaults).
   bool given_max_target_seqs = false;
+  // The pairwise report's subjects per query: in the table and with their alignments (blastn -num_descriptions,
+  // -num_alignments; -max_target_seqs sets both).
+  size_t report_descriptions = 500, report_alignments = 250;
   std::string backend = "auto";  // auto, cpu or cuda
   int device = 0;
   std::string output = "-";
