@@ -237,8 +237,6 @@ TEST_CASE("blast-bloom: blastn's own command line", "[cli]") {
   CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0", "--num-alignments", "3", "--max-target-seqs", "2", "q",
                             "s"}),
              Catch::Contains("--max-target-seqs"));
-  CHECK_THAT(usage_message({"blast-bloom", "-query", "q", "-subject", "s", "-lcase_masking"}),
-             Catch::Contains("--lcase-masking"));
   CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0 qseqid", "q", "s"}), Catch::Contains("no columns"));
   CHECK_THAT(usage_message({"blast-bloom", "--outfmt", "0", "--db-shard", "1/2", "q", "s"}),
              Catch::Contains("--outfmt 0"));

@@ -2,7 +2,7 @@
 # The pairwise report (--outfmt 0, blastn's default output) against blastn's, byte for byte but the first line
 # (the program's name and version): gapped, ungapped, megablast and blastn-short; several subjects with titles that
 # BLAST tidies (doubled blanks, trailing dots, a semicolon), minus-strand alignments with gaps, N and R in both,
-# DUST-masked query bases shown in lower case, a query record without sequence and one without hits, long titles
+# DUST-masked query bases and, with -lcase_masking, soft-masked bases of both shown in lower case, a query record without sequence and one without hits, long titles
 # wrapped, -max_target_seqs, -num_descriptions and -num_alignments, two threads; and real genomes (the E. coli slice against K. pneumoniae's piece).
 # Skipped (77) when blastn is not installed.
 # Usage: blast_pairwise_vs_blastn.sh BIN_DIR SRC_DIR
@@ -49,6 +49,17 @@ same_report "-dust no, two threads"           700 -task blastn -dust no -num_thr
 same_report "ungapped"                        300 -task blastn -ungapped -sum_stats false -query queries.fa -subject subjects.fa
 same_report "megablast (blastn's default task)" 300 -query queries.fa -subject subjects.fa
 same_report "blastn-short, -evalue"           300 -task blastn-short -evalue 1e-5 -query queries.fa -subject subjects.fa
+# Soft-masked copies (lower case in both): -lcase_masking shows the query's and the subjects' lower case, also when
+# the subjects come in windows (--batch) or from stdin.
+awk '/^>/ { print; next } { print tolower(substr($0, 1, 150)) substr($0, 151, 650) tolower(substr($0, 801, 5)) substr($0, 806) }' \
+  queries.fa > soft_queries.fa
+awk '/^>/ { print; next } { print substr($0, 1, 1300) tolower(substr($0, 1301, 60)) substr($0, 1361, 1640) tolower(substr($0, 3001, 100)) substr($0, 3101) }' \
+  subjects.fa > soft_subjects.fa
+same_report "-lcase_masking: lower case shown in both" 500 -task blastn -lcase_masking -query soft_queries.fa -subject soft_subjects.fa
+check "subjects' lower case in the alignments" "grep -q '^Sbjct .*[acgt]' got"
+"$bin/blast-bloom" -task blastn -lcase_masking -query soft_queries.fa -subject - --batch 1K < soft_subjects.fa > windows 2> err
+check "-lcase_masking: subjects in windows from stdin: the same report" \
+  "diff <(grep -v -e '^Database: User' -e '^  Database: User' -e '^soft_subjects' -e '^/' got) <(grep -v -e '^Database: User' -e '^  Database: User' -e '^-)' windows) > /dev/null"
 same_report "-max_target_seqs 1"              200 -task blastn -max_target_seqs 1 -query queries.fa -subject subjects.fa
 # 300 lambda reads as subjects: the table's and the alignments' counts.
 awk 'NR % 4 == 1 { print ">" substr($1, 2) } NR % 4 == 2 { print }' "$d/lambda_reads_1.fq" | head -600 > reads.fa

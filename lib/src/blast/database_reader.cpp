@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 #include "bloomseq/blast/record_windows.hpp"
 #include "bloomseq/blast/shard.hpp"
@@ -23,6 +24,10 @@ struct DatabaseReader::Impl {
   bool keep_titles = false;   // titles: the records' definition lines, for blastn's pairwise report
   std::vector<std::string> titles;
   uint64_t titles_first = 0;  // record number of titles[0]
+  // With keep_titles and lowercase: each record's runs of lower-case letters ([begin, end), record coordinates), for
+  // the report's letters (blastn -lcase_masking shows them in lower case); records without any are absent.
+  std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> lowercase_of;
+  bool keep_lowercase_runs() const { return keep_titles && lowercase; }
   void note_title(uint64_t record, const SequenceRecord& rec) {
     if (!keep_titles) return;
     if (titles.empty()) titles_first = record;
@@ -213,6 +218,11 @@ void DatabaseReader::keep_lowercase(bool on) { impl_->lowercase = on; }
 
 void DatabaseReader::keep_titles(bool on) { impl_->keep_titles = on; }
 
+const std::vector<std::pair<uint64_t, uint64_t>>* DatabaseReader::lowercase_runs(uint64_t record) const {
+  const auto it = impl_->lowercase_of.find(record);
+  return it == impl_->lowercase_of.end() ? nullptr : &it->second;
+}
+
 const std::string* DatabaseReader::title(uint64_t record) const {
   if (record < impl_->titles_first || record - impl_->titles_first >= impl_->titles.size()) return nullptr;
   return &impl_->titles[size_t(record - impl_->titles_first)];
@@ -282,6 +292,13 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
   const uint64_t length = impl_->lengths[r];
   std::unique_ptr<RecordWindows> windows;
   SequenceRecord rec;
+  uint64_t text_at = 0;  // the record's letters passed so far, for its lower-case runs
+  std::vector<std::pair<uint64_t, uint64_t>> lower;
+  const auto text = [&](const char* s, size_t n) {
+    if (impl_->keep_lowercase_runs()) add_lowercase_runs(s, n, text_at, lower);
+    text_at += n;
+    windows->append_text(s, n);
+  };
   auto start = [&] {
     windows.reset(new RecordWindows(rec.name, uint32_t(r), impl_->next_pos, length, max_bases, impl_->window_margin,
                                     impl_->on_window, impl_->blastn_bases, impl_->lowercase));
@@ -306,12 +323,12 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
     start();
     constexpr size_t kSlice = size_t(4) << 20;
     for (size_t from = 0; from < rec.seq.size(); from += kSlice)
-      windows->append_text(rec.seq.data() + from, std::min(kSlice, rec.seq.size() - from));
+      text(rec.seq.data() + from, std::min(kSlice, rec.seq.size() - from));
   } else {
     impl_->reader->on_bases(nullptr);  // the windows are searched as they are read: no separate reading phase
     const std::function<void(const char*, size_t)> sink = [&](const char* bases, size_t n) {
       if (!windows) start();
-      windows->append_text(bases, n);
+      text(bases, n);
     };
     if (!impl_->reader->next_streamed(rec, sink))
       throw DataError(impl_->path + ": fewer records than counted (changed while it was read?)");
@@ -322,6 +339,7 @@ void DatabaseReader::read_in_windows(uint64_t r, uint64_t max_bases) {
                     (impl_->planned ? "as the plan says (changed since the plan was made? make the plan again)"
                                     : "as long as counted (changed while it was read?)"));
   impl_->note_title(r, rec);
+  if (!lower.empty()) impl_->lowercase_of[r] = std::move(lower);
   impl_->next_pos += length + 1;  // its codes and the separator after them, as in a batch
   impl_->next_record += 1;
 }
@@ -430,6 +448,12 @@ bool DatabaseReader::next_batch(DbBatch& batch, uint64_t max_bases,
     impl_->note_title(batch.first_record + batch.size() - 1, rec);
   }
   if (impl_->reader) impl_->reader->on_bases(nullptr);  // `progress` lives only as long as this call
+  if (impl_->keep_lowercase_runs())
+    for (const auto& run : batch.lowercase) {  // batch positions to record coordinates (no run spans two records)
+      const size_t r = batch.record_at(run.first);
+      const uint64_t at = batch.local_starts[r];
+      impl_->lowercase_of[batch.first_record + r].emplace_back(run.first - at, run.second - at);
+    }
   impl_->next_pos += batch.codes.size();
   impl_->next_record += uint32_t(batch.size());
   return batch.size() > 0;

@@ -93,7 +93,7 @@ std::string alignment_text(const TabularHit& h, const PairwiseQuery& q) {
         continue;
       }
       c = char(std::toupper(static_cast<unsigned char>(c)));
-      if (query && masked_at(q.masked, pos - 1)) c = char(std::tolower(static_cast<unsigned char>(c)));
+      if (masked_at(query ? q.masked : h.s_masked, pos - 1)) c = char(std::tolower(static_cast<unsigned char>(c)));
       seq += c;
       if (!any) first = pos;
       last = pos;

@@ -773,6 +773,13 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
           TabularHit t = search.tabular(hsps[i]);
           const std::string* title = db.title(hsps[i].subject);
           t.s_title = title ? *title : t.subject;
+          if (const auto* lower = db.lowercase_runs(hsps[i].subject)) {
+            const uint64_t from = std::min(t.s_start, t.s_end) - 1, to = std::max(t.s_start, t.s_end);
+            for (auto it = std::upper_bound(lower->begin(), lower->end(), from,
+                                            [](uint64_t v, const std::pair<uint64_t, uint64_t>& r) { return v < r.second; });
+                 it != lower->end() && it->first < to; ++it)
+              t.s_masked.emplace_back(std::max(it->first, from), std::min(it->second, to) - 1);
+          }
           hits.push_back(std::move(t));
         }
         const uint64_t length = search.queries().codes[q].size();

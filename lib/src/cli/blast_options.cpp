@@ -386,9 +386,6 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       o.params.max_target_seqs = std::max<uint64_t>(std::max<uint64_t>(nd, na), 1);
     }
   }
-  if (o.format.style == TabularStyle::pairwise && o.params.lcase_masking)
-    throw UsageError("--outfmt 0 with --lcase-masking: the report would not show the subjects' lower case as blastn "
-                     "does; use a tabular format");
   if (o.format.style == TabularStyle::commented && !o.header)
     throw UsageError("--outfmt 7: its comment lines are the format (--no-header is for 6 and 10)");
   // Shards: parts of the HSP output only, with the parameters every shard derives alike from the whole inputs.

@@ -189,6 +189,9 @@ class DatabaseReader {
   // blastn's pairwise report; off by default. title(r): record r's, once read (nullptr before, or when off).
   void keep_titles(bool on);
   const std::string* title(uint64_t record) const;
+  // With keep_titles and keep_lowercase: record r's runs of lower-case letters ([begin, end), record coordinates,
+  // once read; nullptr for a record without any).
+  const std::vector<std::pair<uint64_t, uint64_t>>* lowercase_runs(uint64_t record) const;
   // Whether next_batch parses the file again (a FASTA database too large to keep from the first pass).
   bool parses_again() const;
   // Every record's length, in file order, and a hash of every record's name and length (read with the totals):

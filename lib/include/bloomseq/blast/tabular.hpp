@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bloomseq {
@@ -29,6 +30,9 @@ struct TabularHit {
   uint64_t q_covered_subject = 0;  // query bases covered by any alignment with this subject (qcovs)
   std::string qseq{}, sseq{};      // the aligned letters (qseq, sseq)
   std::string s_title{};           // the subject's definition line (the pairwise report's "> " line)
+  // The subject's lower-case bases in the HSP's range ([first, last], 0-based record coordinates, increasing;
+  // the report shows them in lower case under --lcase-masking, as blastn).
+  std::vector<std::pair<uint64_t, uint64_t>> s_masked{};
 };
 
 // The columns blast-bloom can print (blastn's names; qcovus and taxonomy are not among them; titles and GIs print what
