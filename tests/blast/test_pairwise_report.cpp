@@ -95,3 +95,47 @@ TEST_CASE("the report of one alignment", "[pairwise]") {
   s.gap_open = s.gap_extend = 0, s.reward = 1, s.penalty = -2;
   CHECK_THAT(pairwise_footer(s), Catch::EndsWith("Gap Penalties: Existence: 0, Extension: 2.5\n"));
 }
+
+TEST_CASE("blastn's XML: an iteration, a record without sequence, escaped titles", "[pairwise]") {
+  PairwiseSettings s;
+  s.version = "x";
+  PairwiseQuery q;
+  q.title = "q1  two  spaces..";
+  q.length = 100;
+  q.gapped = KarlinParams{0.625, 0.41, 0, 0.78, 0, 0};
+  q.search_space = 9693939624.0;
+  q.length_adjustment = 26;
+  q.ordinal = 2;
+  TabularHit h;
+  h.subject = "s3";
+  h.s_title = "s3 a&b <c>";
+  h.subject_ordinal = 3;
+  h.s_len = 1000;
+  h.q_start = 10, h.q_end = 14, h.s_start = 1000, h.s_end = 995;
+  h.qseq = "ACG-TA";
+  h.sseq = "ACGGTC";
+  h.bits = 37.35374, h.score = 40, h.evalue = 1e-200;
+  const std::string x = xml_report_iteration(s, q, {h});
+  // As blastn 2.12 writes them (its values for these inputs).
+  CHECK_THAT(x, Catch::Contains("  <Iteration_query-ID>Query_2</Iteration_query-ID>\n"
+                                "  <Iteration_query-def>q1 two spaces</Iteration_query-def>\n"));
+  CHECK_THAT(x, Catch::Contains("  <Hit_id>s3</Hit_id>\n  <Hit_def>s3 a&amp;b &lt;c&gt;</Hit_def>\n"
+                                "  <Hit_accession>Subject_3</Hit_accession>\n"));
+  CHECK_THAT(x, Catch::Contains("<Hsp_bit-score>37.3537</Hsp_bit-score>\n      <Hsp_score>40</Hsp_score>\n"
+                                "      <Hsp_evalue>0</Hsp_evalue>\n"));
+  CHECK_THAT(x, Catch::Contains("<Hsp_hit-frame>-1</Hsp_hit-frame>\n      <Hsp_identity>4</Hsp_identity>\n"
+                                "      <Hsp_positive>4</Hsp_positive>\n      <Hsp_gaps>1</Hsp_gaps>\n"));
+  CHECK_THAT(x, Catch::Contains("<Hsp_midline>||| | </Hsp_midline>"));
+  CHECK_THAT(x, Catch::Contains("<Statistics_hsp-len>26</Statistics_hsp-len>\n"
+                                "      <Statistics_eff-space>9693939624</Statistics_eff-space>\n"
+                                "      <Statistics_kappa>0.41</Statistics_kappa>\n"));
+  PairwiseQuery empty;
+  empty.title = "empty  record  ";
+  empty.ordinal = 3;
+  const std::string e = xml_report_iteration(s, empty, {});
+  CHECK_THAT(e, Catch::Contains("<Statistics_kappa>-1</Statistics_kappa>"));
+  CHECK_THAT(e, Catch::Contains("  <Iteration_message>Query_3 empty  record:  Query_3 empty  record: Sequence "
+                                "contains no data  No hits found</Iteration_message>\n</Iteration>\n"));
+  CHECK_THAT(xml_report_header(s, q), Catch::Contains("<Parameters_filter>L;m;</Parameters_filter>"));
+  CHECK(xml_report_footer() == "</BlastOutput_iterations>\n</BlastOutput>\n\n");
+}

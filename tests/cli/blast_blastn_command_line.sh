@@ -73,7 +73,7 @@ check "no -outfmt: blastn's pairwise report but its first line, nothing on stder
   "diff <(tail -n +2 want) <(tail -n +2 got) > /dev/null && head -1 got | grep -q '^BLASTN blast-bloom [0-9]' && [ ! -s err ]"
 # Refused: one line naming the option, exit 64, nothing written.
 for bad in "-db nt" "-ungapped" "-sum_stats true" "-culling_limit 1" "-subject_besthit" "-query_loc 1-100" \
-           "-window_size 40" "-dust 30 64 1" "-soft_masking false" "-outfmt 5"; do
+           "-window_size 40" "-dust 30 64 1" "-soft_masking false" "-outfmt 4"; do
   rm -f out.tsv
   read -r opt val <<< "$bad"
   args=("$opt"); [ -n "$val" ] && args+=("$val")

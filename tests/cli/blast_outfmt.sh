@@ -113,7 +113,7 @@ check "'6 std' and '6' equal the default output" "cmp -s $tmp/default $tmp/std &
 check "the header names the chosen columns" "[ \"\$(head -1 $tmp/three)\" = \"# qseqid\$(printf '\t')slen\$(printf '\t')qcovhsp\" ]"
 
 # Refused: other formats, unknown or unsupported columns, columns with --stage 1a/1b (usage error, no output).
-for bad in "8" "5" "7 qseqid qcovus" "6 qseqid staxids" "6 nonsense" "" "10 sscinames"; do
+for bad in "8" "5 qseqid" "7 qseqid qcovus" "6 qseqid staxids" "6 nonsense" "" "10 sscinames"; do
   "$bin/blast-bloom" --no-progress --outfmt "$bad" -o "$tmp/bad.tsv" "$bee/vdv1.fa" "$bee/vdv1dwv5.fa" 2> "$tmp/err"
   rc=$?
   check "--outfmt '$bad' refused (exit 64, one line, no output)" \

@@ -323,4 +323,147 @@ std::string pairwise_footer(const PairwiseSettings& s) {
   return out;
 }
 
+// ---- blastn's XML (-outfmt 5) ----
+
+namespace {
+
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// BLAST's XML writes the scores with six significant digits and the statistics with fifteen.
+std::string xml_number(double v, int digits = 6) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string element(int indent, const std::string& name, const std::string& value) {
+  return std::string(size_t(indent), ' ') + '<' + name + '>' + value + "</" + name + ">\n";
+}
+
+std::string trimmed(const std::string& t) {
+  const size_t b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::string xml_report_header(const PairwiseSettings& s, const PairwiseQuery& first) {
+  const char* reference =
+      s.megablast ? "Zheng Zhang, Scott Schwartz, Lukas Wagner, and Webb Miller (2000), \"A greedy algorithm for "
+                    "aligning DNA sequences\", J Comput Biol 2000; 7(1-2):203-14."
+                  : "Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui Zhang, Zheng Zhang, "
+                    "Webb Miller, and David J. Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of "
+                    "protein database search programs\", Nucleic Acids Res. 25:3389-3402.";
+  std::string out =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE BlastOutput PUBLIC \"-//NCBI//NCBI BlastOutput/EN\" "
+      "\"http://www.ncbi.nlm.nih.gov/dtd/NCBI_BlastOutput.dtd\">\n<BlastOutput>\n";
+  out += element(2, "BlastOutput_program", "blastn");
+  out += element(2, "BlastOutput_version", "BLASTN " + xml_escaped(s.version));
+  out += element(2, "BlastOutput_reference", xml_escaped(reference));
+  out += element(2, "BlastOutput_db", "");
+  out += element(2, "BlastOutput_query-ID", "Query_" + std::to_string(first.ordinal));
+  out += element(2, "BlastOutput_query-def", xml_escaped(report_subject_title(first.title)));
+  out += element(2, "BlastOutput_query-len", std::to_string(first.length));
+  out += "  <BlastOutput_param>\n    <Parameters>\n";
+  out += element(6, "Parameters_expect", xml_number(s.evalue));
+  out += element(6, "Parameters_sc-match", std::to_string(s.reward));
+  out += element(6, "Parameters_sc-mismatch", std::to_string(s.penalty));
+  out += element(6, "Parameters_gap-open", std::to_string(s.gap_open));
+  out += element(6, "Parameters_gap-extend", std::to_string(s.gap_extend));
+  out += element(6, "Parameters_filter", s.dust ? "L;m;" : "m;");
+  out += "    </Parameters>\n  </BlastOutput_param>\n<BlastOutput_iterations>\n";
+  return out;
+}
+
+std::string xml_report_iteration(const PairwiseSettings& s, const PairwiseQuery& q,
+                                 const std::vector<TabularHit>& hits) {
+  const std::string id = "Query_" + std::to_string(q.ordinal);
+  std::string out = "<Iteration>\n";
+  out += element(2, "Iteration_iter-num", std::to_string(q.ordinal));
+  out += element(2, "Iteration_query-ID", id);
+  out += element(2, "Iteration_query-def", xml_escaped(report_subject_title(q.title)));
+  out += element(2, "Iteration_query-len", std::to_string(q.length));
+  out += "<Iteration_hits>\n";
+  size_t hit_num = 0, hsp_num = 0;
+  for (size_t i = 0; i < hits.size(); ++i) {
+    const TabularHit& h = hits[i];
+    const bool first = i == 0 || h.subject_ordinal != hits[i - 1].subject_ordinal;
+    if (first) {
+      if (i > 0) out += "  </Hit_hsps>\n</Hit>\n";
+      out += "<Hit>\n";
+      out += element(2, "Hit_num", std::to_string(++hit_num));
+      out += element(2, "Hit_id", xml_escaped(h.subject));
+      out += element(2, "Hit_def", xml_escaped(report_subject_title(h.s_title)));
+      out += element(2, "Hit_accession", "Subject_" + std::to_string(h.subject_ordinal));
+      out += element(2, "Hit_len", std::to_string(h.s_len));
+      out += "  <Hit_hsps>\n";
+      hsp_num = 0;
+    }
+    std::string midline(h.qseq.size(), ' ');
+    uint64_t ident = 0, gaps = 0;
+    for (size_t k = 0; k < h.qseq.size(); ++k) {
+      const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[k])));
+      const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[k])));
+      gaps += (a == '-') + (b == '-');
+      if (a == b && a != '-') midline[k] = '|', ++ident;
+    }
+    out += "    <Hsp>\n";
+    out += element(6, "Hsp_num", std::to_string(++hsp_num));
+    out += element(6, "Hsp_bit-score", xml_number(h.bits));
+    out += element(6, "Hsp_score", std::to_string(h.score));
+    out += element(6, "Hsp_evalue", xml_number(h.evalue < 1.0e-180 ? 0.0 : h.evalue));  // as its other formats
+    out += element(6, "Hsp_query-from", std::to_string(h.q_start));
+    out += element(6, "Hsp_query-to", std::to_string(h.q_end));
+    out += element(6, "Hsp_hit-from", std::to_string(h.s_start));
+    out += element(6, "Hsp_hit-to", std::to_string(h.s_end));
+    out += element(6, "Hsp_query-frame", "1");
+    out += element(6, "Hsp_hit-frame", h.s_start > h.s_end ? "-1" : "1");
+    out += element(6, "Hsp_identity", std::to_string(ident));
+    out += element(6, "Hsp_positive", std::to_string(ident));
+    out += element(6, "Hsp_gaps", std::to_string(gaps));
+    out += element(6, "Hsp_align-len", std::to_string(h.qseq.size()));
+    out += element(6, "Hsp_qseq", h.qseq);
+    out += element(6, "Hsp_hseq", h.sseq);
+    out += element(6, "Hsp_midline", midline);
+    out += "    </Hsp>\n";
+  }
+  if (!hits.empty()) out += "  </Hit_hsps>\n</Hit>\n";
+  out += "</Iteration_hits>\n  <Iteration_stat>\n    <Statistics>\n";
+  const bool any = q.length > 0;
+  const KarlinParams& k = s.gapped ? q.gapped : q.ungapped;
+  out += element(6, "Statistics_db-num", "0");
+  out += element(6, "Statistics_db-len", "0");
+  out += element(6, "Statistics_hsp-len", std::to_string(any ? q.length_adjustment : 0));
+  char space[48];
+  std::snprintf(space, sizeof space, "%.0f", any ? q.search_space : 0.0);
+  out += element(6, "Statistics_eff-space", space);
+  out += element(6, "Statistics_kappa", any ? xml_number(k.K, 15) : "-1");
+  out += element(6, "Statistics_lambda", any ? xml_number(k.lambda, 15) : "-1");
+  out += element(6, "Statistics_entropy", any ? xml_number(k.H, 15) : "-1");
+  out += "    </Statistics>\n  </Iteration_stat>\n";
+  if (!any) {
+    // blastn's message for a record without sequence names it twice, as read (blanks inside kept).
+    const std::string named = id + ' ' + xml_escaped(trimmed(q.title)) + ':';
+    out += element(2, "Iteration_message", named + "  " + named + " Sequence contains no data  No hits found");
+  } else if (hits.empty()) {
+    out += element(2, "Iteration_message", "No hits found");
+  }
+  return out + "</Iteration>\n";
+}
+
+std::string xml_report_footer() { return "</BlastOutput_iterations>\n</BlastOutput>\n\n"; }  // a blank line last
+
 }  // namespace bloomseq

@@ -479,7 +479,7 @@ class StageOutput {
               b.names[x.subject - b.first_record] + '\t' + std::to_string(b.window.offset + x.s_pos + 1) + '\t' +
               (x.strand ? "-\n" : "+\n"));
       };
-    } else if (header && format.style != TabularStyle::commented && format.style != TabularStyle::pairwise) {
+    } else if (header && (format.style == TabularStyle::tabs || format.style == TabularStyle::csv)) {
       add(tabular_header(format) + '\n');
     }
   }
@@ -635,7 +635,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   // Not for stage 1a output (its hits depend on the sub-queries) nor for plans and shards (decided once).
   TuneTrial trial;
   db.keep_lowercase(p.lcase_masking);  // --lcase-masking: the subjects' lower case too, as blastn -subject
-  db.keep_titles(o.format.style == TabularStyle::pairwise && o.stage == "hsp");  // the report's "> title" lines
+  db.keep_titles((o.format.style == TabularStyle::pairwise || o.format.style == TabularStyle::xml) &&
+                 o.stage == "hsp");  // the report's "> title" lines, XML's Hit_def
   if (p.lcase_masking && db.is_twobit() && log)
     std::fprintf(log, "%s: warning: %s: --lcase-masking masks the query only here: a .2bit database's soft-masked "
                  "blocks are not read as masks (its FASTA is)\n", kProgram, o.db.c_str());
@@ -751,21 +752,39 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
       t.q_covered_subject = coverage[i];
       out.add(format_tabular(t, o.format) + '\n');
     };
-    if (o.stage == "hsp" && o.format.style == TabularStyle::pairwise) {
-      // blastn's report: every query in the query's order (those without sequence too, as blastn), its hits
-      // grouped by subject as finish() orders them.
+    if (o.stage == "hsp" && (o.format.style == TabularStyle::pairwise || o.format.style == TabularStyle::xml)) {
+      // blastn's report or XML: every query in the query's order (those without sequence too, as blastn), its
+      // hits grouped by subject as finish() orders them.
+      const bool xml = o.format.style == TabularStyle::xml;
       const BlastParams& sp = search.params();
       PairwiseSettings ps;
       ps.version = std::string("blast-bloom ") + BLOOMSEQ_VERSION;
       ps.megablast = sp.greedy;
-      ps.database = o.db == "-" ? "-" : o.db;
+      ps.database = o.db;
       ps.db_letters = db.totals().bases;
       ps.db_sequences = db.totals().records;
       ps.reward = sp.reward, ps.penalty = sp.penalty, ps.gap_open = sp.gap_open, ps.gap_extend = sp.gap_extend;
       ps.gapped = sp.gapped;
+      ps.evalue = sp.evalue;
+      ps.dust = sp.dust;
       ps.descriptions = o.report_descriptions;
       ps.alignments = o.report_alignments;
-      out.add(pairwise_header(ps));
+      const auto query_of = [&](size_t q) {
+        const uint64_t length = search.queries().codes[q].size();
+        const size_t g = 2 * q + ((sp.strands & 1) ? 0 : 1);
+        PairwiseQuery pq{query_titles[q], length, search.strand_ungapped_params(g), search.strand_evalue_params(g),
+                         search.strand_search_space(g)};
+        pq.masked = search.query_masks(q);
+        pq.length_adjustment =
+            sp.search_space > 0 ? 0
+                                : length_adjustment(search.strand_evalue_params(g), length,
+                                                    sp.db_length > 0 ? sp.db_length : db.totals().bases,
+                                                    db.totals().records);
+        pq.ordinal = q + 1;
+        return pq;
+      };
+      if (query_titles.empty()) throw std::logic_error("--outfmt 0/5: no query records");
+      out.add(xml ? xml_report_header(ps, query_of(0)) : pairwise_header(ps));
       size_t i = 0;
       for (size_t q = 0; q < query_titles.size(); ++q) {
         std::vector<TabularHit> hits;
@@ -773,6 +792,7 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
           TabularHit t = search.tabular(hsps[i]);
           const std::string* title = db.title(hsps[i].subject);
           t.s_title = title ? *title : t.subject;
+          t.subject_ordinal = hsps[i].subject + 1;
           if (const auto* lower = db.lowercase_runs(hsps[i].subject)) {
             const uint64_t from = std::min(t.s_start, t.s_end) - 1, to = std::max(t.s_start, t.s_end);
             for (auto it = std::upper_bound(lower->begin(), lower->end(), from,
@@ -782,14 +802,11 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
           }
           hits.push_back(std::move(t));
         }
-        const uint64_t length = search.queries().codes[q].size();
-        const size_t g = 2 * q + ((sp.strands & 1) ? 0 : 1);
-        PairwiseQuery pq{query_titles[q], length, search.strand_ungapped_params(g), search.strand_evalue_params(g),
-                         search.strand_search_space(g), search.query_masks(q)};
-        out.add(pairwise_query_report(ps, pq, hits));
+        const PairwiseQuery pq = query_of(q);
+        out.add(xml ? xml_report_iteration(ps, pq, hits) : pairwise_query_report(ps, pq, hits));
       }
-      if (i != hsps.size()) throw std::logic_error("--outfmt 0: HSPs out of query order");
-      out.add(pairwise_footer(ps));
+      if (i != hsps.size()) throw std::logic_error("--outfmt 0/5: HSPs out of query order");
+      out.add(xml ? xml_report_footer() : pairwise_footer(ps));
     } else if (o.stage == "hsp" && o.format.style == TabularStyle::commented) {
       // Every query's block in the query's order, those without hits too (finish() orders the HSPs by query).
       size_t i = 0;

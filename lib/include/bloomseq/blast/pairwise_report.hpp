@@ -21,6 +21,8 @@ struct PairwiseSettings {
   uint64_t db_letters = 0, db_sequences = 0;
   int reward = 2, penalty = -3, gap_open = 5, gap_extend = 2;  // open = extend = 0: megablast's linear gaps
   bool gapped = true;
+  double evalue = 10;  // the E-value cut-off (XML's Parameters_expect)
+  bool dust = true;    // XML's Parameters_filter: "L;m;" with DUST, "m;" without
   size_t descriptions = 500;  // subjects in the table (blastn -num_descriptions)
   size_t alignments = 250;    // subjects whose alignments are shown (blastn -num_alignments)
 };
@@ -31,6 +33,8 @@ struct PairwiseQuery {
   uint64_t length = 0;
   KarlinParams ungapped, gapped;  // its first searched strand's; no values are printed for a record without bases
   double search_space = 0;
+  int64_t length_adjustment = 0;  // BLAST's hsp-len (XML's Statistics_hsp-len)
+  size_t ordinal = 1;             // the record's number among the queries (XML's Query_N)
   // Its masked bases (DUST, lower case with --lcase-masking), shown in lower case: [first, last], increasing.
   std::vector<std::pair<uint64_t, uint64_t>> masked{};
 };
@@ -40,6 +44,12 @@ std::string pairwise_header(const PairwiseSettings& s);
 // letters and its subject's definition line (TabularHit::s_title).
 std::string pairwise_query_report(const PairwiseSettings& s, const PairwiseQuery& q, const std::vector<TabularHit>& hits);
 std::string pairwise_footer(const PairwiseSettings& s);
+
+// blastn's XML (-outfmt 5) from the same pieces: the document's start (parameters, the first query's name),
+// one Iteration per query, and its end. TabularHit::subject_ordinal gives each hit's Subject_N.
+std::string xml_report_header(const PairwiseSettings& s, const PairwiseQuery& first);
+std::string xml_report_iteration(const PairwiseSettings& s, const PairwiseQuery& q, const std::vector<TabularHit>& hits);
+std::string xml_report_footer();
 
 // The pieces, for the tests.
 // BLAST+'s word wrap of the header lines (68 columns, breaking at blanks, then after commas or hyphens).

@@ -33,6 +33,7 @@ struct TabularHit {
   // The subject's lower-case bases in the HSP's range ([first, last], 0-based record coordinates, increasing;
   // the report shows them in lower case under --lcase-masking, as blastn).
   std::vector<std::pair<uint64_t, uint64_t>> s_masked{};
+  uint64_t subject_ordinal = 0;  // the subject's record number, 1-based (XML's Subject_N)
 };
 
 // The columns blast-bloom can print (blastn's names; qcovus and taxonomy are not among them; titles and GIs print what
@@ -43,8 +44,8 @@ enum class TabularColumn {
   sallseqid, sallacc, sgi, sallgi, stitle, salltitles, frames, qframe, sframe
 };
 
-// blastn's -outfmt numbers: the tabular ones, and its pairwise report (0, pairwise_report.hpp).
-enum class TabularStyle { pairwise = 0, tabs = 6, commented = 7, csv = 10 };
+// blastn's -outfmt numbers: the tabular ones, its pairwise report (0) and its XML (5; pairwise_report.hpp).
+enum class TabularStyle { pairwise = 0, xml = 5, tabs = 6, commented = 7, csv = 10 };
 
 struct TabularFormat {
   TabularStyle style = TabularStyle::tabs;

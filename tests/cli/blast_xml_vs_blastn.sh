@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# blastn's XML (--outfmt 5, blastn -outfmt 5) against blastn's, line for line but BlastOutput_version (the
+# program's name and version): gapped, ungapped, megablast and blastn-short; titles BLAST tidies and escapes (&, <,
+# >), records without sequence (blastn's message naming them twice) and without hits, minus strands with gaps, E-values
+# under 1e-180 (0), the statistics of queries with IUPAC codes (fifteen digits), -max_target_seqs; real genomes (the
+# K. pneumoniae piece against the E. coli slice). Skipped (77) when blastn is not installed.
+# Usage: blast_xml_vs_blastn.sh BIN_DIR SRC_DIR
+set -uo pipefail
+command -v blastn >/dev/null 2>&1 || { echo "blastn not installed: skipped"; exit 77; }
+source "$(dirname "$0")/common/lib.bash"
+d="$src/data"
+seq=$(grep -v '>' "$d/lambda_virus.fa" | tr -d '\n')
+piece="${seq:5000:1500}"
+turned=$(echo "${seq:9000:1200}" | rev | tr ACGT TGCA)
+{ echo ">q1  two  spaces.."; echo "${piece:0:700}A${piece:700}"; echo ">empty  record  "; echo ">q3 turned"; echo "$turned"
+  echo ">q4 no hits"; echo "ACGTTGCAACGTTGCAGGCCTTAAGGCCTTAA"; echo ">q5 IUPAC RYKM"; echo "${seq:20000:300}RYKM${seq:20300:300}"; } > queries.fa
+{ echo ">s1  sub  title ,x.."; echo "${seq:0:12000}"; echo ">s2"; echo "${seq:18000:4000}"; echo ">s3 a&b <c>"; echo "$piece"; } > subjects.fa
+same_xml() {  # name min_lines args...
+  local name="$1" min="$2"
+  shift 2
+  blastn "$@" -outfmt 5 > want 2> /dev/null
+  "$bin/blast-bloom" "$@" -outfmt 5 > got 2> err
+  local n
+  n=$(wc -l < want)
+  if [ "$n" -lt "$min" ]; then bad "$name: blastn's XML has only $n lines (expected >= $min)"; return; fi
+  if diff <(grep -v '<BlastOutput_version>' want) <(grep -v '<BlastOutput_version>' got) > diff.txt &&
+     grep -q '<BlastOutput_version>BLASTN blast-bloom [0-9]' got; then
+    ok "$name: $n lines identical but the version"
+  else
+    bad "$name: first differences:"
+    head -n 12 diff.txt
+  fi
+}
+same_xml "gapped (-task blastn)"            300 -task blastn -query queries.fa -subject subjects.fa
+check "escaped titles, the empty record's message" \
+  "grep -q '<Hit_def>s3 a&amp;b &lt;c&gt;</Hit_def>' got && grep -q 'Sequence contains no data  No hits found' got"
+same_xml "-dust no, two threads"            300 -task blastn -dust no -num_threads 2 -query queries.fa -subject subjects.fa
+same_xml "ungapped"                         300 -task blastn -ungapped -sum_stats false -query queries.fa -subject subjects.fa
+same_xml "megablast (blastn's default task)" 200 -query queries.fa -subject subjects.fa
+same_xml "blastn-short, -evalue"            200 -task blastn-short -evalue 1e-5 -query queries.fa -subject subjects.fa
+same_xml "-max_target_seqs 1"               100 -task blastn -max_target_seqs 1 -query queries.fa -subject subjects.fa
+same_xml "the K. pneumoniae piece against the E. coli slice" 150 -task blastn \
+  -query "$d/kpneumoniae_hs11286_145k.fa" -subject "$d/ecoli_536_200k.fa"
+same_xml "bee viruses (E-values under 1e-180)" 50 -task blastn -query "$d/bee-viruses/vdv1.fa" -subject "$d/bee-viruses/dwv.fa"
+check "an E-value under 1e-180 is 0" "grep -q '<Hsp_evalue>0</Hsp_evalue>' got"
+expect_exit 64 "--outfmt 5 with shards refused" "$bin/blast-bloom" --outfmt 5 --db-shard 1/2 queries.fa subjects.fa -o part
+[ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "all checks passed"
