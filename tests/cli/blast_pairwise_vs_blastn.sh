@@ -25,20 +25,10 @@ turned=$(echo "$edited" | rev | tr ACGTNR TGCANY)
 { echo ">qrc reverse complement with edits"; echo "$turned"; echo ">qplus the same piece"; echo "$edited"
   echo ">empty a record without sequence"; echo ">nohits"; echo "ACGTTGCAACGTTGCAGGCCTTAAGGCCTTAA"
   echo ">long title $(printf 'word%.0s ' $(seq 1 30))end"; echo "${subject:100:400}"; } > queries.fa
-same_report() {  # name min_lines args...: blastn ARGS and blast-bloom ARGS print the same report
+same_report() {  # name min_lines args...: the report but its first line (BLASTN and the version)
   local name="$1" min="$2"
   shift 2
-  blastn "$@" > want 2> /dev/null
-  "$bin/blast-bloom" "$@" > got 2> err
-  local n
-  n=$(wc -l < want)
-  if [ "$n" -lt "$min" ]; then bad "$name: blastn's report has only $n lines (expected >= $min)"; return; fi
-  if diff <(tail -n +2 want) <(tail -n +2 got) > diff.txt && head -1 got | grep -q '^BLASTN blast-bloom [0-9]'; then
-    ok "$name: $n lines identical but the program line"
-  else
-    bad "$name: first differences:"
-    head -n 12 diff.txt
-  fi
+  same_output_but_version "$name" "$min" '^BLASTN ' "$@"
 }
 same_report "gapped (-task blastn)"           700 -task blastn -query queries.fa -subject subjects.fa
 check "masked query bases in lower case" "grep -q '^Query .*cacacacaca' got"

@@ -15,21 +15,10 @@ turned=$(echo "${seq:9000:1200}" | rev | tr ACGT TGCA)
 { echo ">q1  two  spaces.."; echo "${piece:0:700}A${piece:700}"; echo ">empty  record  "; echo ">q3 turned"; echo "$turned"
   echo ">q4 no hits"; echo "ACGTTGCAACGTTGCAGGCCTTAAGGCCTTAA"; echo ">q5 IUPAC RYKM"; echo "${seq:20000:300}RYKM${seq:20300:300}"; } > queries.fa
 { echo ">s1  sub  title ,x.."; echo "${seq:0:12000}"; echo ">s2"; echo "${seq:18000:4000}"; echo ">s3 a&b <c>"; echo "$piece"; } > subjects.fa
-same_xml() {  # name min_lines args...
+same_xml() {  # name min_lines args...: blastn's XML but its BlastOutput_version
   local name="$1" min="$2"
   shift 2
-  blastn "$@" -outfmt 5 > want 2> /dev/null
-  "$bin/blast-bloom" "$@" -outfmt 5 > got 2> err
-  local n
-  n=$(wc -l < want)
-  if [ "$n" -lt "$min" ]; then bad "$name: blastn's XML has only $n lines (expected >= $min)"; return; fi
-  if diff <(grep -v '<BlastOutput_version>' want) <(grep -v '<BlastOutput_version>' got) > diff.txt &&
-     grep -q '<BlastOutput_version>BLASTN blast-bloom [0-9]' got; then
-    ok "$name: $n lines identical but the version"
-  else
-    bad "$name: first differences:"
-    head -n 12 diff.txt
-  fi
+  same_output_but_version "$name" "$min" '<BlastOutput_version>' "$@" -outfmt 5
 }
 same_xml "gapped (-task blastn)"            300 -task blastn -query queries.fa -subject subjects.fa
 check "escaped titles, the empty record's message" \
