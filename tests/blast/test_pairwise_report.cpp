@@ -139,3 +139,37 @@ TEST_CASE("blastn's XML: an iteration, a record without sequence, escaped titles
   CHECK_THAT(xml_report_header(s, q), Catch::Contains("<Parameters_filter>L;m;</Parameters_filter>"));
   CHECK(xml_report_footer() == "</BlastOutput_iterations>\n</BlastOutput>\n\n");
 }
+
+TEST_CASE("blastn's JSON: a report per query, masks shown where they start in the alignment", "[pairwise]") {
+  PairwiseSettings s;
+  s.version = "x";
+  PairwiseQuery q;
+  q.title = "q1";
+  q.length = 100;
+  q.gapped = KarlinParams{0.625, 0.41, 0, 0.78, 0, 0};
+  q.masked = {{5, 10}, {12, 12}};  // the first starts before the alignment (base 10, 1-based): not shown
+  TabularHit h;
+  h.subject = "s1";
+  h.s_title = "s1 \"quoted\"";
+  h.subject_ordinal = 1;
+  h.q_start = 10, h.q_end = 14, h.s_start = 1, h.s_end = 5;
+  h.qseq = "ACGTA";
+  h.sseq = "ACGTA";
+  h.s_masked = {{0, 4}};  // the subjects' lower case is not shown in JSON
+  const std::string j = json_report(s, q, {h}, 2, true);
+  CHECK_THAT(j, Catch::StartsWith("{\n\"BlastOutput2\": [\n{\n    \"report\": {\n"));
+  CHECK_THAT(j, Catch::Contains("        \"subjects\": [\n          \"Subject_1\",\n          \"Subject_2\"\n        ]\n"));
+  CHECK_THAT(j, Catch::Contains("\"title\": \"s1 \\\"quoted\\\"\"\n"));
+  CHECK_THAT(j, Catch::Contains("\"qseq\": \"ACGtA\",\n                    \"hseq\": \"ACGTA\",\n"));
+  CHECK_THAT(j, Catch::Contains("\"query_masking\": [\n              {\n                \"from\": 5,\n"));
+  CHECK_THAT(j, Catch::EndsWith("              \"entropy\": 0.78\n            }\n          }\n        ]\n      }\n    }\n  }\n"));
+  PairwiseQuery none;
+  none.title = "q2";
+  none.length = 50;
+  none.ordinal = 2;
+  const std::string k = json_report(s, none, {}, 2, false);
+  CHECK_THAT(k, Catch::StartsWith(",\n{\n"));
+  CHECK_THAT(k, Catch::Contains("\"hits\": [\n            ],\n"));
+  CHECK_THAT(k, Catch::Contains("            },\n            \"message\": \"No hits found\"\n          }\n"));
+  CHECK(json_report_footer() == "]\n}\n");
+}

@@ -1,5 +1,7 @@
 #include "bloomseq/blast/pairwise_report.hpp"
 
+#include "bloomseq/app/json_writer.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -57,6 +59,17 @@ bool masked_at(const std::vector<std::pair<uint64_t, uint64_t>>& masked, uint64_
   const auto it = std::upper_bound(masked.begin(), masked.end(), pos,
                                    [](uint64_t p, const std::pair<uint64_t, uint64_t>& m) { return p < m.first; });
   return it != masked.begin() && std::prev(it)->second >= pos;
+}
+
+// The query masks blastn's JSON shows in an alignment starting at query base `q_start` (1-based): those that start
+// in it (a mask that starts before the alignment is not shown, not even the part inside it; the pairwise report
+// shows them all).
+std::vector<std::pair<uint64_t, uint64_t>> shown_masks(const std::vector<std::pair<uint64_t, uint64_t>>& masked,
+                                                       uint64_t q_start) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& m : masked)
+    if (m.first + 1 >= q_start) out.push_back(m);
+  return out;
 }
 
 // One HSP: score lines and its 60-column blocks, the query on its plus strand (1-based coordinates as TabularHit).
@@ -358,6 +371,31 @@ std::string trimmed(const std::string& t) {
   return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
 }
 
+// The message blastn adds to a query's results: for a record without sequence it names the record twice, as read
+// (blanks inside kept); without hits "No hits found"; else none.
+std::string empty_record_message(const PairwiseQuery& q, const std::string& id, bool no_hits) {
+  if (q.length == 0) {
+    const std::string named = id + ' ' + trimmed(q.title) + ':';
+    return named + "  " + named + " Sequence contains no data  No hits found";
+  }
+  return no_hits ? "No hits found" : std::string();
+}
+
+// Aligned letters in upper case but the masked bases ([first, last] 0-based, of the row's record) in lower case;
+// `first` is the row's first base (1-based), `step` +1 or -1.
+std::string shown_letters(const std::string& letters, uint64_t first, int step,
+                          const std::vector<std::pair<uint64_t, uint64_t>>& masked) {
+  std::string out = letters;
+  uint64_t pos = first;
+  for (char& c : out) {
+    if (c == '-') continue;
+    const bool lower = masked_at(masked, pos - 1);
+    c = char(lower ? std::tolower(static_cast<unsigned char>(c)) : std::toupper(static_cast<unsigned char>(c)));
+    pos = step > 0 ? pos + 1 : pos - 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string xml_report_header(const PairwiseSettings& s, const PairwiseQuery& first) {
@@ -454,15 +492,119 @@ std::string xml_report_iteration(const PairwiseSettings& s, const PairwiseQuery&
   out += element(6, "Statistics_lambda", any ? xml_number(k.lambda, 15) : "-1");
   out += element(6, "Statistics_entropy", any ? xml_number(k.H, 15) : "-1");
   out += "    </Statistics>\n  </Iteration_stat>\n";
-  if (!any) {
-    // blastn's message for a record without sequence names it twice, as read (blanks inside kept).
-    const std::string named = id + ' ' + xml_escaped(trimmed(q.title)) + ':';
-    out += element(2, "Iteration_message", named + "  " + named + " Sequence contains no data  No hits found");
-  } else if (hits.empty()) {
-    out += element(2, "Iteration_message", "No hits found");
-  }
+  const std::string message = empty_record_message(q, id, hits.empty());
+  if (!message.empty()) out += element(2, "Iteration_message", xml_escaped(message));
   return out + "</Iteration>\n";
 }
+
+std::string json_report(const PairwiseSettings& s, const PairwiseQuery& q, const std::vector<TabularHit>& hits,
+                        uint64_t subjects, bool first) {
+  const auto str = [](const std::string& v) { return '"' + json_escape(v) + '"'; };
+  const auto field = [](int indent, const std::string& name, const std::string& value, bool last = false) {
+    return std::string(size_t(indent), ' ') + '"' + name + "\": " + value + (last ? "\n" : ",\n");
+  };
+  const char* reference =
+      s.megablast ? "Zheng Zhang, Scott Schwartz, Lukas Wagner, and Webb Miller (2000), \"A greedy algorithm for "
+                    "aligning DNA sequences\", J Comput Biol 2000; 7(1-2):203-14."
+                  : "Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui Zhang, Zheng Zhang, "
+                    "Webb Miller, and David J. Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of "
+                    "protein database search programs\", Nucleic Acids Res. 25:3389-3402.";
+  std::string out = first ? "{\n\"BlastOutput2\": [\n{\n" : ",\n{\n";
+  out += "    \"report\": {\n";
+  out += field(6, "program", "\"blastn\"");
+  out += field(6, "version", str("BLASTN " + s.version));
+  out += field(6, "reference", str(reference));
+  out += "      \"search_target\": {\n        \"subjects\": [\n";
+  for (uint64_t i = 1; i <= subjects; ++i)
+    out += "          \"Subject_" + std::to_string(i) + (i < subjects ? "\",\n" : "\"\n");
+  out += "        ]\n      },\n      \"params\": {\n";
+  out += field(8, "expect", xml_number(s.evalue));
+  out += field(8, "sc_match", std::to_string(s.reward));
+  out += field(8, "sc_mismatch", std::to_string(s.penalty));
+  if (s.gapped) {
+    out += field(8, "gap_open", std::to_string(s.gap_open));
+    out += field(8, "gap_extend", std::to_string(s.gap_extend));
+  }
+  out += field(8, "filter", s.dust ? "\"L;m;\"" : "\"m;\"", true);
+  out += "      },\n      \"results\": {\n        \"bl2seq\": [\n          {\n";
+  const std::string id = "Query_" + std::to_string(q.ordinal);
+  out += field(12, "query_id", str(id));
+  out += field(12, "query_title", str(report_subject_title(q.title)));
+  out += field(12, "query_len", std::to_string(q.length));
+  if (!q.masked.empty()) {
+    out += "            \"query_masking\": [\n";
+    for (size_t i = 0; i < q.masked.size(); ++i)
+      out += "              {\n                \"from\": " + std::to_string(q.masked[i].first) +
+             ",\n                \"to\": " + std::to_string(q.masked[i].second) + "\n              }" +
+             (i + 1 < q.masked.size() ? ",\n" : "\n");
+    out += "            ],\n";
+  }
+  out += "            \"hits\": [\n";
+  size_t hit_num = 0, hsp_num = 0;
+  for (size_t i = 0; i < hits.size(); ++i) {
+    const TabularHit& h = hits[i];
+    if (i == 0 || h.subject_ordinal != hits[i - 1].subject_ordinal) {
+      if (i > 0) out += "\n                ]\n              },\n";
+      out += "              {\n";
+      out += field(16, "num", std::to_string(++hit_num));
+      out += "                \"description\": [\n                  {\n";
+      out += field(20, "id", str(h.subject));
+      out += field(20, "title", str(report_subject_title(h.s_title)), true);
+      out += "                  }\n                ],\n";
+      out += field(16, "len", std::to_string(h.s_len));
+      out += "                \"hsps\": [\n";
+      hsp_num = 0;
+    } else {
+      out += ",\n";
+    }
+    // The query's masked bases in lower case (blastn's JSON shows no subject's lower case).
+    const std::string qseq = shown_letters(h.qseq, h.q_start, 1, shown_masks(q.masked, h.q_start));
+    const std::string sseq = shown_letters(h.sseq, h.s_start, h.s_start > h.s_end ? -1 : 1, {});
+    std::string midline(h.qseq.size(), ' ');
+    uint64_t ident = 0, gaps = 0;
+    for (size_t k = 0; k < h.qseq.size(); ++k) {
+      const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[k])));
+      const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[k])));
+      gaps += (a == '-') + (b == '-');
+      if (a == b && a != '-') midline[k] = '|', ++ident;
+    }
+    out += "                  {\n";
+    out += field(20, "num", std::to_string(++hsp_num));
+    out += field(20, "bit_score", xml_number(h.bits));
+    out += field(20, "score", std::to_string(h.score));
+    out += field(20, "evalue", xml_number(h.evalue < 1.0e-180 ? 0.0 : h.evalue));
+    out += field(20, "identity", std::to_string(ident));
+    out += field(20, "query_from", std::to_string(h.q_start));
+    out += field(20, "query_to", std::to_string(h.q_end));
+    out += field(20, "query_strand", "\"Plus\"");
+    out += field(20, "hit_from", std::to_string(h.s_start));
+    out += field(20, "hit_to", std::to_string(h.s_end));
+    out += field(20, "hit_strand", h.s_start > h.s_end ? "\"Minus\"" : "\"Plus\"");
+    out += field(20, "align_len", std::to_string(h.qseq.size()));
+    out += field(20, "gaps", std::to_string(gaps));
+    out += field(20, "qseq", str(qseq));
+    out += field(20, "hseq", str(sseq));
+    out += field(20, "midline", str(midline), true);
+    out += "                  }";
+  }
+  if (!hits.empty()) out += "\n                ]\n              }\n";
+  out += "            ],\n            \"stat\": {\n";
+  const bool any = q.length > 0;
+  const KarlinParams& k = s.gapped ? q.gapped : q.ungapped;
+  char space[48];
+  std::snprintf(space, sizeof space, "%.0f", any ? q.search_space : 0.0);
+  out += field(14, "hsp_len", std::to_string(any ? q.length_adjustment : 0));
+  out += field(14, "eff_space", space);
+  out += field(14, "kappa", any ? xml_number(k.K, 15) : "-1");
+  out += field(14, "lambda", any ? xml_number(k.lambda, 15) : "-1");
+  out += field(14, "entropy", any ? xml_number(k.H, 15) : "-1", true);
+  const std::string message = empty_record_message(q, id, hits.empty());
+  out += message.empty() ? "            }\n" : "            },\n" + field(12, "message", str(message), true);
+  out += "          }\n        ]\n      }\n    }\n  }\n";
+  return out;
+}
+
+std::string json_report_footer() { return "]\n}\n"; }
 
 std::string xml_report_footer() { return "</BlastOutput_iterations>\n</BlastOutput>\n\n"; }  // a blank line last
 

@@ -635,8 +635,9 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
   // Not for stage 1a output (its hits depend on the sub-queries) nor for plans and shards (decided once).
   TuneTrial trial;
   db.keep_lowercase(p.lcase_masking);  // --lcase-masking: the subjects' lower case too, as blastn -subject
-  db.keep_titles((o.format.style == TabularStyle::pairwise || o.format.style == TabularStyle::xml) &&
-                 o.stage == "hsp");  // the report's "> title" lines, XML's Hit_def
+  db.keep_titles((o.format.style == TabularStyle::pairwise || o.format.style == TabularStyle::xml ||
+                  o.format.style == TabularStyle::json) &&
+                 o.stage == "hsp");  // the report's "> title" lines, the XML's and JSON's titles
   if (p.lcase_masking && db.is_twobit() && log)
     std::fprintf(log, "%s: warning: %s: --lcase-masking masks the query only here: a .2bit database's soft-masked "
                  "blocks are not read as masks (its FASTA is)\n", kProgram, o.db.c_str());
@@ -752,10 +753,11 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
       t.q_covered_subject = coverage[i];
       out.add(format_tabular(t, o.format) + '\n');
     };
-    if (o.stage == "hsp" && (o.format.style == TabularStyle::pairwise || o.format.style == TabularStyle::xml)) {
-      // blastn's report or XML: every query in the query's order (those without sequence too, as blastn), its
-      // hits grouped by subject as finish() orders them.
-      const bool xml = o.format.style == TabularStyle::xml;
+    if (o.stage == "hsp" && (o.format.style == TabularStyle::pairwise || o.format.style == TabularStyle::xml ||
+                             o.format.style == TabularStyle::json)) {
+      // blastn's report, XML or JSON: every query in the query's order (those without sequence too, as blastn),
+      // its hits grouped by subject as finish() orders them.
+      const bool xml = o.format.style == TabularStyle::xml, json = o.format.style == TabularStyle::json;
       const BlastParams& sp = search.params();
       PairwiseSettings ps;
       ps.version = std::string("blast-bloom ") + BLOOMSEQ_VERSION;
@@ -783,8 +785,8 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
         pq.ordinal = q + 1;
         return pq;
       };
-      if (query_titles.empty()) throw std::logic_error("--outfmt 0/5: no query records");
-      out.add(xml ? xml_report_header(ps, query_of(0)) : pairwise_header(ps));
+      if (query_titles.empty()) throw std::logic_error("--outfmt 0/5/15: no query records");
+      if (!json) out.add(xml ? xml_report_header(ps, query_of(0)) : pairwise_header(ps));
       size_t i = 0;
       for (size_t q = 0; q < query_titles.size(); ++q) {
         std::vector<TabularHit> hits;
@@ -803,10 +805,12 @@ SearchReport run_search(const SearchRequest& o, const SearchSinks& sinks) {
           hits.push_back(std::move(t));
         }
         const PairwiseQuery pq = query_of(q);
-        out.add(xml ? xml_report_iteration(ps, pq, hits) : pairwise_query_report(ps, pq, hits));
+        out.add(json  ? json_report(ps, pq, hits, db.totals().records, q == 0)
+                : xml ? xml_report_iteration(ps, pq, hits)
+                      : pairwise_query_report(ps, pq, hits));
       }
-      if (i != hsps.size()) throw std::logic_error("--outfmt 0/5: HSPs out of query order");
-      out.add(xml ? xml_report_footer() : pairwise_footer(ps));
+      if (i != hsps.size()) throw std::logic_error("--outfmt 0/5/15: HSPs out of query order");
+      out.add(json ? json_report_footer() : xml ? xml_report_footer() : pairwise_footer(ps));
     } else if (o.stage == "hsp" && o.format.style == TabularStyle::commented) {
       // Every query's block in the query's order, those without hits too (finish() orders the HSPs by query).
       size_t i = 0;

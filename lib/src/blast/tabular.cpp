@@ -101,7 +101,7 @@ std::string unsigned_text(uint64_t v) { return std::to_string(v); }
 TabularFormat::TabularFormat() : columns(standard_columns()) {}
 
 bool TabularFormat::needs_aligned_letters() const {
-  if (style == TabularStyle::pairwise || style == TabularStyle::xml) return true;
+  if (style == TabularStyle::pairwise || style == TabularStyle::xml || style == TabularStyle::json) return true;
   for (TabularColumn c : columns)
     if (c == TabularColumn::qseq || c == TabularColumn::sseq || c == TabularColumn::btop) return true;
   return false;
@@ -118,16 +118,17 @@ TabularFormat parse_outfmt(const std::string& spec) {
     at = to;
   }
   if (words.empty() ||
-      (words[0] != "0" && words[0] != "5" && words[0] != "6" && words[0] != "7" && words[0] != "10"))
-    throw UsageError("--outfmt: only blastn's pairwise report 0, its XML 5 and its tabular formats 6, 7 (with "
-                     "comment lines) and 10 (commas) are supported, as \"0\", \"6\" or \"6 qseqid sseqid ...\"; got \"" +
-                     spec + "\"");
+      (words[0] != "0" && words[0] != "5" && words[0] != "6" && words[0] != "7" && words[0] != "10" &&
+       words[0] != "15"))
+    throw UsageError("--outfmt: only blastn's pairwise report 0, its XML 5, its JSON 15 and its tabular formats 6, "
+                     "7 (with comment lines) and 10 (commas) are supported, as \"0\", \"6\" or \"6 qseqid sseqid "
+                     "...\"; got \"" + spec + "\"");
   TabularFormat f;
-  if (words[0] == "0" || words[0] == "5") {
+  if (words[0] == "0" || words[0] == "5" || words[0] == "15") {
+    const char* what = words[0] == "0" ? "pairwise report" : words[0] == "5" ? "XML" : "JSON";
     if (words.size() > 1)
-      throw UsageError("--outfmt " + words[0] + " (blastn's " + (words[0] == "0" ? "pairwise report" : "XML") +
-                       ") takes no columns; got \"" + spec + "\"");
-    f.style = words[0] == "0" ? TabularStyle::pairwise : TabularStyle::xml;
+      throw UsageError("--outfmt " + words[0] + " (blastn's " + what + ") takes no columns; got \"" + spec + "\"");
+    f.style = words[0] == "0" ? TabularStyle::pairwise : words[0] == "5" ? TabularStyle::xml : TabularStyle::json;
     return f;
   }
   f.style = words[0] == "6" ? TabularStyle::tabs : words[0] == "7" ? TabularStyle::commented : TabularStyle::csv;
@@ -154,9 +155,8 @@ TabularFormat parse_outfmt(const std::string& spec) {
 }
 
 std::string outfmt_token(const TabularFormat& format) {
-  if (format.style == TabularStyle::commented || format.style == TabularStyle::pairwise ||
-      format.style == TabularStyle::xml)
-    throw std::logic_error("outfmt_token: formats 7, 0 and 5 have no part token");
+  if (format.style != TabularStyle::tabs && format.style != TabularStyle::csv)
+    throw std::logic_error("outfmt_token: only formats 6 and 10 have a part token");
   std::string t = format.style == TabularStyle::csv ? "10:" : "";
   for (size_t i = 0; i < format.columns.size(); ++i) t += std::string(i ? "," : "") + column_name(format.columns[i]);
   return t;

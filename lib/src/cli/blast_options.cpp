@@ -75,7 +75,7 @@ qstart qend sstart send evalue bitscore score qlen slen qcovhsp qcovs sstrand qs
 sgi sallgi stitle salltitles frames qframe sframe (the last six as blastn -subject prints them: 0, N/A, 1), e.g.
   blast-bloom --outfmt "6 qseqid sseqid pident length evalue bitscore qlen slen qcovhsp" query.fa db.fa
   blast-bloom --outfmt "7 std btop" query.fa db.fa
---outfmt 0 writes blastn's pairwise report, --outfmt 5 its XML (no columns; both as blastn writes them):
+--outfmt 0 writes blastn's pairwise report, 5 its XML, 15 its JSON (no columns; as blastn writes them):
   blast-bloom --outfmt 0 --num-alignments 10 query.fa db.fa
 Negative numbers need '=': --penalty=-3.
 Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 70 internal error, 74 I/O error.
@@ -200,7 +200,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
       ("stats", "write run statistics as JSON to FILE", cxxopts::value<std::string>())
       ("outfmt", "output as blastn's -outfmt: \"6\" (tabular, the 12 standard columns), \"7\" (with comment "
                  "lines), \"10\" (commas), each with columns: \"6 qseqid sseqid pident ... qlen slen qcovhsp\" "
-                 "(see below); \"0\": blastn's pairwise report; \"5\": its XML", cxxopts::value<std::string>()->default_value("6"))
+                 "(see below); \"0\": blastn's pairwise report; \"5\": its XML; \"15\": its JSON", cxxopts::value<std::string>()->default_value("6"))
       ("no-header", "omit the '#' header line (formats 6 and 10)")
       ("progress", "show progress on stderr (default: when stderr is a terminal)")
       ("no-progress", "never show progress")
@@ -396,8 +396,7 @@ BlastSearchOptions parse_search(int argc, const char* const* argv, std::string& 
   if (r.count("query-shard")) o.query_shard = parse_shard(r["query-shard"].as<std::string>(), "--query-shard");
   if (o.sharded && o.stage != "hsp")
     throw UsageError("--db-shard/--query-shard work with --stage hsp only (stage 1a/1b output is per batch)");
-  if (o.sharded && (o.format.style == TabularStyle::commented || o.format.style == TabularStyle::pairwise ||
-                    o.format.style == TabularStyle::xml))
+  if (o.sharded && o.format.style != TabularStyle::tabs && o.format.style != TabularStyle::csv)
     throw UsageError("--outfmt " + std::to_string(int(o.format.style)) +
                      " cannot be combined with --db-shard/--query-shard: use 6 or 10 for the parts");
   if (o.sharded && o.auto_tune)

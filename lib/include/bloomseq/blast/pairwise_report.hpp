@@ -51,6 +51,12 @@ std::string xml_report_header(const PairwiseSettings& s, const PairwiseQuery& fi
 std::string xml_report_iteration(const PairwiseSettings& s, const PairwiseQuery& q, const std::vector<TabularHit>& hits);
 std::string xml_report_footer();
 
+// blastn's single-file JSON (-outfmt 15): one "report" per query (`first` for the first one), each naming all
+// `subjects` subjects, then the document's end.
+std::string json_report(const PairwiseSettings& s, const PairwiseQuery& q, const std::vector<TabularHit>& hits,
+                        uint64_t subjects, bool first);
+std::string json_report_footer();
+
 // The pieces, for the tests.
 // BLAST+'s word wrap of the header lines (68 columns, breaking at blanks, then after commas or hyphens).
 std::vector<std::string> wrap_report_line(const std::string& text, size_t width = 68);

@@ -44,8 +44,9 @@ enum class TabularColumn {
   sallseqid, sallacc, sgi, sallgi, stitle, salltitles, frames, qframe, sframe
 };
 
-// blastn's -outfmt numbers: the tabular ones, its pairwise report (0) and its XML (5; pairwise_report.hpp).
-enum class TabularStyle { pairwise = 0, xml = 5, tabs = 6, commented = 7, csv = 10 };
+// blastn's -outfmt numbers: the tabular ones, its pairwise report (0), its XML (5) and its JSON (15;
+// pairwise_report.hpp).
+enum class TabularStyle { pairwise = 0, xml = 5, tabs = 6, commented = 7, csv = 10, json = 15 };
 
 struct TabularFormat {
   TabularStyle style = TabularStyle::tabs;
