@@ -61,6 +61,33 @@ bool masked_at(const std::vector<std::pair<uint64_t, uint64_t>>& masked, uint64_
   return it != masked.begin() && std::prev(it)->second >= pos;
 }
 
+// An alignment's midline ('|' where the two letters are equal, N against N too; a blank at mismatches and gaps),
+// its identities and its gap columns.
+struct Columns {
+  std::string midline;
+  uint64_t identities = 0, gaps = 0;
+};
+Columns columns_of(const TabularHit& h) {
+  Columns c;
+  c.midline.assign(h.qseq.size(), ' ');
+  for (size_t k = 0; k < h.qseq.size(); ++k) {
+    const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[k])));
+    const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[k])));
+    c.gaps += (a == '-') + (b == '-');
+    if (a == b && a != '-') c.midline[k] = '|', ++c.identities;
+  }
+  return c;
+}
+
+// The reference as blastn's XML and JSON give it (the report wraps its own copy, "Schaffer" spelled plainly).
+const char* structured_reference(bool megablast) {
+  return megablast ? "Zheng Zhang, Scott Schwartz, Lukas Wagner, and Webb Miller (2000), \"A greedy algorithm for "
+                     "aligning DNA sequences\", J Comput Biol 2000; 7(1-2):203-14."
+                   : "Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui Zhang, Zheng Zhang, "
+                     "Webb Miller, and David J. Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of "
+                     "protein database search programs\", Nucleic Acids Res. 25:3389-3402.";
+}
+
 // The query masks blastn's JSON shows in an alignment starting at query base `q_start` (1-based): those that start
 // in it (a mask that starts before the alignment is not shown, not even the part inside it; the pairwise report
 // shows them all).
@@ -76,13 +103,8 @@ std::vector<std::pair<uint64_t, uint64_t>> shown_masks(const std::vector<std::pa
 std::string alignment_text(const TabularHit& h, const PairwiseQuery& q) {
   std::string out;
   const uint64_t L = h.qseq.size();
-  uint64_t ident = 0, gaps = 0;
-  for (uint64_t i = 0; i < L; ++i) {
-    const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[i])));
-    const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[i])));
-    gaps += (a == '-') + (b == '-');
-    ident += a == b && a != '-';
-  }
+  const Columns columns = columns_of(h);
+  const uint64_t ident = columns.identities, gaps = columns.gaps;
   out += " Score = " + format_bitscore(h.bits) + " bits (" + std::to_string(h.score > 0 ? h.score : -1) +
          "),  Expect = " + report_evalue(h.evalue) + '\n';
   out += " Identities = " + std::to_string(ident) + '/' + std::to_string(L) + " (" +
@@ -125,13 +147,7 @@ std::string alignment_text(const TabularHit& h, const PairwiseQuery& q) {
   for (size_t from = 0; from < L; from += kBlockColumns) {
     const size_t n = std::min<size_t>(kBlockColumns, L - from);
     out += row("Query", h.qseq, qpos, 1, from, n, true);
-    std::string middle(7 + D + 2, ' ');
-    for (size_t i = from; i < from + n; ++i) {
-      const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[i])));
-      const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[i])));
-      middle += (a == b && a != '-') ? '|' : ' ';
-    }
-    out += middle + '\n';
+    out += std::string(7 + D + 2, ' ') + columns.midline.substr(from, n) + '\n';
     out += row("Sbjct", h.sseq, spos, minus ? -1 : 1, from, n, false);
     out += '\n';
   }
@@ -399,12 +415,7 @@ std::string shown_letters(const std::string& letters, uint64_t first, int step,
 }  // namespace
 
 std::string xml_report_header(const PairwiseSettings& s, const PairwiseQuery& first) {
-  const char* reference =
-      s.megablast ? "Zheng Zhang, Scott Schwartz, Lukas Wagner, and Webb Miller (2000), \"A greedy algorithm for "
-                    "aligning DNA sequences\", J Comput Biol 2000; 7(1-2):203-14."
-                  : "Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui Zhang, Zheng Zhang, "
-                    "Webb Miller, and David J. Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of "
-                    "protein database search programs\", Nucleic Acids Res. 25:3389-3402.";
+  const char* reference = structured_reference(s.megablast);
   std::string out =
       "<?xml version=\"1.0\"?>\n<!DOCTYPE BlastOutput PUBLIC \"-//NCBI//NCBI BlastOutput/EN\" "
       "\"http://www.ncbi.nlm.nih.gov/dtd/NCBI_BlastOutput.dtd\">\n<BlastOutput>\n";
@@ -450,14 +461,7 @@ std::string xml_report_iteration(const PairwiseSettings& s, const PairwiseQuery&
       out += "  <Hit_hsps>\n";
       hsp_num = 0;
     }
-    std::string midline(h.qseq.size(), ' ');
-    uint64_t ident = 0, gaps = 0;
-    for (size_t k = 0; k < h.qseq.size(); ++k) {
-      const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[k])));
-      const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[k])));
-      gaps += (a == '-') + (b == '-');
-      if (a == b && a != '-') midline[k] = '|', ++ident;
-    }
+    const Columns c = columns_of(h);
     out += "    <Hsp>\n";
     out += element(6, "Hsp_num", std::to_string(++hsp_num));
     out += element(6, "Hsp_bit-score", xml_number(h.bits));
@@ -469,13 +473,13 @@ std::string xml_report_iteration(const PairwiseSettings& s, const PairwiseQuery&
     out += element(6, "Hsp_hit-to", std::to_string(h.s_end));
     out += element(6, "Hsp_query-frame", "1");
     out += element(6, "Hsp_hit-frame", h.s_start > h.s_end ? "-1" : "1");
-    out += element(6, "Hsp_identity", std::to_string(ident));
-    out += element(6, "Hsp_positive", std::to_string(ident));
-    out += element(6, "Hsp_gaps", std::to_string(gaps));
+    out += element(6, "Hsp_identity", std::to_string(c.identities));
+    out += element(6, "Hsp_positive", std::to_string(c.identities));
+    out += element(6, "Hsp_gaps", std::to_string(c.gaps));
     out += element(6, "Hsp_align-len", std::to_string(h.qseq.size()));
     out += element(6, "Hsp_qseq", h.qseq);
     out += element(6, "Hsp_hseq", h.sseq);
-    out += element(6, "Hsp_midline", midline);
+    out += element(6, "Hsp_midline", c.midline);
     out += "    </Hsp>\n";
   }
   if (!hits.empty()) out += "  </Hit_hsps>\n</Hit>\n";
@@ -503,12 +507,7 @@ std::string json_report(const PairwiseSettings& s, const PairwiseQuery& q, const
   const auto field = [](int indent, const std::string& name, const std::string& value, bool last = false) {
     return std::string(size_t(indent), ' ') + '"' + name + "\": " + value + (last ? "\n" : ",\n");
   };
-  const char* reference =
-      s.megablast ? "Zheng Zhang, Scott Schwartz, Lukas Wagner, and Webb Miller (2000), \"A greedy algorithm for "
-                    "aligning DNA sequences\", J Comput Biol 2000; 7(1-2):203-14."
-                  : "Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui Zhang, Zheng Zhang, "
-                    "Webb Miller, and David J. Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of "
-                    "protein database search programs\", Nucleic Acids Res. 25:3389-3402.";
+  const char* reference = structured_reference(s.megablast);
   std::string out = first ? "{\n\"BlastOutput2\": [\n{\n" : ",\n{\n";
   out += "    \"report\": {\n";
   out += field(6, "program", "\"blastn\"");
@@ -560,20 +559,13 @@ std::string json_report(const PairwiseSettings& s, const PairwiseQuery& q, const
     // The query's masked bases in lower case (blastn's JSON shows no subject's lower case).
     const std::string qseq = shown_letters(h.qseq, h.q_start, 1, shown_masks(q.masked, h.q_start));
     const std::string sseq = shown_letters(h.sseq, h.s_start, h.s_start > h.s_end ? -1 : 1, {});
-    std::string midline(h.qseq.size(), ' ');
-    uint64_t ident = 0, gaps = 0;
-    for (size_t k = 0; k < h.qseq.size(); ++k) {
-      const char a = char(std::toupper(static_cast<unsigned char>(h.qseq[k])));
-      const char b = char(std::toupper(static_cast<unsigned char>(h.sseq[k])));
-      gaps += (a == '-') + (b == '-');
-      if (a == b && a != '-') midline[k] = '|', ++ident;
-    }
+    const Columns c = columns_of(h);
     out += "                  {\n";
     out += field(20, "num", std::to_string(++hsp_num));
     out += field(20, "bit_score", xml_number(h.bits));
     out += field(20, "score", std::to_string(h.score));
     out += field(20, "evalue", xml_number(h.evalue < 1.0e-180 ? 0.0 : h.evalue));
-    out += field(20, "identity", std::to_string(ident));
+    out += field(20, "identity", std::to_string(c.identities));
     out += field(20, "query_from", std::to_string(h.q_start));
     out += field(20, "query_to", std::to_string(h.q_end));
     out += field(20, "query_strand", "\"Plus\"");
@@ -581,10 +573,10 @@ std::string json_report(const PairwiseSettings& s, const PairwiseQuery& q, const
     out += field(20, "hit_to", std::to_string(h.s_end));
     out += field(20, "hit_strand", h.s_start > h.s_end ? "\"Minus\"" : "\"Plus\"");
     out += field(20, "align_len", std::to_string(h.qseq.size()));
-    out += field(20, "gaps", std::to_string(gaps));
+    out += field(20, "gaps", std::to_string(c.gaps));
     out += field(20, "qseq", str(qseq));
     out += field(20, "hseq", str(sseq));
-    out += field(20, "midline", str(midline), true);
+    out += field(20, "midline", str(c.midline), true);
     out += "                  }";
   }
   if (!hits.empty()) out += "\n                ]\n              }\n";
