@@ -36,7 +36,9 @@ void QuerySet::add(const std::string& name, const std::string& seq) {
     else lower.emplace_back(i, i);
   }
   lowercase.push_back(std::move(lower));
-  std::vector<uint8_t> rc(codes.back().rbegin(), codes.back().rend());
+  std::vector<uint8_t> rc;
+  reserve_populated(rc, codes.back().size());
+  rc.assign(codes.back().rbegin(), codes.back().rend());
   for (auto& c : rc) c = complement_code(c);
   rc_codes.push_back(std::move(rc));
   std::vector<uint8_t> scored, scored_rc;
@@ -472,8 +474,12 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
   auto verify = [&](size_t i, const std::vector<Stage1aHit>& h) {
     const auto t = std::chrono::steady_clock::now();
     // The seeds and counts go to this thread's own vectors first: seeds[i]'s header shares a cache line with its
-    // neighbours', which other threads fill at the same time, and every push_back writes it.
-    std::vector<Seed> found;
+    // neighbours', which other threads fill at the same time, and every push_back writes it. The seeds' vector is
+    // kept from chunk to chunk with its capacity (its pages faulted in once), and the chunk's seeds are copied
+    // out into a vector of their size, populated in one call: a fresh vector grown by doubling faulted in about
+    // twice its final size page by page (a fifth of all page faults on two threads, E. coli vs S. suis).
+    thread_local std::vector<Seed> found;
+    found.clear();
     std::vector<uint64_t> true_hits(V, 0), false_hits(V, 0);
     if (probe > 0)
       seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, found, true_hits, false_hits, &presence_);
@@ -494,7 +500,10 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
                                  }),
                   found.end());
     }
-    seeds[i] = std::move(found);
+    std::vector<Seed> kept;
+    reserve_populated(kept, found.size());
+    kept.assign(found.begin(), found.end());
+    seeds[i] = std::move(kept);
     tp[i] = std::move(true_hits);
     fp[i] = std::move(false_hits);
     busy_1b[i] = seconds_since(t);
@@ -645,19 +654,24 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     bucket_end[b] = at;
   }
   std::unique_ptr<Item[]> items(new Item[total_seeds]);  // every slot written below: no zeroing
+  populate_pages(items.get(), total_seeds * sizeof(Item));  // all of it, in one call rather than a fault a page
   parallel_for(size_t(S), S, [&](size_t t) { for_seeds(t, [&](size_t b, const Item& it) { items[cursor[t][b]++] = it; }); });
   std::vector<std::vector<size_t>>().swap(cursor);
 
-  // A table's pages are faulted in where seeds land. Threads faulting pages at the same time are about 4x slower
-  // than one thread doing them all (the first batch's tables, 32 MB per strand of E. coli), so with several
-  // threads the calling thread makes the tables and touches the regions that get seeds first.
-  if (lane.threads > 1 && bucketed)
+  // A table's pages are faulted in where seeds land (the first batch's tables, 32 MB per strand of E. coli). Threads
+  // faulting pages at the same time are about 4x slower than one thread doing them all, and one system call per
+  // region (populate_pages) is ~15x cheaper than its faults on a VM. So the calling thread makes the tables and
+  // populates the regions that get seeds first: all of them with several threads, and on one thread those with
+  // at least one seed per page on average (where most of the region's pages would be touched anyway).
+  constexpr size_t kDenseRegionSeeds = (size_t(1) << kRegionShift) * sizeof(uint32_t) / 4096;
+  if (bucketed)
     for (size_t g = 0; g < G; ++g) {
       size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
       if (at == bucket_end[first_bucket[g + 1] - 1]) continue;  // no seeds on this strand
       if (!lane.diagonals[g]) lane.diagonals[g].reset(new DiagonalTable(strand_of(g).size()));
       for (size_t b = first_bucket[g]; b < first_bucket[g + 1]; at = bucket_end[b++])
-        if (bucket_end[b] > at) lane.diagonals[g]->touch(uint64_t(b - first_bucket[g]) << kRegionShift, uint64_t(1) << kRegionShift);
+        if (bucket_end[b] > at && (lane.threads > 1 || bucket_end[b] - at >= kDenseRegionSeeds))
+          lane.diagonals[g]->touch(uint64_t(b - first_bucket[g]) << kRegionShift, uint64_t(1) << kRegionShift);
     }
 
   // The work units: each non-empty bucket (a region of one strand's table; seeds in different regions never

@@ -158,8 +158,11 @@ void ConcatenatedQuery::add(const std::vector<uint8_t>& plus, const std::vector<
   for (const std::vector<uint8_t>* strand : {&plus, &minus}) {
     offset.push_back(codes.size());
     if (!(strand == &plus ? with_plus : with_minus)) continue;
-    for (uint8_t c : *strand) codes.push_back(blastna_of_code(c));
-    codes.push_back(kSentinel);
+    const size_t at = codes.size();
+    reserve_populated(codes, at + strand->size() + 1);
+    codes.resize(at + strand->size() + 1);
+    std::transform(strand->begin(), strand->end(), codes.begin() + std::ptrdiff_t(at), blastna_of_code);
+    codes.back() = kSentinel;
   }
 }
 
@@ -185,6 +188,7 @@ DiagonalTable::DiagonalTable(uint64_t query_length) {
 
 void DiagonalTable::touch(uint64_t first, uint64_t count) {
   const uint64_t end = std::min(first + count, mask_ + 1);
+  if (end <= first || populate_pages(last_end_.data() + first, (end - first) * sizeof(uint32_t))) return;
   volatile uint32_t* p = last_end_.data();
   for (uint64_t i = first; i < end; i += 1024) p[i] = p[i];  // one write per 4 KiB page
 }
