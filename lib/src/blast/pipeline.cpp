@@ -154,6 +154,10 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
     presence_ = WordPresence(partial ? scoped : queries_.codes, params_.w);
   if (dust) dust->join();
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
+  uint64_t concatenated_size = 0;  // all of it at once: a query of many records would grow it step by step
+  for (size_t i = 0; i < queries_.size(); ++i)
+    concatenated_size += (queries_.scored_strand(2 * i).size() + 1) * uint64_t(__builtin_popcount(params_.strands & 3));
+  reserve_populated(concatenated_.codes, concatenated_size);
   for (size_t i = 0; i < queries_.size(); ++i)
     concatenated_.add(queries_.scored_strand(2 * i), queries_.scored_strand(2 * i + 1), (params_.strands & 1) != 0,
                       (params_.strands & 2) != 0);

@@ -5,9 +5,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
-#include <iterator>
-#include <vector>
+
+#include "bloomseq/memory/populate_pages.hpp"  // (its users populate the buffers they fill at once)
 
 namespace bloomseq {
 
@@ -42,23 +41,6 @@ class HugeBuffer {
   size_t size_ = 0;
   size_t bytes_ = 0;  // mapped bytes; 0 for a small buffer from the heap
 };
-
-// Makes the whole pages inside [p, p + bytes) resident and writable in one system call (MADV_POPULATE_WRITE, Linux
-// 5.14), their contents unchanged. Each first touch of a 4-KiB page is a fault of its own: on a virtual machine
-// ~10 us apiece, where one call populates 64 MiB in ~12 ms against ~190 ms touched page by page (and on bare
-// metal it still saves the per-page trap). Returns false where the kernel cannot (the caller may touch instead).
-bool populate_pages(void* p, size_t bytes);
-
-// Grows v's capacity to at least n (at least doubling it, as push_back would) into storage populated in one call.
-template <class T>
-void reserve_populated(std::vector<T>& v, size_t n) {
-  if (n <= v.capacity()) return;
-  std::vector<T> grown;
-  grown.reserve(std::max(n, 2 * v.capacity()));
-  populate_pages(grown.data(), grown.capacity() * sizeof(T));
-  grown.insert(grown.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
-  v.swap(grown);
-}
 
 extern template class HugeBuffer<uint32_t>;
 extern template class HugeBuffer<uint64_t>;

@@ -1,5 +1,5 @@
 // The large-buffer helpers: populate_pages makes pages resident without changing a byte (and never touches a page
-// outside the range, which may not be mapped); reserve_populated grows a vector as push_back would, keeping its
+// outside the range, which may not be mapped); reserve_populated grows a vector or string as push_back would, keeping its
 // elements; the diagonal table's touch leaves its contents as they were.
 #include <catch2/catch.hpp>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomseq/blast/huge_buffer.hpp"
+#include "bloomseq/memory/populate_pages.hpp"
 #include "bloomseq/blast/ungapped.hpp"
 
 using namespace bloomseq;
@@ -76,6 +76,14 @@ TEST_CASE("reserve_populated grows like push_back and keeps the elements", "[bla
   CHECK(v.capacity() >= (size_t(1) << 20));
   REQUIRE(v.size() == 1000);
   for (uint64_t i = 0; i < 1000; ++i) REQUIRE(v[i] == i * i);
+  std::string text;  // a long record's text grows this way (sequence_reader.cpp)
+  for (int i = 0; i < 100'000; ++i) {
+    reserve_populated(text, text.size() + 3);
+    text.append(i % 2 ? "ACG" : "TTA");
+  }
+  REQUIRE(text.size() == 300'000);
+  CHECK(text.compare(0, 6, "TTAACG") == 0);
+  CHECK(text.compare(299'994, 6, "TTAACG") == 0);
   std::vector<std::string> s{"a", std::string(100, 'b')};
   reserve_populated(s, 1000);  // elements moved, not copied bytewise
   CHECK(s[0] == "a");
