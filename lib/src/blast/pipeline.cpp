@@ -475,15 +475,20 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     subject = batch.first_record + uint32_t(r);
     s_pos = local - batch.local_starts[r];
   };
+  std::atomic<uint64_t> seen_hits{0}, seen_seeds{0};  // the chunks verified so far (for the seeds' reserve)
   auto verify = [&](size_t i, const std::vector<Stage1aHit>& h) {
     const auto t = std::chrono::steady_clock::now();
     // The seeds and counts go to this thread's own vectors first: seeds[i]'s header shares a cache line with its
     // neighbours', which other threads fill at the same time, and every push_back writes it. The seeds' vector is
-    // kept from chunk to chunk with its capacity (its pages faulted in once), and the chunk's seeds are copied
-    // out into a vector of their size, populated in one call: a fresh vector grown by doubling faulted in about
-    // twice its final size page by page (a fifth of all page faults on two threads, E. coli vs S. suis).
-    thread_local std::vector<Seed> found;
-    found.clear();
+    // reserved for the seeds per hit of the chunks done so far, in storage populated in one call: grown by
+    // doubling from nothing, it faulted in about twice its final size page by page (a fifth of all page faults on
+    // two threads, E. coli vs S. suis).
+    std::vector<Seed> found;
+    {
+      const uint64_t done_hits = seen_hits.load(std::memory_order_relaxed);
+      const double per_hit = done_hits ? double(seen_seeds.load(std::memory_order_relaxed)) / double(done_hits) : 1.0;
+      reserve_populated(found, size_t(double(h.size()) * per_hit * 1.125) + 64);
+    }
     std::vector<uint64_t> true_hits(V, 0), false_hits(V, 0);
     if (probe > 0)
       seeds_from_probes(h, batch, queries_.codes, w, probe, filters_, found, true_hits, false_hits, &presence_);
@@ -504,10 +509,9 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
                                  }),
                   found.end());
     }
-    std::vector<Seed> kept;
-    reserve_populated(kept, found.size());
-    kept.assign(found.begin(), found.end());
-    seeds[i] = std::move(kept);
+    seen_hits.fetch_add(h.size(), std::memory_order_relaxed);
+    seen_seeds.fetch_add(found.size(), std::memory_order_relaxed);
+    seeds[i] = std::move(found);
     tp[i] = std::move(true_hits);
     fp[i] = std::move(false_hits);
     busy_1b[i] = seconds_since(t);
