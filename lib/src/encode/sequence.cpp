@@ -1,5 +1,7 @@
 #include "bloomseq/encode/sequence.hpp"
 
+#include "bloomseq/memory/populate_pages.hpp"
+
 #include <immintrin.h>
 
 #include <array>
@@ -30,6 +32,7 @@ char complement_char(char c) {
 }  // namespace
 
 void encode_codes(std::string_view seq, std::vector<uint8_t>& out) {
+  reserve_populated(out, seq.size());  // a genome's codes: one call rather than a fault per page
   out.resize(seq.size());
   for (size_t i = 0; i < seq.size(); ++i) out[i] = kCodeTable[uint8_t(seq[i])];
 }
