@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
+#include <string>
 #include <type_traits>
 
 namespace bloomseq {
@@ -24,9 +25,10 @@ void reserve_populated(Container& v, size_t n) {
   grown.reserve(std::max(n, 2 * v.capacity()));
   const size_t bytes = grown.capacity() * sizeof(*grown.data());
   if (bytes >= (size_t(64) << 10)) populate_pages(grown.data(), bytes);
-  if constexpr (std::is_trivially_copyable_v<std::remove_reference_t<decltype(*v.data())>>)
-    grown.insert(grown.end(), v.data(), v.data() + v.size());  // one copy (a string's insert from iterators
-                                                                // went a character at a time)
+  if constexpr (std::is_same_v<Container, std::string>)
+    grown.append(v);  // (a string's insert from a range first copies the range into a temporary string)
+  else if constexpr (std::is_trivially_copyable_v<std::remove_reference_t<decltype(*v.data())>>)
+    grown.insert(grown.end(), v.data(), v.data() + v.size());
   else
     grown.insert(grown.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
   v.swap(grown);
