@@ -417,9 +417,14 @@ struct SequenceReader::Impl {
 
   // Appends one line (without "\n" or "\r\n") to dst after checking its characters; false at end of input.
   // A long record's text grows into populated storage (populate_pages.hpp): grown by appends alone, a genome's
-  // 5 MB took a page fault per 4 KiB of each doubling, most of the time of reading it on a VM.
+  // 5 MB took a page fault per 4 KiB of each doubling, most of the time of reading it on a VM. The copy of a
+  // doubling is populated with it, and the capacity beyond a MiB at a time ahead of the text.
   static void grow_for(std::string& dst, size_t n) {
     if (dst.size() + n > dst.capacity()) reserve_populated(dst, dst.size() + n);
+    constexpr size_t kAhead = size_t(1) << 20;
+    const size_t to = dst.size() + n;
+    if (to / kAhead != dst.size() / kAhead)  // the text enters another MiB: populate the one after it
+      populate_pages(&dst[0] + to, std::min(kAhead, dst.capacity() - to));
   }
 
   bool read_line(std::string& dst, const std::array<bool, 256>& ok, const char* what, size_t max_len = SIZE_MAX) {

@@ -16,14 +16,16 @@ namespace bloomseq {
 // no whole page lies inside.
 bool populate_pages(void* p, size_t bytes);
 
-// Grows a vector's or string's capacity to at least n, at least doubling it as push_back would, into storage
-// populated in one call when it is large (64 KiB or more; below that a system call costs more than the faults).
+// Grows a vector's or string's capacity to at least n, at least doubling it as push_back would. The storage of the
+// first n elements (what the caller is about to write) is populated in one call when it is large (64 KiB or more;
+// below that a system call costs more than the faults); the rest of the capacity faults in as it is written, so
+// that resident memory stays what is used (populating all of it raised facs build-filter's peak by 8%).
 template <class Container>
 void reserve_populated(Container& v, size_t n) {
   if (n <= v.capacity()) return;
   Container grown;
   grown.reserve(std::max(n, 2 * v.capacity()));
-  const size_t bytes = grown.capacity() * sizeof(*grown.data());
+  const size_t bytes = n * sizeof(*grown.data());
   if (bytes >= (size_t(64) << 10)) populate_pages(grown.data(), bytes);
   if constexpr (std::is_same_v<Container, std::string>)
     grown.append(v);  // (a string's insert from a range first copies the range into a temporary string)
