@@ -487,7 +487,8 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     {
       const uint64_t done_hits = seen_hits.load(std::memory_order_relaxed);
       const double per_hit = done_hits ? double(seen_seeds.load(std::memory_order_relaxed)) / double(done_hits) : 1.0;
-      reserve_populated(found, size_t(double(h.size()) * per_hit * 1.125) + 64);
+      // At most 1 Mi seeds (24 MB) on a guess: a chunk of repeats before a plain one must not reserve for repeats.
+      reserve_populated(found, std::min<size_t>(size_t(1) << 20, size_t(double(h.size()) * per_hit * 1.125) + 64));
     }
     std::vector<uint64_t> true_hits(V, 0), false_hits(V, 0);
     if (probe > 0)
