@@ -415,10 +415,9 @@ struct SequenceReader::Impl {
       }
   }
 
-  // Appends one line (without "\n" or "\r\n") to dst after checking its characters; false at end of input.
   // A long record's text grows into populated storage (populate_pages.hpp): grown by appends alone, a genome's
-  // 5 MB took a page fault per 4 KiB of each doubling, most of the time of reading it on a VM. The copy of a
-  // doubling is populated with it, and the capacity beyond a MiB at a time ahead of the text.
+  // 5 MB took a page fault per 4 KiB of each doubling. The copy of a doubling is populated with it, and the
+  // capacity beyond a MiB at a time ahead of the text.
   static void grow_for(std::string& dst, size_t n) {
     if (dst.size() + n > dst.capacity()) reserve_populated(dst, dst.size() + n);
     constexpr size_t kAhead = size_t(1) << 20;
@@ -427,6 +426,7 @@ struct SequenceReader::Impl {
       populate_pages(&dst[0] + to, std::min(kAhead, dst.capacity() - to));
   }
 
+  // Appends one line (without "\n" or "\r\n") to dst after checking its characters; false at end of input.
   bool read_line(std::string& dst, const std::array<bool, 256>& ok, const char* what, size_t max_len = SIZE_MAX) {
     bool any = false;
     const size_t start = dst.size();
