@@ -3,6 +3,7 @@
 // final rescan), and against numbers printed by blastn itself (effective search spaces).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -350,5 +351,74 @@ TEST_CASE("diagonal table: one extension per diagonal region, also past 2^32 str
     }
     // Faulting pages in ahead of the extensions (as the pipeline does with several threads) changes nothing.
     if (i % 997 == 0) table.touch(rng() % table.slots(), rng() % (2 * table.slots()));
+  }
+}
+
+TEST_CASE("diagonal regions: the table's verdicts, one region at a time, for batches of whole records", "[blast][hsp]") {
+  // Oracle: a map from diagonal to the last end, fed every seed in subject order. The regions see the same seeds
+  // in groups of consecutive stream positions (stage 2's calls), and within a group by region (stably, as stage 2's
+  // counting sort does), one region after another in a reused array; ends go from group to group as carried.
+  std::mt19937_64 rng(11);
+  for (const uint64_t q_len : {uint64_t(90), uint64_t(5000), uint64_t(300000)}) {
+    const uint64_t slot_mask = DiagonalTable::slots_for(q_len) - 1;
+    const uint64_t base = (uint64_t(5) << 32) + 12345;  // the batch's first stream coordinate
+    struct SeedAt {
+      uint64_t s, q, record_end;
+    };
+    std::vector<SeedAt> seeds;
+    uint64_t record_start = base;
+    for (int r = 0; r < 6; ++r) {
+      const uint64_t record_len = 200 + rng() % 200000;
+      for (uint64_t s = record_start; s < record_start + record_len; s += 1 + rng() % 40) {
+        // Some seeds on the diagonal of the one before (runs of matches), the others anywhere in the query.
+        const uint64_t q = (!seeds.empty() && rng() % 3 == 0) ? seeds.back().q + (s - seeds.back().s) : rng() % q_len;
+        seeds.push_back({s, q < q_len ? q : rng() % q_len, record_start + record_len});
+      }
+      record_start += record_len + 1;  // a separator between records
+    }
+    std::map<uint64_t, uint64_t> last_end;
+    std::vector<uint64_t> end_of(seeds.size(), 0);  // 0: not extended
+    std::vector<bool> want(seeds.size());
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      const auto it = last_end.find(seeds[i].s - seeds[i].q);
+      want[i] = it == last_end.end() || seeds[i].s >= it->second;
+      if (!want[i]) continue;
+      const uint64_t room = std::min(q_len - seeds[i].q, seeds[i].record_end - seeds[i].s);
+      end_of[i] = seeds[i].s + 1 + rng() % room;  // an extension ends within the query and the record
+      last_end[seeds[i].s - seeds[i].q] = end_of[i];
+    }
+    std::vector<DiagonalRegion> regions(2);  // two "threads", taking regions in turn
+    std::map<uint64_t, std::vector<DiagonalRegion::Carried>> carried;  // per region
+    size_t checked = 0, carried_ends = 0;
+    for (size_t g0 = 0; g0 < seeds.size();) {
+      const size_t g1 = std::min(seeds.size(), g0 + 1 + rng() % 3000);  // a group of seeds in stream order
+      const uint64_t later_from = g1 < seeds.size() ? seeds[g1].s : UINT64_MAX;
+      std::map<uint64_t, std::vector<size_t>> by_region;
+      for (const auto& [r, kept] : carried)
+        if (!kept.empty()) by_region[r];
+      for (size_t i = g0; i < g1; ++i)
+        by_region[((seeds[i].s - seeds[i].q) & slot_mask) >> DiagonalRegion::kShift].push_back(i);
+      size_t turn = 0;
+      for (const auto& [r, members] : by_region) {
+        DiagonalRegion& region = regions[turn++ % 2];
+        region.start(base, slot_mask);
+        region.restore(carried[r]);
+        for (size_t i : members) {
+          REQUIRE(region.should_extend(seeds[i].s, seeds[i].q) == want[i]);
+          if (want[i]) region.record(seeds[i].s, seeds[i].q, end_of[i]);
+          ++checked;
+        }
+        std::vector<DiagonalRegion::Carried> on;
+        region.carry(carried[r], later_from, on);
+        for (size_t i : members) region.carry(seeds[i].s, seeds[i].q, later_from, on);
+        carried_ends += on.size();
+        carried[r] = on;
+      }
+      g0 = g1;
+    }
+    REQUIRE(checked == seeds.size());
+    REQUIRE(carried_ends > 0);
+    REQUIRE(std::count(want.begin(), want.end(), false) > 0);  // some seeds were stopped by an earlier extension
+    for (const auto& [r, kept] : carried) REQUIRE(kept.empty());  // nothing after the last group
   }
 }

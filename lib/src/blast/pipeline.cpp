@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 
 #include "bloomseq/blast/dust.hpp"
 #include "bloomseq/blast/query_chunks.hpp"
@@ -578,13 +579,20 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
     for (const auto& s : seeds) all.insert(all.end(), s.begin(), s.end());
     on_seeds(batch, all);
   }
-  if (run_stage2) extend_seeds(batch, seeds, total_seeds, lane);
+  if (!run_stage2) return;
+  // The seeds of later groups of this batch start at or after this group's last owned w-mer start, less w (a
+  // probe word finds seeds that start before it); the last group has none after it in its records.
+  const uint64_t group_end = chunks.empty() ? 0 : chunks.back().first_pos + chunks.back().n_starts;
+  const uint64_t owned_end = batch.window.on ? batch.first_pos + (batch.window.own_end - batch.window.offset)
+                                             : batch.first_pos + batch.codes.size();
+  const uint64_t later_seeds_from = group_end >= owned_end ? UINT64_MAX : group_end - std::min<uint64_t>(group_end, uint64_t(w));
+  extend_seeds(batch, seeds, total_seeds, later_seeds_from, lane);
 }
 
 // One function: the bucketing of the seeds and their extension share the strand table, the bucket bounds and the
 // item array, and the extension of one seed is the `process` lambda.
 void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds,
-                               uint64_t total_seeds, Lane& lane) {
+                               uint64_t total_seeds, uint64_t later_seeds_from, Lane& lane) {
   // Stage 2: each query strand g is an independent work unit; thread t takes the strands with g % T == t. The
   // diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but seeds in
   // different slots of the table never interact: only each slot must see its seeds in subject order. So the seeds
@@ -601,7 +609,12 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   const UngappedScoring scoring{params_.reward, params_.penalty, 0,
                                 ambiguous_score(params_.reward, params_.penalty)};
   const bool bucketed = batch.end_pos() - batch.first_pos <= UINT32_MAX;
-  constexpr int kRegionShift = 16;  // 64Ki slots of 4 bytes per region
+  // A batch of whole records keeps its diagonal ends region by region (DiagonalRegion): a region's ends are set
+  // from those carried over from the batch's earlier groups of chunks, its seeds are extended, and the ends that
+  // later seeds of the batch could still meet are carried on (lane.carried, per bucket). A window of a longer record
+  // keeps them in the strand's table for the next window.
+  const bool regional = bucketed && !batch.window.on;
+  constexpr int kRegionShift = DiagonalRegion::kShift;  // 64Ki slots of 4 bytes per region
   constexpr size_t kAhead = 16;
   struct Item {
     uint64_t s_pos;   // in the subject record
@@ -673,7 +686,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   // populates the regions that get seeds first: all of them with several threads, and on one thread those with
   // at least one seed per page on average (where most of the region's pages would be touched anyway).
   constexpr size_t kDenseRegionSeeds = (size_t(1) << kRegionShift) * sizeof(uint32_t) / 4096;
-  if (bucketed)
+  if (bucketed && !regional)
     for (size_t g = 0; g < G; ++g) {
       size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
       if (at == bucket_end[first_bucket[g + 1] - 1]) continue;  // no seeds on this strand
@@ -688,29 +701,43 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   // seeds fall between the strands (one strand per thread left one thread idle for up to a third of stage 2 of
   // E. coli against S. suis). Each strand's table is made and its range reserved first, on this thread.
   struct Unit {
-    size_t g, begin, end;
+    size_t g, begin, end, bucket;
   };
   std::vector<Unit> units;
   for (size_t g = 0; g < G; ++g) {
     size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
     const size_t end = bucket_end[first_bucket[g + 1] - 1];
     if (at == end) continue;
+    if (regional) {
+      for (size_t b = first_bucket[g]; b < first_bucket[g + 1]; at = bucket_end[b++])
+        if (bucket_end[b] > at || (lane.carried.size() == n_buckets && !lane.carried[b].empty()))
+          units.push_back(Unit{g, at, bucket_end[b], b});
+      continue;
+    }
     if (!lane.diagonals[g]) lane.diagonals[g].reset(new DiagonalTable(strand_of(g).size()));
     // A window's seeds lie in its owned range (the window before may have rebased the table past its start).
     if (bucketed &&
         !lane.diagonals[g]->reserve_range(batch.first_pos + (batch.window.own_begin - s_offset), batch.end_pos()))
       throw std::logic_error("diagonal table: batch out of range");  // cannot happen: batches come in order
     if (!bucketed) {
-      units.push_back(Unit{g, at, end});
+      units.push_back(Unit{g, at, end, 0});
       continue;
     }
     for (size_t b = first_bucket[g]; b < first_bucket[g + 1]; at = bucket_end[b++])
-      if (bucket_end[b] > at) units.push_back(Unit{g, at, bucket_end[b]});
+      if (bucket_end[b] > at) units.push_back(Unit{g, at, bucket_end[b], b});
   }
   const int T = int(std::min<size_t>(size_t(lane.threads), std::max<size_t>(units.size(), 1)));
   std::atomic<size_t> next_unit{0};
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   if (lane.triggers.size() < size_t(T)) lane.triggers.resize(size_t(T));
+  if (regional) {
+    if (lane.regions.size() < size_t(T)) lane.regions.resize(size_t(T));
+    // Carried ends are kept for the batch they came from (its stream offsets, its buckets).
+    if (lane.carried_from != batch.first_pos || lane.carried.size() != n_buckets) {
+      lane.carried.assign(n_buckets, {});
+      lane.carried_from = batch.first_pos;
+    }
+  }
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
     // Counted and collected in this thread's own variables, written out once at the end: extensions[t] and the
@@ -718,7 +745,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     uint64_t n_extensions = 0;
     std::vector<Hsp> my_hsps;
     std::vector<Trigger> my_triggers;
-    auto process = [&](size_t g, DiagonalTable& diag, const Item& x) {
+    auto process = [&](size_t g, auto& diag, const Item& x) {
       const uint32_t query = uint32_t(g / 2);
       const bool minus = (g & 1) != 0;
       const std::vector<uint8_t>& qc = strand_of(g);
@@ -781,14 +808,14 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
       if (params_.aligned_sequences) set_aligned_letters(h, qc.data(), e.q_start, st, 0, {}, e.length);
       my_hsps.push_back(h);
     };
-    for (size_t u; (u = next_unit.fetch_add(1)) < units.size();) {
-      const size_t g = units[u].g, end = units[u].end;
+    auto run_unit = [&](const Unit& unit, auto& diag) {
+      const size_t g = unit.g, end = unit.end;
       const std::vector<uint8_t>& qc = strand_of(g);
-      DiagonalTable& diag = *lane.diagonals[g];
-      for (size_t i = units[u].begin; i < end; ++i) {
+      for (size_t i = unit.begin; i < end; ++i) {
         if (i + kAhead < end) {
           const Item& y = items[i + kAhead];
-          diag.prefetch(batch.first_pos + batch.local_starts[y.record] + y.s_pos, y.q_pos);
+          if constexpr (std::is_same_v<std::decay_t<decltype(diag)>, DiagonalTable>)
+            diag.prefetch(batch.first_pos + batch.local_starts[y.record] + y.s_pos, y.q_pos);
           __builtin_prefetch(qc.data() + y.q_pos);
           // The 4-base screen reads blastn's concatenated query, another copy: left unfetched, its first load was
           // a third of the screen's time (E. coli against S. suis, w 11).
@@ -801,6 +828,24 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
         }
         process(g, diag, items[i]);
       }
+    };
+    for (size_t u; (u = next_unit.fetch_add(1)) < units.size();) {
+      if (!regional) {
+        run_unit(units[u], *lane.diagonals[units[u].g]);
+        continue;
+      }
+      DiagonalRegion& region = lane.regions[t];
+      std::vector<DiagonalRegion::Carried>& carried = lane.carried[units[u].bucket];
+      region.start(batch.first_pos, strands[units[u].g].slot_mask);
+      region.restore(carried);
+      run_unit(units[u], region);
+      // Every slot set here is cleared for the next region: those of the seeds and of the ends carried in.
+      std::vector<DiagonalRegion::Carried> carry_on;
+      region.carry(carried, later_seeds_from, carry_on);
+      for (size_t i = units[u].begin; i < units[u].end; ++i)
+        region.carry(batch.first_pos + batch.local_starts[items[i].record] + items[i].s_pos, items[i].q_pos,
+                     later_seeds_from, carry_on);
+      carried.swap(carry_on);
     }
     extensions[t] = n_extensions;
     found[t] = std::move(my_hsps);

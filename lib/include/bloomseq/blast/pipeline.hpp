@@ -186,8 +186,10 @@ class BlastSearch {
   // Stages 1a, 1b and 2 on some consecutive chunks of `batch` (all of them, or a group: see search()).
   void search_chunks(const DbBatch& batch, const std::vector<DbChunk>& chunks, Lane& lane);
   // Stage 2 on the seeds of those chunks (seeds[i]: chunk i's, in stream order; total_seeds in all).
+  // Seeds of later calls for the same batch start at or after later_seeds_from (stream coordinate; UINT64_MAX:
+  // none come).
   void extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds, uint64_t total_seeds,
-                    Lane& lane);
+                    uint64_t later_seeds_from, Lane& lane);
   // --dust: which query w-mers may seed (seed_allowed_), and the seeds of the others dropped after stage 1b.
   void mask_low_complexity();
   void drop_masked_seeds(std::vector<Seed>& seeds) const;
@@ -211,7 +213,10 @@ class BlastSearch {
     int threads = 1;  // for the loops inside one batch
     BlastStats stats;
     std::vector<Hsp> hsps;
-    std::vector<std::unique_ptr<DiagonalTable>> diagonals;  // per query strand, kept across batches
+    std::vector<std::unique_ptr<DiagonalTable>> diagonals;  // per query strand, kept across batches (windows)
+    std::vector<DiagonalRegion> regions;  // per stage-2 thread, for batches of whole records
+    std::vector<std::vector<DiagonalRegion::Carried>> carried;  // per bucket: ends for the batch's later groups
+    uint64_t carried_from = UINT64_MAX;  // the batch (its first stream coordinate) they belong to
     std::vector<std::vector<Trigger>> triggers;  // per stage-2 thread, for the current batch (or windowed record)
     std::vector<SubjectRank> preliminary_ranks;  // with max_target_seqs: each (query, subject) group's best
   };

@@ -123,4 +123,52 @@ class DiagonalTable {
   uint64_t base_ = 0;
 };
 
+// One region of a diagonal table (DiagonalTable's rule, the same slots) for a batch of whole records. Stage 2
+// extends a region's seeds together, so each thread keeps one region's ends at a time, in a small array that stays
+// in cache, instead of a table as long as the query (64 MB for both strands of E. coli, a DRAM miss per seed).
+// Ends cannot stop seeds of later batches (those lie in later records, past every end); within a batch, stage 2
+// runs on groups of chunks in stream order, and the ends later groups' seeds may meet are carried from one group
+// to the next (`carry`, `restore`); every other slot is cleared after its region.
+class DiagonalRegion {
+ public:
+  static constexpr unsigned kShift = 16;  // slots per region: 2^16 (256 KB of ends)
+  // Ends are kept as offsets from `base`, the stream coordinate of the batch's first base (the batch must be shorter
+  // than 2^32 bases); slots as in a DiagonalTable of slots_for(query length) = slot_mask + 1 slots.
+  void start(uint64_t base, uint64_t slot_mask) {
+    if (ends_.empty()) ends_.assign(size_t(1) << kShift, 0);
+    base_ = base;
+    mask_ = slot_mask & ((uint64_t(1) << kShift) - 1);
+  }
+  bool should_extend(uint64_t s_stream, uint64_t q_pos) const { return s_stream >= base_ + ends_[index(s_stream, q_pos)]; }
+  void record(uint64_t s_stream, uint64_t q_pos, uint64_t end_stream) {
+    ends_[index(s_stream, q_pos)] = uint32_t(end_stream - base_);
+  }
+  // Between calls of stage 2 on one batch (groups of chunks, in stream order), a region is set up again from the
+  // ends that later seeds may still meet. `carry` clears a slot and keeps its end in `out` when it lies past
+  // `later_from` (the first position a later seed may have); `restore` sets the slots kept.
+  struct Carried {
+    uint32_t slot, end;
+  };
+  void restore(const std::vector<Carried>& kept) {
+    for (const Carried& c : kept) ends_[c.slot] = c.end;
+  }
+  void carry(uint64_t s_stream, uint64_t q_pos, uint64_t later_from, std::vector<Carried>& out) {
+    carry_slot(index(s_stream, q_pos), later_from, out);
+  }
+  void carry(const std::vector<Carried>& kept, uint64_t later_from, std::vector<Carried>& out) {
+    for (const Carried& c : kept) carry_slot(c.slot, later_from, out);
+  }
+
+ private:
+  size_t index(uint64_t s_stream, uint64_t q_pos) const { return size_t((s_stream - q_pos) & mask_); }
+  void carry_slot(size_t slot, uint64_t later_from, std::vector<Carried>& out) {
+    const uint32_t end = ends_[slot];
+    if (end == 0) return;  // cleared already (slots are shared by seeds)
+    if (base_ + end > later_from) out.push_back(Carried{uint32_t(slot), end});
+    ends_[slot] = 0;
+  }
+  std::vector<uint32_t> ends_;  // all 0 (no extension yet) between regions
+  uint64_t base_ = 0, mask_ = 0;
+};
+
 }  // namespace bloomseq
