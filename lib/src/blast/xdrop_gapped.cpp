@@ -272,20 +272,22 @@ inline bool same_scoring(const GappedScoring& a, const GappedScoring& b) {
 std::atomic<int> g_vector_rows{-1};  // -1: as the CPU allows; 0: scalar rows (tests)
 
 // One X-drop dynamic program over A x B (blastn's semi-gapped alignment), with the traceback when asked. Each
-// row is computed by vector_row where the CPU has AVX2 (one call per row), by the scalar loop below otherwise.
-template <int kStepB, bool traceback>
-XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
-                     AlignmentJoins* joins = nullptr) {
+// row is computed by vector_row where the CPU has AVX2, by the scalar loop below otherwise. The body is compiled
+// twice (align): once for AVX2, where vector_row is inlined into it (a preliminary extension's rows are ~17 cells,
+// so a call per row and its set-up were a fair share of each), and once for any CPU.
+template <int kStepB, bool traceback, bool kVectorBuild>
+__attribute__((always_inline)) inline XdropAlignment align_body(const LetterRun& A, const LetterRun& B,
+                                                                const GappedScoring& sc, int x_dropoff,
+                                                                AlignmentJoins* joins) {
   XdropAlignment out;
   const int gap_extend = sc.gap_extend;
   const int gap_open_extend = sc.gap_open + sc.gap_extend;
   const int x = std::max(x_dropoff, gap_open_extend);
   const int64_t M = A.length, N = B.length;
   if (M <= 0 || N <= 0) return out;
-  static const bool cpu_has_vectors = vector_rows_available();
   // Letters with IUPAC codes other than N (a subject's true codes, rarely) take the scalar rows, which score them.
   const bool vector_rows =
-      cpu_has_vectors && g_vector_rows.load(std::memory_order_relaxed) != 0 && !A.iupac && !B.iupac;
+      kVectorBuild && g_vector_rows.load(std::memory_order_relaxed) != 0 && !A.iupac && !B.iupac;
 
   // Columns are touched only inside the X-drop window: grow on demand (reused between calls on a thread). Column b's
   // best score and vertical gap score at index b + 1 of two arrays: index 0 (column -1) stays minus infinity, and
@@ -575,6 +577,25 @@ XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring
       J->by_row[a_addr + uintptr_t((e->cps[k].a - 1) * A.step)].emplace_back(e, k);
   }
   return out;
+}
+
+#ifdef BLOOMSEQ_XDROP_VECTOR
+template <int kStepB, bool traceback>
+__attribute__((target("avx2"))) XdropAlignment align_vector_build(const LetterRun& A, const LetterRun& B,
+                                                                  const GappedScoring& sc, int x_dropoff,
+                                                                  AlignmentJoins* joins) {
+  return align_body<kStepB, traceback, true>(A, B, sc, x_dropoff, joins);
+}
+#endif
+
+template <int kStepB, bool traceback>
+XdropAlignment align(const LetterRun& A, const LetterRun& B, const GappedScoring& sc, int x_dropoff,
+                     AlignmentJoins* joins = nullptr) {
+#ifdef BLOOMSEQ_XDROP_VECTOR
+  static const bool cpu_has_vectors = vector_rows_available();
+  if (cpu_has_vectors) return align_vector_build<kStepB, traceback>(A, B, sc, x_dropoff, joins);
+#endif
+  return align_body<kStepB, traceback, false>(A, B, sc, x_dropoff, joins);
 }
 
 }  // namespace
