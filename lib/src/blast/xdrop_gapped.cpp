@@ -1,5 +1,7 @@
 #include "bloomseq/blast/xdrop_gapped.hpp"
 
+#include "bloomseq/memory/populate_pages.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <atomic>
@@ -188,6 +190,7 @@ VectorRow vector_row(int*, int*, int64_t, int64_t, int64_t, const uint8_t*, uint
 struct TracebackStore {
   std::vector<std::unique_ptr<uint8_t[]>> data;
   std::vector<size_t> size;
+  std::vector<size_t> populated;  // bytes of each block populated so far (populate_pages), from its start
   std::vector<uint8_t*> row_ptr;
   std::vector<int64_t> row_first;
 };
@@ -326,10 +329,20 @@ __attribute__((always_inline)) inline XdropAlignment align_body(const LetterRun&
       const size_t n = std::max<size_t>(size_t(1) << 20, 2 * bytes);
       blocks.data.emplace_back(new uint8_t[n]);
       blocks.size.push_back(n);
+      blocks.populated.push_back(0);
       block_used = 0;
     }
     uint8_t* p = blocks.data[block].get() + block_used;
     block_used += bytes;
+    // A block's pages are populated a stretch ahead of the rows, one call per 256 KiB rather than a fault per page:
+    // a long alignment's traceback is the serial end of stage 3 (a 1-Mbase self-match: ~150 blocks, and a fifth of
+    // its time in page faults on a VM). Only what the rows reach is populated, so memory stays what is used.
+    size_t& populated = blocks.populated[block];
+    if (block_used > populated) {
+      const size_t upto = std::min(blocks.size[block], block_used + (size_t(256) << 10));
+      populate_pages(blocks.data[block].get() + populated, upto - populated);
+      populated = upto;
+    }
     return p;
   };
   if (traceback) {
@@ -406,6 +419,8 @@ __attribute__((always_inline)) inline XdropAlignment align_body(const LetterRun&
     c.a = a;
     c.first_b = first;
     c.best = best_score;
+    c.h.reserve(size_t(end - first));
+    c.e.reserve(size_t(end - first));
     for (int64_t k = first; k < end; ++k) {
       c.h.push_back(join_relative(H[k], best_score));
       c.e.push_back(join_relative(E[k], best_score));
@@ -542,6 +557,7 @@ __attribute__((always_inline)) inline XdropAlignment align_body(const LetterRun&
     ++J->joined;
   }
   std::vector<GapOp> back;
+  reserve_populated(back, size_t(a + b));  // at most one operation per letter of either
   while (a > 0 || b > 0) {
     const uint8_t next = get_cell(row_ptr[size_t(a)], size_t(b - row_first[size_t(a)]));
     switch (state) {
