@@ -442,6 +442,7 @@ void BlastSearch::restart() {
   lane_.hsps.clear();
   lane_.preliminary_ranks.clear();
   lane_.diagonals.clear();
+  lane_.carried.clear();
   lane_.triggers.clear();
   spill_.reset();
   const double build = lane_.stats.seconds_build;
@@ -732,11 +733,12 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   if (lane.triggers.size() < size_t(T)) lane.triggers.resize(size_t(T));
   if (regional) {
     if (lane.regions.size() < size_t(T)) lane.regions.resize(size_t(T));
-    // Carried ends are kept for the batch they came from (its stream offsets, its buckets).
-    if (lane.carried_from != batch.first_pos || lane.carried.size() != n_buckets) {
-      lane.carried.assign(n_buckets, {});
-      lane.carried_from = batch.first_pos;
-    }
+    // Carried ends belong to the batch they came from (its stream offsets, its buckets). A batch's last group
+    // carries none on, so they are empty by the next batch unless a search stopped half-way.
+    if (lane.carried.size() != n_buckets) lane.carried.assign(n_buckets, {});
+    else if (lane.carried_from != batch.first_pos)
+      for (auto& kept : lane.carried) kept.clear();
+    lane.carried_from = batch.first_pos;
   }
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
