@@ -594,11 +594,11 @@ void BlastSearch::search_chunks(const DbBatch& batch, const std::vector<DbChunk>
 // item array, and the extension of one seed is the `process` lambda.
 void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vector<Seed>>& seeds,
                                uint64_t total_seeds, uint64_t later_seeds_from, Lane& lane) {
-  // Stage 2: each query strand g is an independent work unit; thread t takes the strands with g % T == t. The
-  // diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but seeds in
-  // different slots of the table never interact: only each slot must see its seeds in subject order. So the seeds
-  // are first bucketed by the region of the table they touch (kRegionSlots slots, 256 KB: it stays in L2) with a
-  // stable counting sort, and each region's seeds are then extended in subject order. A batch too long for the
+  // Stage 2. The diagonal table of a long query is tens of MB and seeds hit it at random (a DRAM miss per seed), but
+  // seeds in different slots of the table never interact: only each slot must see its seeds in subject order. So
+  // the seeds are first bucketed by the region of the table they touch (2^16 slots, 256 KB: it stays in L2) with a
+  // stable counting sort, and each region's seeds are then extended in subject order, the regions handed out to
+  // the threads in turn. A batch too long for the
   // table's 32-bit ends keeps plain stream order (one bucket per strand). The sort runs on all threads at once,
   // each on a contiguous share of the chunks' seed lists: within a bucket, thread t's seeds go before thread
   // t + 1's, so the order stays the stream order.
@@ -704,6 +704,14 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   struct Unit {
     size_t g, begin, end, bucket;
   };
+  if (regional) {
+    // Carried ends belong to the batch they came from (its stream offsets, its buckets): a strand without seeds
+    // in the batch's last group keeps its own, and a search may stop half-way.
+    if (lane.carried.size() != n_buckets) lane.carried.assign(n_buckets, {});
+    else if (lane.carried_from != batch.first_pos)
+      for (auto& kept : lane.carried) kept.clear();
+    lane.carried_from = batch.first_pos;
+  }
   std::vector<Unit> units;
   for (size_t g = 0; g < G; ++g) {
     size_t at = first_bucket[g] == 0 ? 0 : bucket_end[first_bucket[g] - 1];
@@ -711,7 +719,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
     if (at == end) continue;
     if (regional) {
       for (size_t b = first_bucket[g]; b < first_bucket[g + 1]; at = bucket_end[b++])
-        if (bucket_end[b] > at || (lane.carried.size() == n_buckets && !lane.carried[b].empty()))
+        if (bucket_end[b] > at || !lane.carried[b].empty())
           units.push_back(Unit{g, at, bucket_end[b], b});
       continue;
     }
@@ -731,15 +739,7 @@ void BlastSearch::extend_seeds(const DbBatch& batch, const std::vector<std::vect
   std::atomic<size_t> next_unit{0};
   std::vector<std::vector<Hsp>> found(static_cast<size_t>(T));
   if (lane.triggers.size() < size_t(T)) lane.triggers.resize(size_t(T));
-  if (regional) {
-    if (lane.regions.size() < size_t(T)) lane.regions.resize(size_t(T));
-    // Carried ends belong to the batch they came from (its stream offsets, its buckets). A batch's last group
-    // carries none on, so they are empty by the next batch unless a search stopped half-way.
-    if (lane.carried.size() != n_buckets) lane.carried.assign(n_buckets, {});
-    else if (lane.carried_from != batch.first_pos)
-      for (auto& kept : lane.carried) kept.clear();
-    lane.carried_from = batch.first_pos;
-  }
+  if (regional && lane.regions.size() < size_t(T)) lane.regions.resize(size_t(T));
   std::vector<uint64_t> extensions(static_cast<size_t>(T), 0);
   parallel_for(size_t(T), T, [&](size_t t) {
     // Counted and collected in this thread's own variables, written out once at the end: extensions[t] and the
