@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <condition_variable>
@@ -251,4 +252,70 @@ TEST_CASE("in-order speculation passes an exception on and stops") {
                           [](size_t) {}),
                       std::runtime_error);
   }
+}
+
+TEST_CASE("a speculation crew runs each job once, and idle threads join a long job's loop with its result unchanged") {
+  // Job 0 is long: its first candidate waits until some other thread has computed one of its candidates, which
+  // only a crew thread that ran out of jobs of its own can do (the job runs its loop on one thread otherwise). The
+  // other jobs are short. Every job's kept list must equal the plain loop's.
+  std::mt19937_64 rng(77);
+  for (int threads : {2, 3}) {
+    const size_t jobs = 5;
+    std::vector<std::vector<Interval>> c(jobs);
+    for (size_t j = 0; j < jobs; ++j) c[j] = random_candidates(rng, j == 0 ? 400 : 40);
+    std::vector<std::vector<size_t>> order(jobs);
+    std::vector<int> ran(jobs, 0);
+    std::mutex m;
+    std::condition_variable cv;
+    std::thread::id owner;
+    bool helped = false;
+    SpeculationCrew crew(threads);
+    crew.run(jobs, [&](size_t j) {
+      ++ran[j];  // each job index is handed out once, so only one thread writes ran[j]
+      std::vector<Interval> result(c[j].size()), kept;
+      run_in_order_speculatively(
+          c[j].size(), 1, 64, [&](size_t i) { return inside(c[j][i], kept); },
+          [&](size_t i) {
+            if (j == 0) {
+              std::unique_lock<std::mutex> lock(m);
+              if (i == 0) {
+                owner = std::this_thread::get_id();
+                cv.wait_for(lock, std::chrono::seconds(20), [&] { return helped; });
+              } else if (std::this_thread::get_id() != owner && owner != std::thread::id()) {
+                helped = true;
+                cv.notify_all();
+              }
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds((i * 2654435761u) % 50));
+            result[i] = widened(c[j][i], i);
+          },
+          [&](size_t i) {
+            kept.push_back(result[i]);
+            order[j].push_back(i);
+          },
+          {}, &crew);
+    });
+    INFO("threads " << threads);
+    REQUIRE(helped);
+    REQUIRE(ran == std::vector<int>(jobs, 1));
+    for (size_t j = 0; j < jobs; ++j) REQUIRE(order[j] == plain_loop(c[j]));
+  }
+}
+
+TEST_CASE("a speculation crew passes on an exception thrown in a loop that idle threads joined") {
+  SpeculationCrew crew(2);
+  std::atomic<int> started{0};
+  REQUIRE_THROWS_AS(crew.run(3,
+                             [&](size_t j) {
+                               ++started;
+                               run_in_order_speculatively(
+                                   j == 0 ? 2000 : 10, 1, 16, [](size_t) { return false; },
+                                   [&](size_t i) {
+                                     std::this_thread::sleep_for(std::chrono::microseconds(20));
+                                     if (j == 0 && i == 1500) throw std::runtime_error("no memory");
+                                   },
+                                   [](size_t) {}, {}, &crew);
+                             }),
+                    std::runtime_error);
+  REQUIRE(started >= 1);
 }

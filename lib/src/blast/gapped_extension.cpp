@@ -353,9 +353,10 @@ void trim_common_endpoints(std::vector<Final>& finals, const uint8_t* q, int64_t
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
                                      std::vector<GapTrigger> triggers, const GappedExtensionParams& p, int threads,
                                      GappedExtensionStats* stats, const uint8_t* s_true, bool s_true_iupac,
-                                     bool q_iupac) {
+                                     bool q_iupac, SpeculationCrew* crew) {
   const int64_t QL = int64_t(q_len), SL = int64_t(s_len);
   if (!s_true) s_true = s;
+  if (crew) threads = crew->threads();
   // Candidates claimed past the oldest undecided one: enough to keep every thread busy behind a long alignment. The
   // 1-Mbase self alignment of an E. coli slice against its genome holds the oldest slot while the other threads work
   // through the repeats behind it: 16 per thread left them waiting (stage 3 on two threads 1.55x one thread), 1,024
@@ -423,7 +424,8 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
       [&](size_t i, size_t j) {
         return near(int64_t(triggers[i].s_seed) - int64_t(triggers[i].q_seed),
                     int64_t(triggers[j].s_seed) - int64_t(triggers[j].q_seed));
-      });
+      },
+      crew);
   std::vector<Box>().swap(extended);
   purge_common_endpoints(prelim, [](const Box& b) -> const Box& { return b; });
   // Between its passes blastn computes the preliminary alignments' E-values and drops those above the cut-off
@@ -463,7 +465,8 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
         const int64_t a0 = a.s_start - a.q_start, a1 = a.s_end - a.q_end;
         const int64_t b0 = b.s_start - b.q_start, b1 = b.s_end - b.q_end;
         return near(a0, b0) || near(a0, b1) || near(a1, b0) || near(a1, b1);
-      });
+      },
+      crew);
   if (stats) {
     stats->final_joined += joins.joined();
     stats->preliminary += prelim_stats.computed;

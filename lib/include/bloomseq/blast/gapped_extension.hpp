@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bloomseq/blast/in_order_speculation.hpp"
 #include "bloomseq/blast/xdrop_gapped.hpp"
 
 namespace bloomseq {
@@ -67,11 +68,12 @@ struct GappedExtensionStats {
 // the one-thread result, whatever the thread count. `s_true` (default: s): the subject's true codes where s holds
 // blastn's bases for its ambiguity codes (subject_bases.hpp); the preliminary pass reads s, the final one s_true.
 // `s_true_iupac`: s_true holds IUPAC codes other than N; `q_iupac`: q does (QuerySet::true_codes;
-// nucleotide_score.hpp).
+// nucleotide_score.hpp). `crew`: both passes run on the calling thread and on the crew's idle threads (`threads`
+// is then unused; in_order_speculation.hpp).
 std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uint8_t* s, uint64_t s_len,
                                      std::vector<GapTrigger> triggers, const GappedExtensionParams& params,
                                      int threads = 1, GappedExtensionStats* stats = nullptr,
                                      const uint8_t* s_true = nullptr, bool s_true_iupac = false,
-                                     bool q_iupac = false);
+                                     bool q_iupac = false, SpeculationCrew* crew = nullptr);
 
 }  // namespace bloomseq
