@@ -153,6 +153,66 @@ TEST_CASE("the grouped index built on several threads lists every occurrence as 
   }
 }
 
+TEST_CASE("the direct-mapped index built on several threads lists every occurrence as the brute force does",
+          "[blast][stage1b]") {
+  // From a million w-mers on, threads take ranges of keys (three here: the ranges are uneven). At w = 11 the index
+  // is direct-mapped from 2^18 to 2^21 w-mers: 1.5 Mbases with repeats.
+  std::mt19937_64 rng(16384);
+  const int w = 11;
+  const Records q = repetitive_query(rng, w, 1500000);
+  BlastParams p;
+  p.w = w;
+  p.threads = 3;
+  const QuerySet qs = make_queries(q);
+  const SubqueryFilters f(qs.codes, p, false, false);
+  REQUIRE(f.direct_index());
+  struct Entry {
+    uint64_t key;
+    uint32_t record, pos;
+    bool fwd_is_key;
+  };
+  std::vector<Entry> want;
+  for (uint32_t r = 0; r < q.seqs.size(); ++r)
+    for (size_t i = 0; i + size_t(w) <= q.seqs[r].size(); ++i) {
+      if (!valid_word(q.seqs[r], i, w)) continue;
+      const uint64_t fwd = pack(q.seqs[r], i, w), rc = pack(revcomp(q.seqs[r].substr(i, size_t(w))), 0, w);
+      want.push_back({std::min(fwd, rc), r, uint32_t(i), fwd <= rc});
+    }
+  REQUIRE(want.size() > (size_t(1) << 20));
+  std::stable_sort(want.begin(), want.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  size_t mismatched = 0, multi = 0, keys = 0;
+  auto same_as = [&](const SubqueryFilters::Occurrence* o, const SubqueryFilters::Occurrence* end, size_t i, size_t j) {
+    bool same = size_t(end - o) == j - i;
+    for (size_t x = i; same && x < j; ++x, ++o)
+      same = o->query == want[x].record && (o->pos & ~SubqueryFilters::kFwdIsKey) == want[x].pos &&
+             ((o->pos & SubqueryFilters::kFwdIsKey) != 0) == want[x].fwd_is_key;
+    return same;
+  };
+  for (size_t i = 0; i < want.size();) {
+    size_t j = i;
+    while (j < want.size() && want[j].key == want[i].key) ++j;
+    const SubqueryFilters::Occurrence *o, *end;
+    f.occurrences(want[i].key, o, end);
+    mismatched += !same_as(o, end, i, j);
+    const SubqueryFilters::Occurrence slot = f.direct_slot(want[i].key);  // a copy, as stage 1b takes it
+    f.direct_occurrences(slot, o, end);
+    mismatched += !same_as(o, end, i, j);
+    multi += j - i > 1;
+    ++keys;
+    i = j;
+  }
+  CHECK(mismatched == 0);
+  CHECK(multi > 1000);
+  // Every key the query lacks has no occurrences.
+  size_t present = 0;
+  for (uint64_t key = 0; key < (uint64_t(1) << (2 * w)); ++key) {
+    const SubqueryFilters::Occurrence *o, *end;
+    f.occurrences(key, o, end);
+    present += o != end;
+  }
+  CHECK(present == keys);
+}
+
 TEST_CASE("built by position, a sub-query's occurrences of every key and its distinct w-mers are exact",
           "[blast][stage1b]") {
   std::mt19937_64 rng(1616);

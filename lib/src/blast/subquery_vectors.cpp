@@ -51,7 +51,7 @@ SubqueryFilters::SubqueryFilters(const std::vector<std::vector<uint8_t>>& querie
     if (by_position && w < 32) {
       build_position_words(queries, w);  // inserted_ is counted when first asked for
     } else if (keys && keys <= 16 * starts && starts <= keys / 2 && queries.size() < (size_t(1) << 31))
-      build_direct_index(queries, w);
+      build_direct_index(queries, w, starts, index_threads);
     else
       build_grouped_index(queries, w, starts, index_threads);
     // inserted_ is counted when first asked for (only --stats and the model ask): a pass over the whole index.
@@ -249,6 +249,22 @@ void SubqueryFilters::build_bitsliced(const std::vector<std::vector<uint8_t>>& q
   });
 }
 
+namespace {
+
+// Where T threads split a range of canonical keys (or of their top bits) to get about 1/T of the w-mers each:
+// thread t takes [cut[t], cut[t + 1]). A canonical key is the smaller of a w-mer's two strands' keys, so for DNA
+// without strand bias a fraction 1 - (1 - x)^2 of them lies below x of the key range (3/4 in the first half: an
+// even split left one thread alone for the last ~50 ms of E. coli's index on two threads); thread t starts at
+// 1 - sqrt(1 - t / T) of the range.
+std::vector<uint64_t> canonical_key_cuts(uint64_t range, size_t T) {
+  std::vector<uint64_t> cut(T + 1, range);
+  for (size_t t = 0; t < T; ++t)
+    cut[t] = std::min<uint64_t>(range, uint64_t(double(range) * (1.0 - std::sqrt(1.0 - double(t) / double(T)))));
+  return cut;
+}
+
+}  // namespace
+
 void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts,
                                           int threads) {
   // A counting sort of every valid query w-mer by the top bits of its canonical key. When all 2w bits fit in 2^22
@@ -272,13 +288,7 @@ void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>
   // are shared, no two threads write the same counter or entry, and each group's entries still come in query
   // order. Not worth it below a million w-mers.
   const size_t T = starts < (uint64_t(1) << 20) ? 1 : size_t(std::clamp(threads, 1, 64));
-  // A canonical key is the smaller of a w-mer's two strands' keys, so for DNA without strand bias a fraction
-  // 1 - (1 - x)^2 of them lies below x of the key range (3/4 in the first half: an even split of the groups left
-  // one thread alone for the last ~50 ms of E. coli's index on two threads). Thread t takes the groups from
-  // 1 - sqrt(1 - t / T) of the range on, about 1/T of the w-mers each.
-  std::vector<uint64_t> cut(T + 1, groups);
-  for (size_t t = 0; t < T; ++t)
-    cut[t] = std::min<uint64_t>(groups, uint64_t(double(groups) * (1.0 - std::sqrt(1.0 - double(t) / double(T)))));
+  const std::vector<uint64_t> cut = canonical_key_cuts(groups, T);
   auto range_of = [&](size_t t) { return std::pair<uint64_t, uint64_t>(cut[t], cut[t + 1]); };
   // The counters are random in up to 16 MB: each w-mer's counter is prefetched kAhead w-mers before it is used
   // (a small ring holds the w-mers in between). Counts go to start[g + 1], so that after the prefix sum start[g]
@@ -387,69 +397,92 @@ void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>
   });
 }
 
-void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w) {
+void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts,
+                                         int threads) {
   // One slot per key (4^w <= 2^22 slots, 32 MB at w = 11). A key occurring once has its occurrence in the slot
   // itself (most looked-up keys of a query up to a few Mbases: one cache miss per look-up); the slot of any other
   // key holds kIndirect | count and the end of its occurrences in occ_ (the start of the key's range before they are
   // placed, used as the fill counter). Each pass prefetches the slot of a w-mer kAhead w-mers before it is used.
+  // On several threads each takes a range of keys, as in build_grouped_index: it reads every w-mer and counts and
+  // places its own, so the slots' first writes and random updates are shared (S. suis as query, two threads: the
+  // index was one thread's 0.17 s) and each key's occurrences still come in query order.
   constexpr size_t kAhead = 16, kHalf = kAhead / 2;
   const size_t slots = size_t(1) << (2 * w);
   direct_ = HugeBuffer<Occurrence>(slots, false);  // zeroed: no occurrences counted yet
   Occurrence* d = direct_.data();
-  {
+  const size_t T = starts < (uint64_t(1) << 20) ? 1 : size_t(std::clamp(threads, 1, 64));
+  const std::vector<uint64_t> cut = canonical_key_cuts(slots, T);
+  parallel_for(T, int(T), [&](size_t t) {
+    const uint64_t lo = cut[t], hi = cut[t + 1];
     uint64_t ring[kAhead];
     size_t n_seen = 0;
     for (const auto& q : queries)
       for_each_wmer(q.data(), q.size(), w, [&](size_t, uint64_t fwd, uint64_t rc) {
         const uint64_t key = canonical_wmer(fwd, rc);
+        if (key < lo || key >= hi) return;
         __builtin_prefetch(d + key, 1);
         if (n_seen >= kAhead) ++d[ring[n_seen % kAhead]].query;
         ring[n_seen % kAhead] = key;
         ++n_seen;
       });
     for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) ++d[ring[j % kAhead]].query;
-  }
-  uint32_t total = 0;
-  for (size_t g = 0; g < slots; ++g) {
-    const uint32_t c = d[g].query;
-    if (c == 1) continue;  // stays direct: the occurrence replaces the count below
-    d[g] = Occurrence{kIndirect | c, total};
-    total += c;
-  }
-  occ_ = HugeBuffer<Occurrence>(total);
-  struct Pending {
-    uint64_t key;
-    Occurrence occ;
-    uint32_t at;  // in occ_, or UINT32_MAX for an occurrence that goes into the slot
-  } ring[kAhead];
-  size_t n_seen = 0;
-  auto reserve = [&](Pending& p) {  // kHalf w-mers before the write, once the slot is cached
-    Occurrence& slot = d[p.key];
-    p.at = UINT32_MAX;
-    if (slot.query & kIndirect) {
-      p.at = slot.pos++;
-      __builtin_prefetch(occ_.data() + p.at, 1);
+  });
+  // Each range's indirect occurrences, then their place in occ_: after the ranges before it.
+  std::vector<uint32_t> base(T + 1, 0);
+  parallel_for(T, int(T), [&](size_t t) {
+    uint32_t n = 0;
+    for (size_t g = cut[t]; g < cut[t + 1]; ++g)
+      if (d[g].query != 1) n += d[g].query;
+    base[t + 1] = n;
+  });
+  for (size_t t = 0; t < T; ++t) base[t + 1] += base[t];
+  parallel_for(T, int(T), [&](size_t t) {
+    uint32_t total = base[t];
+    for (size_t g = cut[t]; g < cut[t + 1]; ++g) {
+      const uint32_t c = d[g].query;
+      if (c == 1) continue;  // stays direct: the occurrence replaces the count below
+      d[g] = Occurrence{kIndirect | c, total};
+      total += c;
     }
-  };
-  auto place = [&](const Pending& p) {
-    if (p.at == UINT32_MAX) d[p.key] = p.occ;
-    else occ_[p.at] = p.occ;
-  };
-  for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
-    for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
-      const uint64_t key = canonical_wmer(fwd, rc);
-      __builtin_prefetch(d + key, 1);
-      if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
-      Pending& slot = ring[n_seen % kAhead];
-      if (n_seen >= kAhead) place(slot);
-      slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
-      ++n_seen;
-    });
-  for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
-    Pending& p = ring[j % kAhead];
-    if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
-    place(p);
-  }
+  });
+  occ_ = HugeBuffer<Occurrence>(base[T]);
+  parallel_for(T, int(T), [&](size_t t) {
+    const uint64_t lo = cut[t], hi = cut[t + 1];
+    struct Pending {
+      uint64_t key;
+      Occurrence occ;
+      uint32_t at;  // in occ_, or UINT32_MAX for an occurrence that goes into the slot
+    } ring[kAhead];
+    size_t n_seen = 0;
+    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write, once the slot is cached
+      Occurrence& slot = d[p.key];
+      p.at = UINT32_MAX;
+      if (slot.query & kIndirect) {
+        p.at = slot.pos++;
+        __builtin_prefetch(occ_.data() + p.at, 1);
+      }
+    };
+    auto place = [&](const Pending& p) {
+      if (p.at == UINT32_MAX) d[p.key] = p.occ;
+      else occ_[p.at] = p.occ;
+    };
+    for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
+      for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+        const uint64_t key = canonical_wmer(fwd, rc);
+        if (key < lo || key >= hi) return;
+        __builtin_prefetch(d + key, 1);
+        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
+        Pending& slot = ring[n_seen % kAhead];
+        if (n_seen >= kAhead) place(slot);
+        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
+        ++n_seen;
+      });
+    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+      Pending& p = ring[j % kAhead];
+      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+      place(p);
+    }
+  });
 }
 
 void SubqueryFilters::build_position_words(const std::vector<std::vector<uint8_t>>& queries, int w) {
