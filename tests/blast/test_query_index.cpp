@@ -29,6 +29,26 @@ Records repetitive_query(std::mt19937_64& rng, int w, size_t bases) {
   return q;
 }
 
+// Every valid w-mer of q as (canonical key, record, position, plus strand is the key), stably sorted by key: record
+// and position order within a key.
+struct Entry {
+  uint64_t key;
+  uint32_t record, pos;
+  bool fwd_is_key;
+};
+
+std::vector<Entry> brute_force_occurrences(const Records& q, int w) {
+  std::vector<Entry> want;
+  for (uint32_t r = 0; r < q.seqs.size(); ++r)
+    for (size_t i = 0; i + size_t(w) <= q.seqs[r].size(); ++i) {
+      if (!valid_word(q.seqs[r], i, w)) continue;
+      const uint64_t fwd = pack(q.seqs[r], i, w), rc = pack(revcomp(q.seqs[r].substr(i, size_t(w))), 0, w);
+      want.push_back({std::min(fwd, rc), r, uint32_t(i), fwd <= rc});
+    }
+  std::stable_sort(want.begin(), want.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  return want;
+}
+
 }  // namespace
 
 TEST_CASE("the query index lists every occurrence of every key, direct-mapped or grouped", "[blast][stage1b]") {
@@ -97,20 +117,7 @@ TEST_CASE("the grouped index built on several threads lists every occurrence as 
     const QuerySet qs = make_queries(q);
     const SubqueryFilters f(qs.codes, p, false, false);
     REQUIRE_FALSE(f.direct_index());
-    // Brute force: (key, record, position, plus strand is the key), stably sorted by key.
-    struct Entry {
-      uint64_t key;
-      uint32_t record, pos;
-      bool fwd_is_key;
-    };
-    std::vector<Entry> want;
-    for (uint32_t r = 0; r < q.seqs.size(); ++r)
-      for (size_t i = 0; i + size_t(w) <= q.seqs[r].size(); ++i) {
-        if (!valid_word(q.seqs[r], i, w)) continue;
-        const uint64_t fwd = pack(q.seqs[r], i, w), rc = pack(revcomp(q.seqs[r].substr(i, size_t(w))), 0, w);
-        want.push_back({std::min(fwd, rc), r, uint32_t(i), fwd <= rc});
-      }
-    std::stable_sort(want.begin(), want.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    const std::vector<Entry> want = brute_force_occurrences(q, w);
     size_t mismatched = 0, longest = 0;
     for (size_t i = 0; i < want.size();) {
       size_t j = i;
@@ -166,20 +173,8 @@ TEST_CASE("the direct-mapped index built on several threads lists every occurren
   const QuerySet qs = make_queries(q);
   const SubqueryFilters f(qs.codes, p, false, false);
   REQUIRE(f.direct_index());
-  struct Entry {
-    uint64_t key;
-    uint32_t record, pos;
-    bool fwd_is_key;
-  };
-  std::vector<Entry> want;
-  for (uint32_t r = 0; r < q.seqs.size(); ++r)
-    for (size_t i = 0; i + size_t(w) <= q.seqs[r].size(); ++i) {
-      if (!valid_word(q.seqs[r], i, w)) continue;
-      const uint64_t fwd = pack(q.seqs[r], i, w), rc = pack(revcomp(q.seqs[r].substr(i, size_t(w))), 0, w);
-      want.push_back({std::min(fwd, rc), r, uint32_t(i), fwd <= rc});
-    }
+  const std::vector<Entry> want = brute_force_occurrences(q, w);
   REQUIRE(want.size() > (size_t(1) << 20));
-  std::stable_sort(want.begin(), want.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
   size_t mismatched = 0, multi = 0, keys = 0;
   auto same_as = [&](const SubqueryFilters::Occurrence* o, const SubqueryFilters::Occurrence* end, size_t i, size_t j) {
     bool same = size_t(end - o) == j - i;

@@ -263,6 +263,41 @@ std::vector<uint64_t> canonical_key_cuts(uint64_t range, size_t T) {
   return cut;
 }
 
+// An occurrence on its way to the index: its key, and where it goes once reserved.
+struct PendingOccurrence {
+  uint64_t key;
+  SubqueryFilters::Occurrence occ;
+  uint32_t at;
+};
+
+// The placing pass of the index's counting sort: every query w-mer whose canonical key mine(key) accepts, in query
+// order. touch(key) prefetches its counter when the w-mer is read, reserve(p) takes its destination (and prefetches
+// it) kAhead / 2 w-mers later, and place(p) writes it kAhead / 2 w-mers after that.
+template <class Mine, class Touch, class Reserve, class Place>
+void place_occurrences(const std::vector<std::vector<uint8_t>>& queries, int w, Mine mine, Touch touch,
+                       Reserve reserve, Place place) {
+  constexpr size_t kAhead = 16, kHalf = kAhead / 2;
+  PendingOccurrence ring[kAhead];
+  size_t n_seen = 0;
+  for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
+    for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
+      const uint64_t key = canonical_wmer(fwd, rc);
+      if (!mine(key)) return;
+      touch(key);
+      if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
+      PendingOccurrence& slot = ring[n_seen % kAhead];
+      if (n_seen >= kAhead) place(slot);
+      slot = PendingOccurrence{
+          key, SubqueryFilters::Occurrence{r, uint32_t(i) | (fwd <= rc ? SubqueryFilters::kFwdIsKey : 0u)}, 0};
+      ++n_seen;
+    });
+  for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
+    PendingOccurrence& p = ring[j % kAhead];
+    if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
+    place(p);
+  }
+}
+
 }  // namespace
 
 void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts,
@@ -319,39 +354,22 @@ void SubqueryFilters::build_grouped_index(const std::vector<std::vector<uint8_t>
   parallel_for(T, int(T), [&](size_t t) {
     const std::pair<uint64_t, uint64_t> range = range_of(t);
     const uint64_t g_lo = range.first, g_hi = range.second;
-    constexpr size_t kHalf = kAhead / 2;
-    struct Pending {
-      uint64_t key;
-      Occurrence occ;
-      uint32_t at;
-    } ring[kAhead];
-    size_t n_seen = 0;
-    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write
-      p.at = start[p.key >> group_shift_]++;
-      __builtin_prefetch(occ_.data() + p.at, 1);
-      if (keep_keys) __builtin_prefetch(occ_keys_.data() + p.at, 1);
-    };
-    auto place = [&](const Pending& p) {
-      occ_[p.at] = p.occ;
-      if (keep_keys) occ_keys_[p.at] = p.key;
-    };
-    for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
-      for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
-        const uint64_t key = canonical_wmer(fwd, rc);
-        const uint64_t g = key >> group_shift_;
-        if (g < g_lo || g >= g_hi) return;
-        __builtin_prefetch(start + g, 1);
-        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
-        Pending& slot = ring[n_seen % kAhead];
-        if (n_seen >= kAhead) place(slot);
-        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
-        ++n_seen;
-      });
-    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
-      Pending& p = ring[j % kAhead];
-      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
-      place(p);
-    }
+    place_occurrences(
+        queries, w,
+        [&](uint64_t key) {
+          const uint64_t g = key >> group_shift_;
+          return g >= g_lo && g < g_hi;
+        },
+        [&](uint64_t key) { __builtin_prefetch(start + (key >> group_shift_), 1); },
+        [&](PendingOccurrence& p) {
+          p.at = start[p.key >> group_shift_]++;
+          __builtin_prefetch(occ_.data() + p.at, 1);
+          if (keep_keys) __builtin_prefetch(occ_keys_.data() + p.at, 1);
+        },
+        [&](const PendingOccurrence& p) {
+          occ_[p.at] = p.occ;
+          if (keep_keys) occ_keys_[p.at] = p.key;
+        });
   });
   std::memmove(start + 1, start, groups * sizeof(uint32_t));
   start[0] = 0;
@@ -406,7 +424,7 @@ void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>
   // On several threads each takes a range of keys, as in build_grouped_index: it reads every w-mer and counts and
   // places its own, so the slots' first writes and random updates are shared (S. suis as query, two threads: the
   // index was one thread's 0.17 s) and each key's occurrences still come in query order.
-  constexpr size_t kAhead = 16, kHalf = kAhead / 2;
+  constexpr size_t kAhead = 16;
   const size_t slots = size_t(1) << (2 * w);
   direct_ = HugeBuffer<Occurrence>(slots, false);  // zeroed: no occurrences counted yet
   Occurrence* d = direct_.data();
@@ -448,40 +466,22 @@ void SubqueryFilters::build_direct_index(const std::vector<std::vector<uint8_t>>
   occ_ = HugeBuffer<Occurrence>(base[T]);
   parallel_for(T, int(T), [&](size_t t) {
     const uint64_t lo = cut[t], hi = cut[t + 1];
-    struct Pending {
-      uint64_t key;
-      Occurrence occ;
-      uint32_t at;  // in occ_, or UINT32_MAX for an occurrence that goes into the slot
-    } ring[kAhead];
-    size_t n_seen = 0;
-    auto reserve = [&](Pending& p) {  // kHalf w-mers before the write, once the slot is cached
-      Occurrence& slot = d[p.key];
-      p.at = UINT32_MAX;
-      if (slot.query & kIndirect) {
-        p.at = slot.pos++;
-        __builtin_prefetch(occ_.data() + p.at, 1);
-      }
-    };
-    auto place = [&](const Pending& p) {
-      if (p.at == UINT32_MAX) d[p.key] = p.occ;
-      else occ_[p.at] = p.occ;
-    };
-    for (uint32_t r = 0; r < uint32_t(queries.size()); ++r)
-      for_each_wmer(queries[r].data(), queries[r].size(), w, [&](size_t i, uint64_t fwd, uint64_t rc) {
-        const uint64_t key = canonical_wmer(fwd, rc);
-        if (key < lo || key >= hi) return;
-        __builtin_prefetch(d + key, 1);
-        if (n_seen >= kHalf) reserve(ring[(n_seen - kHalf) % kAhead]);
-        Pending& slot = ring[n_seen % kAhead];
-        if (n_seen >= kAhead) place(slot);
-        slot = Pending{key, Occurrence{r, uint32_t(i) | (fwd <= rc ? kFwdIsKey : 0u)}, 0};
-        ++n_seen;
-      });
-    for (size_t j = n_seen > kAhead ? n_seen - kAhead : 0; j < n_seen; ++j) {
-      Pending& p = ring[j % kAhead];
-      if (j + kHalf >= n_seen) reserve(p);  // not reserved yet
-      place(p);
-    }
+    // at: in occ_, or UINT32_MAX for an occurrence that goes into the slot itself.
+    place_occurrences(
+        queries, w, [&](uint64_t key) { return key >= lo && key < hi; },
+        [&](uint64_t key) { __builtin_prefetch(d + key, 1); },
+        [&](PendingOccurrence& p) {
+          Occurrence& slot = d[p.key];
+          p.at = UINT32_MAX;
+          if (slot.query & kIndirect) {
+            p.at = slot.pos++;
+            __builtin_prefetch(occ_.data() + p.at, 1);
+          }
+        },
+        [&](const PendingOccurrence& p) {
+          if (p.at == UINT32_MAX) d[p.key] = p.occ;
+          else occ_[p.at] = p.occ;
+        });
   });
 }
 
