@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "bloomseq/blast/dust.hpp"
+#include "bloomseq/blast/in_order_speculation.hpp"
 #include "bloomseq/blast/query_chunks.hpp"
 #include "bloomseq/blast/stage1a_cpu.hpp"
 #include "bloomseq/blast/nucleotide_score.hpp"
@@ -180,11 +181,11 @@ BlastSearch::BlastSearch(QuerySet queries, const BlastParams& params, DbTotals t
   const uint64_t mean_subject = totals_.records ? totals_.bases / totals_.records : 0;
   for (size_t i = 0; i < queries_.size(); ++i) {
     // Each strand's letters as blastn counts them (BLASTNA), the minus strand's the complements of the plus one's.
-    uint64_t counts[kBlastnaLetters] = {}, minus[kBlastnaLetters] = {};
-    for (uint8_t l = 0; l < kBlastnaLetters; ++l) counts[l] = letters[i][l];
+    const uint64_t* counts = letters[i].data();
+    uint64_t minus[kBlastnaLetters] = {};
     for (uint8_t l = 0; l < kBlastnaLetters; ++l)
       minus[blastna_of_code(complement_extension_code(code_of_blastna(l)))] += counts[l];
-    for (const uint64_t* strand : {static_cast<const uint64_t*>(counts), static_cast<const uint64_t*>(minus)}) {
+    for (const uint64_t* strand : {counts, static_cast<const uint64_t*>(minus)}) {
       const KarlinParams ungapped = ungapped_karlin_for_letters(params_.reward, params_.penalty, strand);
       const KarlinParams kp =
           params_.gapped

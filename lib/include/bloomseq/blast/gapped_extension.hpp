@@ -11,10 +11,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "bloomseq/blast/in_order_speculation.hpp"
 #include "bloomseq/blast/xdrop_gapped.hpp"
 
 namespace bloomseq {
+
+class SpeculationCrew;  // in_order_speculation.hpp
 
 // An ungapped HSP that triggers a gapped extension. Coordinates on the query strand and subject record, 0-based.
 struct GapTrigger {

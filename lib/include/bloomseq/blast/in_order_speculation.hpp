@@ -8,9 +8,10 @@
 //   for i in 0..n: if (!covered(i)) { compute(i); commit(i); }
 //
 // covered(i) is asked when i is claimed (against the results committed so far) and again when its turn to commit
-// comes, unless nothing was committed in between; only the answer at its turn decides. A candidate covered when claimed is not computed then, but a commit may
-// drop what covered it (BLAST's interval tree drops an alignment that a better one shares an end with), so one no
-// longer covered at its turn is computed then, before anything after it is decided. So the kept set, and
+// comes, unless nothing was committed in between; only the answer at its turn decides. A candidate covered when
+// claimed is not computed then, but a commit may drop what covered it (BLAST's interval tree drops an alignment
+// that a better one shares an end with), so one no longer covered at its turn is computed then, before anything
+// after it is decided. So the kept set, and
 // everything derived from it, equals the sequential loop's at any thread count; threads only change how much is
 // computed in vain (a candidate computed while an earlier one that will cover it was still being computed).
 #pragma once

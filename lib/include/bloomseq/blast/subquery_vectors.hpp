@@ -104,6 +104,7 @@ class SubqueryFilters {
  private:
   // The occurrences of `key` in the group occ_[lo, hi) of the grouped index.
   void group_occurrences(size_t lo, size_t hi, uint64_t key, const Occurrence*& begin, const Occurrence*& end) const;
+  // On `threads` threads (from a million w-mers on), each counting and placing the w-mers of a range of keys.
   void build_direct_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts, int threads);
   // On `threads` threads, each counting and placing the w-mers of a range of groups.
   void build_grouped_index(const std::vector<std::vector<uint8_t>>& queries, int w, uint64_t starts, int threads);
