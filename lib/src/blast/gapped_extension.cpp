@@ -387,6 +387,15 @@ std::vector<GappedHsp> extend_gapped(const uint8_t* q, uint64_t q_len, const uin
       triggers.size(), threads, lookahead, [&](size_t i) { return prelim_index.contains(ungapped_box(i)); },
       [&](size_t i) {
         const GapTrigger& t = triggers[i];
+        // The triggers go best first, so each one's letters lie anywhere in both sequences: the next one's are
+        // fetched while this one is aligned (its first rows waited on them, a tenth of a preliminary extension).
+        if (i + 1 < triggers.size()) {
+          const GapTrigger& n = triggers[i + 1];
+          for (const int64_t d : {-64, 0, 64}) {
+            __builtin_prefetch(q + std::clamp<int64_t>(int64_t(n.q_seed) + d, 0, QL - 1));
+            __builtin_prefetch(s + std::clamp<int64_t>(int64_t(n.s_seed) + d, 0, SL - 1));
+          }
+        }
         if (p.greedy) {
           // BLAST_GetGappedScore with eGreedyScoreOnly: from the middle of the ungapped HSP, on the subject's
           // blastn bases.

@@ -52,13 +52,16 @@ struct VectorRow {
   int best;        // the best score after the row (the one before, if no cell beat it)
   int64_t best_b;  // the first cell that reached it in this row, or -1
   int gap_row;     // the horizontal gap's score leaving the window's last cell
+  // The row's first and last kept cells (hi and lo - 1 when none is kept): the next row's window, found from the
+  // vectors' keep masks rather than by reading the row's cells back one by one (an eighth of a preliminary
+  // extension's time went to those two scans).
+  int64_t first_kept, last_kept;
 };
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))  // GCC and clang
 #define BLOOMSEQ_XDROP_VECTOR 1
 #include <immintrin.h>
 typedef int v8si __attribute__((vector_size(32)));
-typedef unsigned char v8qu __attribute__((vector_size(8)));
 typedef unsigned char v32qu __attribute__((vector_size(32)));
 typedef unsigned char v4qu __attribute__((vector_size(4)));
 
@@ -91,7 +94,9 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
   v8si gap_carry = minus_inf;                  // max of h0_c - oe + extend * c over the cells before the vector
   v8si best_carry = v8si{} + best_before;      // the best before the vector
   v8si last_row = minus_inf;                   // the last row's H over the vector before (overwritten since)
+  v8si ext_col = ext * lane;                   // extend * (the cells' places in the window), vector by vector
   int64_t best_vector = -1;
+  int64_t first_kept = hi, last_kept = lo - 1;
   // One pass, a vector of cells at a time. The diagonal into cell b reads letter b - 1 of B (0-based) and the last
   // row's H[b - 1]: the vector before has already written this row's H there, so the last row's values come from
   // the register holding them (none enters the window's first cell).
@@ -99,14 +104,14 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
     const int64_t b0 = lo + j;
     v8si score;
     if (b0 >= 1 && b0 + kLanes - 1 <= N) {  // letters b0 - 1 .. b0 + 6 all exist
-      v8qu bytes;
+      // Eight bytes widened by one vpmovzxbd (converting a vector of 8 bytes built the lanes one by one).
+      v8si lb;
       if (kStepB == 1) {
-        std::memcpy(&bytes, letters + (b0 - 1), 8);
+        lb = v8si(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(letters + (b0 - 1)))));
       } else {
-        std::memcpy(&bytes, letters - (b0 + 6), 8);
-        bytes = __builtin_shufflevector(bytes, bytes, 7, 6, 5, 4, 3, 2, 1, 0);
+        lb = v8si(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(letters - (b0 + 6)))));
+        lb = __builtin_shufflevector(lb, lb, 7, 6, 5, 4, 3, 2, 1, 0);
       }
-      const v8si lb = __builtin_convertvector(bytes, v8si);
       const v8si match = (lb == int(la)) ? v8si{} + sc.reward : v8si{} + sc.penalty;
       score = la_valid ? ((lb < 4) ? match : v8si{} + sc.ambiguous) : v8si{} + sc.ambiguous;
     } else {
@@ -127,9 +132,10 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
     const v8si in_window = col < v8si{} + int(n);
     // Diagonal and vertical gap, then the horizontal gap (a prefix maximum, see above), the cell and the drop.
     const v8si h0 = in_window ? vmax(diag, gap_col) : minus_inf;
-    const v8si opened_from = h0 - oe + ext * col;
+    const v8si opened_from = h0 - oe + ext_col;
     const v8si gap_incl = vmax(prefix_max(opened_from, minus_inf), gap_carry);
-    const v8si gap_row = shift_in<1>(gap_incl, gap_carry) - ext * (col - 1);
+    const v8si gap_row = shift_in<1>(gap_incl, gap_carry) - (ext_col - ext);
+    ext_col += extend * int(kLanes);
     gap_carry = v8si{} + gap_incl[7];
     const v8si cell = in_window ? vmax(h0, gap_row) : minus_inf;
     const v8si beats = cell > best_carry;
@@ -141,6 +147,12 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
       best_carry = v8si{} + best_incl[7];
     }
     const v8si keep = (best_before_cell - cell) <= xv;
+    // A kept cell is in the window (one outside it is minus infinity, below any best by more than x).
+    const unsigned kept = unsigned(_mm256_movemask_ps(__m256(keep)));
+    if (kept) {
+      if (first_kept == hi) first_kept = b0 + __builtin_ctz(kept);
+      last_kept = b0 + 31 - __builtin_clz(kept);
+    }
     const v8si opened = cell - oe;
     const v8si col_extended = gap_col - ext;
     const v8si new_h = keep ? cell : minus_inf;
@@ -163,7 +175,7 @@ __attribute__((target("avx2"))) VectorRow vector_row(int* H, int* E, int64_t lo,
       std::memcpy(ops + j / 2, &op_bytes, 4);
     }
   }
-  VectorRow r{best_carry[0], -1, gap_carry[0] - extend * int(n - 1)};
+  VectorRow r{best_carry[0], -1, gap_carry[0] - extend * int(n - 1), first_kept, last_kept};
   if (r.best > best_before)
     for (int64_t b = lo + best_vector; b < hi; ++b)
       if (H[b] == r.best) {
@@ -182,7 +194,7 @@ bool vector_rows_available() { return false; }
 template <int kStepB, bool traceback>
 VectorRow vector_row(int*, int*, int64_t, int64_t, int64_t, const uint8_t*, uint8_t, const GappedScoring&, int, int,
                      int, int best_before, uint8_t*) {
-  return {best_before, -1, kMinScore};
+  return {best_before, -1, kMinScore, 0, -1};
 }
 #endif
 
@@ -443,11 +455,13 @@ __attribute__((always_inline)) inline XdropAlignment align_body(const LetterRun&
     }
     int score_gap_row = kMinScore;  // the horizontal gap's score leaving the row's last cell
     int64_t row_best_b = -1;         // the row's new best cell, if any (best_a, best_b after the row)
+    int64_t first_kept = -1, last_kept = -1;  // from the vector row; -1: to be found from the cells
     if (vector_rows) {
       const VectorRow r = vector_row<kStepB, traceback>(
           H, E, first_b, b_size, N, b_letters, la, sc, gap_open_extend, gap_extend, x, best_score, row);
       if (r.best > best_score) best_score = r.best, row_best_b = r.best_b;
       score_gap_row = r.gap_row;
+      first_kept = r.first_kept, last_kept = r.last_kept;
     } else {
       // The scalar row: BLAST's rules as selects (tests/blast/test_gapped.cpp holds them transcribed one branch
       // per rule, and checks both rows against it cell for cell).
@@ -491,9 +505,15 @@ __attribute__((always_inline)) inline XdropAlignment align_body(const LetterRun&
     // The window's first column moves past the run of dropped cells at its start; its last kept cell bounds the
     // next row (a dropped cell's score is kMinScore, a kept one's at least best - x).
     int64_t row_end = b_size;  // one past the row's last written cell (the growth below may write more)
-    while (first_b < b_size && H[first_b] == kMinScore) ++first_b;
-    int64_t last_b = b_size - 1;
-    while (last_b > first_b && H[last_b] == kMinScore) --last_b;
+    int64_t last_b;
+    if (first_kept >= 0) {
+      first_b = first_kept;
+      last_b = last_kept;
+    } else {
+      while (first_b < b_size && H[first_b] == kMinScore) ++first_b;
+      last_b = b_size - 1;
+      while (last_b > first_b && H[last_b] == kMinScore) --last_b;
+    }
     if (first_b == b_size) break;
     if (last_b < b_size - 1) {
       b_size = last_b + 1;
