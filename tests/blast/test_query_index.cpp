@@ -49,6 +49,24 @@ std::vector<Entry> brute_force_occurrences(const Records& q, int w) {
   return want;
 }
 
+// Whether [o, end) are want[i, j): the same records, positions and strands, in that order.
+bool same_occurrences(const SubqueryFilters::Occurrence* o, const SubqueryFilters::Occurrence* end,
+                      const std::vector<Entry>& want, size_t i, size_t j) {
+  bool same = size_t(end - o) == j - i;
+  for (size_t x = i; same && x < j; ++x, ++o)
+    same = o->query == want[x].record && (o->pos & ~SubqueryFilters::kFwdIsKey) == want[x].pos &&
+           ((o->pos & SubqueryFilters::kFwdIsKey) != 0) == want[x].fwd_is_key;
+  return same;
+}
+
+// The index of q's w-mers built on three threads (from a million w-mers on, threads take uneven ranges of keys).
+SubqueryFilters index_on_three_threads(const Records& q, int w) {
+  BlastParams p;
+  p.w = w;
+  p.threads = 3;
+  return SubqueryFilters(make_queries(q).codes, p, false, false);
+}
+
 }  // namespace
 
 TEST_CASE("the query index lists every occurrence of every key, direct-mapped or grouped", "[blast][stage1b]") {
@@ -111,11 +129,7 @@ TEST_CASE("the grouped index built on several threads lists every occurrence as 
   for (const auto& [w, bases] : {std::pair<int, size_t>{11, 2300000}, std::pair<int, size_t>{14, 1100000}}) {
     INFO("w=" << w);
     const Records q = repetitive_query(rng, w, bases);
-    BlastParams p;
-    p.w = w;
-    p.threads = 3;
-    const QuerySet qs = make_queries(q);
-    const SubqueryFilters f(qs.codes, p, false, false);
+    const SubqueryFilters f = index_on_three_threads(q, w);
     REQUIRE_FALSE(f.direct_index());
     const std::vector<Entry> want = brute_force_occurrences(q, w);
     size_t mismatched = 0, longest = 0;
@@ -124,11 +138,7 @@ TEST_CASE("the grouped index built on several threads lists every occurrence as 
       while (j < want.size() && want[j].key == want[i].key) ++j;
       const SubqueryFilters::Occurrence *o, *end;
       f.group_occurrences(f.group_slot(want[i].key), want[i].key, o, end);
-      bool same = size_t(end - o) == j - i;
-      for (size_t x = i; same && x < j; ++x, ++o)
-        same = o->query == want[x].record && (o->pos & ~SubqueryFilters::kFwdIsKey) == want[x].pos &&
-               ((o->pos & SubqueryFilters::kFwdIsKey) != 0) == want[x].fwd_is_key;
-      mismatched += !same;
+      mismatched += !same_occurrences(o, end, want, i, j);
       longest = std::max(longest, j - i);
       i = j;
     }
@@ -167,31 +177,20 @@ TEST_CASE("the direct-mapped index built on several threads lists every occurren
   std::mt19937_64 rng(16384);
   const int w = 11;
   const Records q = repetitive_query(rng, w, 1500000);
-  BlastParams p;
-  p.w = w;
-  p.threads = 3;
-  const QuerySet qs = make_queries(q);
-  const SubqueryFilters f(qs.codes, p, false, false);
+  const SubqueryFilters f = index_on_three_threads(q, w);
   REQUIRE(f.direct_index());
   const std::vector<Entry> want = brute_force_occurrences(q, w);
   REQUIRE(want.size() > (size_t(1) << 20));
   size_t mismatched = 0, multi = 0, keys = 0;
-  auto same_as = [&](const SubqueryFilters::Occurrence* o, const SubqueryFilters::Occurrence* end, size_t i, size_t j) {
-    bool same = size_t(end - o) == j - i;
-    for (size_t x = i; same && x < j; ++x, ++o)
-      same = o->query == want[x].record && (o->pos & ~SubqueryFilters::kFwdIsKey) == want[x].pos &&
-             ((o->pos & SubqueryFilters::kFwdIsKey) != 0) == want[x].fwd_is_key;
-    return same;
-  };
   for (size_t i = 0; i < want.size();) {
     size_t j = i;
     while (j < want.size() && want[j].key == want[i].key) ++j;
     const SubqueryFilters::Occurrence *o, *end;
     f.occurrences(want[i].key, o, end);
-    mismatched += !same_as(o, end, i, j);
+    mismatched += !same_occurrences(o, end, want, i, j);
     const SubqueryFilters::Occurrence slot = f.direct_slot(want[i].key);  // a copy, as stage 1b takes it
     f.direct_occurrences(slot, o, end);
-    mismatched += !same_as(o, end, i, j);
+    mismatched += !same_occurrences(o, end, want, i, j);
     multi += j - i > 1;
     ++keys;
     i = j;
