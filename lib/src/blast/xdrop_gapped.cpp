@@ -194,7 +194,7 @@ bool vector_rows_available() { return false; }
 template <int kStepB, bool traceback>
 VectorRow vector_row(int*, int*, int64_t, int64_t, int64_t, const uint8_t*, uint8_t, const GappedScoring&, int, int,
                      int, int best_before, uint8_t*) {
-  return {best_before, -1, kMinScore, 0, -1};
+  return {best_before, -1, kMinScore, -1, -1};  // (never called: rows without vectors; -1: from the cells)
 }
 #endif
 
